@@ -1,0 +1,50 @@
+/**
+ * The validated `[mcp]` table of `config.toml` and its defaults (SPEC §3).
+ * Types and defaults only; parsing lives in `config.ts`.
+ *
+ * @module
+ */
+
+/** `[mcp]` after validation. Names mirror the TOML keys in camelCase; units are in the names. */
+export interface McpConfig {
+  /** Wall-clock deadline of one `execute`, seconds. Default 120. */
+  scriptTimeoutSecs: number;
+  /** QuickJS heap limit, MiB. Default 64. */
+  scriptMemoryLimitMb: number;
+  /** QuickJS stack limit, KiB. Default 1024. */
+  scriptStackLimitKb: number;
+  /** Tool calls one `execute` may make. Default 100. */
+  maxToolCalls: number;
+  /** Cap on the serialized return value, bytes (UTF-8). Default 32768. */
+  maxResultBytes: number;
+  /** Cap on captured console output, bytes (UTF-8). Default 8192. */
+  maxConsoleBytes: number;
+  /** Spawn/connect + handshake ceiling, seconds. Default 30. */
+  serverStartupTimeoutSecs: number;
+  /** One `tools/call` ceiling, seconds; must be below `scriptTimeoutSecs`. Default 60. */
+  toolCallTimeoutSecs: number;
+  /** Restart attempts before a server is failed for the session. Default 5. */
+  maxServerRestarts: number;
+  /** A connection that lived this long resets the restart counter, seconds. Default 300. */
+  restartStableResetSecs: number;
+  /** Grace given to a backing server to exit before it is killed, seconds. Default 5. */
+  shutdownGraceSecs: number;
+  /** Expose only tools annotated `readOnlyHint: true`. Default false. */
+  readOnly: boolean;
+}
+
+/** Defaults of every `[mcp]` key (SPEC §3, upstream §3). */
+export const DEFAULT_MCP_CONFIG: Readonly<McpConfig> = Object.freeze({
+  scriptTimeoutSecs: 120,
+  scriptMemoryLimitMb: 64,
+  scriptStackLimitKb: 1024,
+  maxToolCalls: 100,
+  maxResultBytes: 32768,
+  maxConsoleBytes: 8192,
+  serverStartupTimeoutSecs: 30,
+  toolCallTimeoutSecs: 60,
+  maxServerRestarts: 5,
+  restartStableResetSecs: 300,
+  shutdownGraceSecs: 5,
+  readOnly: false,
+});

@@ -1,0 +1,145 @@
+/**
+ * User-facing errors and their rendering. Every error a user can act on is a
+ * {@link UserError} (or a subclass) carrying a stable `code`, an optional
+ * `hint` and an optional 1-based `location`; only {@link renderDiagnostic}
+ * turns one into text.
+ *
+ * @module
+ */
+
+/** A position in a file. `line` and `column` are 1-based. */
+export interface Location {
+  /** Path as it should be shown to the user (absolute or relative to the config dir). */
+  file: string;
+  /** 1-based line number. */
+  line: number;
+  /** 1-based column number, in UTF-16 code units. */
+  column: number;
+}
+
+/** Options accepted by every {@link UserError} constructor. */
+export interface UserErrorOptions {
+  /** What the user can do about it, e.g. `did you mean "command"?`. */
+  hint?: string | undefined;
+  /** Where the problem is. */
+  location?: Location | undefined;
+  /** The error this one wraps. */
+  cause?: unknown;
+}
+
+/**
+ * An error caused by input the user controls (a manifest, a config file, a
+ * command-line argument, a server the user configured).
+ *
+ * Message grammar: "Cannot <action> <target>: <current state>", sentence case,
+ * no final period.
+ *
+ * @example
+ * ```ts
+ * const e = new UserError("MANIFEST_UNKNOWN_KEY", 'Cannot load plugin "github": unknown key "comand"', {
+ *   hint: 'did you mean "command"?',
+ * });
+ * ```
+ */
+export class UserError extends Error {
+  override name = "UserError";
+  /** Stable machine-readable code, e.g. `"MANIFEST_UNKNOWN_KEY"`. */
+  readonly code: string;
+  /** How to fix it, if known. */
+  readonly hint: string | undefined;
+  /** Where it is, if it is in a file. */
+  readonly location: Location | undefined;
+
+  constructor(code: string, message: string, options: UserErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.hint = options.hint;
+    this.location = options.location;
+  }
+}
+
+/** A usage error on the command line (exit code 2). */
+export class UsageError extends UserError {
+  override name = "UsageError";
+  constructor(message: string, options: UserErrorOptions = {}) {
+    super("USAGE", message, options);
+  }
+}
+
+/** `Result` for operations whose failure is a normal outcome the caller branches on. */
+export type Result<T, E = UserError> = { ok: true; value: T } | { ok: false; error: E };
+
+/** Options of {@link renderDiagnostic}. */
+export interface RenderOptions {
+  /** Add `cause` chains and stacks. @default false */
+  verbose?: boolean;
+}
+
+/**
+ * Formats any thrown value for a human: what, where and how to fix.
+ *
+ * ```
+ * error[MANIFEST_UNKNOWN_KEY]: Cannot load plugin "github": unknown key "comand"
+ *   --> plugins/github/SYMPOSIUM.toml:4:1
+ *   hint: did you mean "command"?
+ * ```
+ *
+ * @param error Anything caught. Non-`UserError` values are rendered as internal errors.
+ * @returns Text without a trailing newline.
+ */
+export function renderDiagnostic(error: unknown, options: RenderOptions = {}): string {
+  const lines: string[] = [];
+  if (error instanceof UserError) {
+    lines.push(`error[${error.code}]: ${error.message}`);
+    if (error.location) {
+      const { file, line, column } = error.location;
+      lines.push(`  --> ${file}:${line}:${column}`);
+    }
+    if (error.hint) lines.push(`  hint: ${error.hint}`);
+  } else if (error instanceof Error) {
+    lines.push(`error[INTERNAL]: ${error.message}`);
+    if (options.verbose && error.stack) lines.push(error.stack);
+  } else {
+    lines.push(`error[INTERNAL]: ${String(error)}`);
+  }
+  if (options.verbose && error instanceof Error && error.cause !== undefined) {
+    lines.push(`  caused by: ${renderDiagnostic(error.cause, options).replace(/\n/g, "\n  ")}`);
+  }
+  return lines.join("\n");
+}
+
+/**
+ * Returns the candidate closest to `word` by edit distance, if it is close
+ * enough to be a plausible typo (distance ≤ max(2, a third of the length)).
+ *
+ * @param word What the user wrote, e.g. `"comand"`.
+ * @param candidates Valid spellings.
+ * @returns The closest candidate, or `undefined` when none is close.
+ */
+export function closestMatch(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = candidate;
+    }
+  }
+  const allowed = Math.max(2, Math.floor(word.length / 3));
+  return bestDistance <= allowed ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}

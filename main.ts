@@ -1,0 +1,264 @@
+/**
+ * `cargo-agents`: argv → parse → run a command from `lib/commands/` → exit code.
+ * The only file that reads `Deno.args`/`Deno.env`, prints on its own, or exits.
+ *
+ * Exit codes: 0 ok, 1 user error (diagnostic shown), 2 usage error, 70 internal bug.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { renderDiagnostic, UsageError, UserError } from "./lib/diagnostics.ts";
+import type { CommandContext } from "./lib/command_context.ts";
+import denoJson from "./deno.json" with { type: "json" };
+
+/** The program's version, from `deno.json`. */
+export const VERSION: string = denoJson.version;
+
+interface CommandDef {
+  /** One line for the command list. */
+  summary: string;
+  /** Full `--help` text: usage, then every flag with its unit and default. */
+  help: string;
+  options: Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }>;
+  /** Runs the command; resolves to the exit code. */
+  run(values: Record<string, unknown>, positionals: string[], ctx: CommandContext): Promise<number>;
+}
+
+const COMMANDS: Record<string, CommandDef> = {
+  "mcp-serve": {
+    summary: "Run the MCP meta-server on stdio (stdout carries JSON-RPC only)",
+    help: `Usage: cargo-agents mcp-serve
+
+Runs the meta-server for the workspace around the current directory. An agent
+starts it; stdout carries JSON-RPC only, logs go to stderr and <config>/logs/.`,
+    options: {},
+    run: async (_v, _p, ctx) => (await import("./lib/commands/serve.ts")).runServe(ctx),
+  },
+  "status": {
+    summary: "Show plugins and which MCP servers apply here, and why",
+    help: `Usage: cargo-agents status [--json]
+
+Lists every plugin, every MCP server it declares, whether the server applies
+to the workspace around the current directory and why (or why not), its
+transport and, for remote servers, the sign-in state. Starts nothing.
+
+Options:
+  --json   Print one JSON document instead of text. Default: off`,
+    options: { json: { type: "boolean" } },
+    run: async (v, _p, ctx) =>
+      (await import("./lib/commands/status.ts")).runStatus({ json: v.json === true }, ctx),
+  },
+  "sync": {
+    summary: "Write the one `symposium` MCP entry into each agent's config",
+    help: `Usage: cargo-agents sync [--agent NAME]... [--project] [--dry-run] [--remove]
+
+Registers the meta-server (this program with \`mcp-serve\`) under the name
+"symposium" in the MCP configuration of every detected coding agent.
+
+Options:
+  --agent NAME   Only this agent (repeatable). Default: every detected agent
+  --project      Write project-level files in the workspace where the agent has them. Default: off
+  --dry-run      Print a unified diff per file and write nothing. Default: off
+  --remove       Take the "symposium" entry out instead. Default: off`,
+    options: {
+      agent: { type: "string", multiple: true },
+      project: { type: "boolean" },
+      "dry-run": { type: "boolean" },
+      remove: { type: "boolean" },
+    },
+    run: async (v, _p, ctx) =>
+      (await import("./lib/commands/sync.ts")).runSync({
+        agents: (v.agent as string[] | undefined) ?? [],
+        project: v.project === true,
+        dryRun: v["dry-run"] === true,
+        remove: v.remove === true,
+      }, ctx),
+  },
+  "mcp login": {
+    summary: "Sign in to a remote MCP server (OAuth, opens the browser)",
+    help: `Usage: cargo-agents mcp login <server>
+
+Signs in to the remote MCP server <server> (as named in its plugin manifest):
+opens the browser, waits up to 300 s for the redirect, stores the tokens in
+<config>/credentials/<server>.json (mode 0600).`,
+    options: {},
+    run: async (_v, p, ctx) =>
+      (await import("./lib/commands/login.ts")).runLogin({ server: onePositional(p, "server") }, ctx),
+  },
+  "mcp logout": {
+    summary: "Forget (and revoke) the stored sign-in of a remote MCP server",
+    help: `Usage: cargo-agents mcp logout <server>
+
+Revokes the token at the server when it offers revocation (RFC 7009) and
+deletes <config>/credentials/<server>.json. Running it twice is harmless.`,
+    options: {},
+    run: async (_v, p, ctx) =>
+      (await import("./lib/commands/login.ts")).runLogout({ server: onePositional(p, "server") }, ctx),
+  },
+  "mcp exec": {
+    summary: "Run one script as `execute` would and print the result",
+    help: `Usage: cargo-agents mcp exec <file.js|->
+
+Runs the script in <file.js> (or stdin for "-") exactly as the \`execute\` tool
+would in this workspace, and prints the text the agent would receive. Exit 1
+when the result is an error.`,
+    options: {},
+    run: async (_v, p, ctx) =>
+      (await import("./lib/commands/exec.ts")).runExec({ file: onePositional(p, "file.js|-") }, ctx),
+  },
+  "mcp tools": {
+    summary: "Print what `list_tools` would answer",
+    help: `Usage: cargo-agents mcp tools [server...] [--detail names|signatures|full] [--pattern GLOB]
+
+Prints what the \`list_tools\` tool would answer in this workspace. Naming
+servers implies --detail full.
+
+Options:
+  --detail LEVEL   names, signatures or full. Default: names
+  --pattern GLOB   Only tools whose name matches (\`*\` = any run of characters)`,
+    options: { detail: { type: "string" }, pattern: { type: "string" } },
+    run: async (v, p, ctx) => {
+      const detail = v.detail as string | undefined;
+      if (detail !== undefined && !["names", "signatures", "full"].includes(detail)) {
+        throw new UsageError(`Cannot use --detail "${detail}": expected names, signatures or full`);
+      }
+      return (await import("./lib/commands/tools.ts")).runTools({
+        servers: p,
+        detail: detail as "names" | "signatures" | "full" | undefined,
+        pattern: v.pattern as string | undefined,
+      }, ctx);
+    },
+  },
+};
+
+const GLOBAL_HELP = `cargo-agents ${VERSION}: one MCP server for all of a Rust workspace's plugin tools
+
+Usage: cargo-agents <command> [options]
+       cargo agents <command> [options]
+
+Commands:
+${Object.entries(COMMANDS).map(([name, def]) => `  ${name.padEnd(12)} ${def.summary}`).join("\n")}
+
+Global options:
+  -h, --help      Show help (also after a command)
+  -V, --version   Show the version
+  -v, --verbose   Show causes and stacks with errors
+
+Configuration lives in $SYMPOSIUM_HOME, else $XDG_CONFIG_HOME/symposium, else ~/.symposium.`;
+
+function onePositional(positionals: string[], name: string): string {
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      `Cannot run the command: expected exactly one <${name}> argument, got ${positionals.length}`,
+    );
+  }
+  return positionals[0]!;
+}
+
+/** Dependencies of {@link main}: everything it would otherwise take from `Deno`. */
+export type MainDeps = Omit<CommandContext, "verbose">;
+
+/**
+ * Runs the CLI.
+ *
+ * @param argv Arguments without the program name; a leading `agents` (as
+ *   passed by `cargo agents …`) is dropped.
+ * @returns The exit code: 0 ok, 1 user error, 2 usage error, 70 internal error.
+ */
+export async function main(argv: string[], deps: MainDeps): Promise<number> {
+  const args = argv[0] === "agents" ? argv.slice(1) : [...argv];
+  const verbose = args.some((a) => a === "-v" || a === "--verbose");
+  const rest = args.filter((a) => a !== "-v" && a !== "--verbose");
+  const ctx: CommandContext = { ...deps, verbose };
+  try {
+    if (rest.length === 0 || rest[0] === "-h" || rest[0] === "--help" || rest[0] === "help") {
+      ctx.writeOut(GLOBAL_HELP + "\n");
+      return rest.length === 0 ? 2 : 0;
+    }
+    if (rest[0] === "-V" || rest[0] === "--version") {
+      ctx.writeOut(`cargo-agents ${VERSION}\n`);
+      return 0;
+    }
+    let name = rest[0]!;
+    let tail = rest.slice(1);
+    if (name === "mcp") {
+      const sub = tail[0];
+      if (sub === undefined || sub === "-h" || sub === "--help") {
+        ctx.writeOut(
+          "Usage: cargo-agents mcp <login|logout|exec|tools> ...\n\n" +
+            Object.entries(COMMANDS).filter(([n]) => n.startsWith("mcp ")).map(([n, d]) =>
+              `  ${n.padEnd(12)} ${d.summary}`
+            )
+              .join("\n") +
+            "\n",
+        );
+        return sub === undefined ? 2 : 0;
+      }
+      name = `mcp ${sub}`;
+      tail = tail.slice(1);
+    }
+    const def = COMMANDS[name];
+    if (!def) {
+      throw new UsageError(`Cannot run "${name}": no such command`, {
+        hint: "run `cargo-agents --help` for the list",
+      });
+    }
+    if (tail.includes("-h") || tail.includes("--help")) {
+      ctx.writeOut(def.help + "\n");
+      return 0;
+    }
+    let parsed;
+    try {
+      parsed = parseArgs({ args: tail, options: def.options, allowPositionals: true, strict: true });
+    } catch (e) {
+      throw new UsageError(`Cannot parse the arguments of "${name}": ${(e as Error).message}`, {
+        hint: `run \`cargo-agents ${name} --help\``,
+      });
+    }
+    return await def.run(parsed.values as Record<string, unknown>, parsed.positionals, ctx);
+  } catch (error) {
+    ctx.writeErr(renderDiagnostic(error, { verbose }) + "\n");
+    if (error instanceof UsageError) return 2;
+    if (error instanceof UserError) return 1;
+    ctx.writeErr("This is a bug in cargo-agents; please report it with the output of --verbose.\n");
+    return 70;
+  }
+}
+
+function selfCommand(): { command: string; args: string[] } {
+  const exe = Deno.execPath();
+  const base = exe.split(/[\\/]/).pop()!.toLowerCase();
+  if (base !== "deno" && base !== "deno.exe") return { command: exe, args: [] };
+  // Running from source: re-run the same entry point with the same permission set.
+  const here = new URL(".", import.meta.url).pathname;
+  return {
+    command: exe,
+    args: ["run", "-P", "--v8-flags=--stack-size=7000", "--config", `${here}deno.json`, `${here}main.ts`],
+  };
+}
+
+/** Builds the real dependencies of {@link main} from `Deno`. */
+export function realDeps(): MainDeps {
+  const controller = new AbortController();
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    try {
+      Deno.addSignalListener(sig, () => controller.abort(new Error(`received ${sig}`)));
+    } catch {
+      // SIGTERM listeners are unsupported on Windows; Ctrl-C still ends the process.
+    }
+  }
+  const enc = new TextEncoder();
+  const env = Deno.env.toObject();
+  return {
+    env,
+    cwd: Deno.cwd(),
+    homeDir: env.HOME ?? env.USERPROFILE ?? "",
+    execPath: Deno.execPath(),
+    selfCommand: selfCommand(),
+    writeOut: (t) => void Deno.stdout.writeSync(enc.encode(t)),
+    writeErr: (t) => void Deno.stderr.writeSync(enc.encode(t)),
+    signal: controller.signal,
+  };
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args, realDeps()));
