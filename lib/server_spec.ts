@@ -69,6 +69,8 @@ export interface Refusal {
   reason: string;
   /** Where, when it is in a file. */
   location?: Location | undefined;
+  /** How to fix it, when known (e.g. `did you mean "command"?`). */
+  hint?: string | undefined;
 }
 
 /** A declared server whose `depends-on` does not hold here (not an error: just not in scope). */

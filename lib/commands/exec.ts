@@ -1,9 +1,58 @@
-/** Stub: replaced by the issue that builds this command. @module */
+/**
+ * `cargo-agents mcp exec <file.js|->`: one script run exactly as `execute` runs it, from a
+ * terminal (for plugin authors).
+ *
+ * @module
+ */
 import type { CommandContext } from "../command_context.ts";
 import { UserError } from "../diagnostics.ts";
+import { runExecute } from "../meta_server.ts";
+import { openSession } from "./_session.ts";
 
-/** Not built yet. @throws {UserError} always, code `NOT_BUILT`. */
-// deno-lint-ignore require-await
-export async function runExec(_options: unknown, _ctx?: CommandContext): Promise<number> {
-  throw new UserError("NOT_BUILT", "Cannot run this command: it is not built yet");
+/** Options of {@link runExec}. */
+export interface ExecOptions {
+  /** Path of the script, or `-` for stdin. */
+  file: string;
+  /** Reads stdin when `file` is `-`. @default all of `Deno.stdin` */
+  readStdin?: () => Promise<string>;
+}
+
+async function readAllStdin(): Promise<string> {
+  return await new Response(Deno.stdin.readable).text();
+}
+
+/**
+ * Prints the text the agent would receive (image blocks as one line each).
+ *
+ * @returns 0, or 1 when the result is an error.
+ * @throws {UserError} `SCRIPT_UNREADABLE` when the file cannot be read.
+ */
+export async function runExec(options: ExecOptions, ctx: CommandContext): Promise<number> {
+  let script: string;
+  try {
+    script = options.file === "-"
+      ? await (options.readStdin ?? readAllStdin)()
+      : await Deno.readTextFile(options.file);
+  } catch (error) {
+    throw new UserError(
+      "SCRIPT_UNREADABLE",
+      `Cannot read script "${options.file}": ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const session = await openSession(ctx, { stderrLevel: "warn" });
+  try {
+    const result = await runExecute(session.catalog, session.runner, script, { logger: session.logger });
+    for (const block of result.content) {
+      if (block.type === "text") ctx.writeOut(block.text + "\n");
+      else if (block.type === "image" || block.type === "audio") {
+        ctx.writeOut(`[${block.type} ${block.mimeType}, ${block.data.length} base64 characters]\n`);
+      } else ctx.writeOut(JSON.stringify(block) + "\n");
+    }
+    return result.isError ? 1 : 0;
+  } finally {
+    await session.close();
+  }
 }

@@ -1,9 +1,270 @@
-/** Stub: replaced by the issue that builds this command. @module */
+/**
+ * `cargo-agents status [--json]`: what the meta-server would serve in this workspace and why —
+ * config, workspace, every plugin and server (applies / dormant / refused, with the reason), the
+ * transport and, for remote servers, the sign-in state. It starts nothing and never connects.
+ *
+ * @module
+ */
+import { join } from "node:path";
 import type { CommandContext } from "../command_context.ts";
-import { UserError } from "../diagnostics.ts";
+import { type Location, renderDiagnostic, UserError } from "../diagnostics.ts";
+import { CONFIG_FILE_NAME } from "../config.ts";
+import { evaluateDependsOn } from "../depends_on.ts";
+import { denoFileSystem, type FileSystem } from "../file_system.ts";
+import type { McpServerDecl } from "../manifest.ts";
+import type { LoadedPlugin } from "../plugins.ts";
+import { type LoadedResolution, loadResolution } from "../resolve.ts";
 
-/** Not built yet. @throws {UserError} always, code `NOT_BUILT`. */
-// deno-lint-ignore require-await
-export async function runStatus(_options: unknown, _ctx?: CommandContext): Promise<number> {
-  throw new UserError("NOT_BUILT", "Cannot run this command: it is not built yet");
+/** Sign-in state of a remote server, as upstream names it. */
+export type AuthState = "signed-in" | "header-auth" | "no-credentials";
+
+/** One declared server in the `--json` document. */
+export interface StatusServer {
+  name: string;
+  plugin: string;
+  state: "applies" | "dormant" | "refused";
+  /** Why it applies, why not, or why it is refused. */
+  reason: string;
+  /** Code of the refusal, when refused. */
+  code?: string | undefined;
+  transport: "stdio" | "http" | "sse";
+  /** stdio: the program and its arguments. */
+  command?: string | undefined;
+  args?: string[] | undefined;
+  /** stdio: the working directory it runs in, when it applies. */
+  cwd?: string | undefined;
+  /** Remote: the URL as written in the manifest (`${VAR}` not expanded, so nothing secret is shown). */
+  url?: string | undefined;
+  /** Remote: header names only, never values. */
+  headerNames?: string[] | undefined;
+  /** Remote servers that apply: the sign-in state. */
+  auth?: AuthState | undefined;
+  location: Location;
+}
+
+/** A problem in the `--json` document. */
+export interface StatusProblem {
+  code: string;
+  message: string;
+  hint: string | undefined;
+  location: Location | undefined;
+}
+
+/** The `--json` document. */
+export interface StatusReport {
+  configDir: string;
+  configFile: string;
+  configError: StatusProblem | null;
+  workspace: { root: string | null; lockfile: string | null; manifests: string[]; dependencyCount: number };
+  plugins: { name: string; file: string; dependsOn: string[] | null; servers: string[] }[];
+  servers: StatusServer[];
+  /** Config, workspace, plugin-loading and server refusals, in that order. */
+  problems: StatusProblem[];
+}
+
+/**
+ * Prints the status of the workspace around `ctx.cwd`.
+ *
+ * @param options.json Print one JSON document ({@link StatusReport}) instead of text.
+ * @param fs File access. Default {@link denoFileSystem}.
+ * @returns 0, or 1 when `config.toml` is broken or a plugin could not be loaded (files the user
+ *   must fix); dormant and refused servers alone do not change the exit code.
+ */
+export async function runStatus(
+  options: { json: boolean },
+  ctx: CommandContext,
+  fs: FileSystem = denoFileSystem,
+): Promise<number> {
+  const loaded = await loadResolution({ cwd: ctx.cwd, env: ctx.env, homeDir: ctx.homeDir, fs });
+  const report = await buildStatusReport(loaded, fs);
+  ctx.writeOut(options.json ? JSON.stringify(report, null, 2) + "\n" : renderStatusText(report, loaded));
+  const pluginFailed = loaded.resolution.refused.some((r) => r.code.startsWith("PLUGIN"));
+  return loaded.configError !== null || pluginFailed ? 1 : 0;
+}
+
+/** Builds the report from a resolution (reads only the credentials folder, for sign-in states). */
+export async function buildStatusReport(loaded: LoadedResolution, fs: FileSystem): Promise<StatusReport> {
+  const { resolution, workspace } = loaded;
+  const servers: StatusServer[] = [];
+  for (const plugin of loaded.plugins) {
+    for (const decl of plugin.manifest.mcpServers) {
+      servers.push(await describeServer(decl, plugin, loaded, fs));
+    }
+  }
+  const diagnostic = (e: UserError): StatusProblem => ({
+    code: e.code,
+    message: e.message,
+    hint: e.hint,
+    location: e.location,
+  });
+  const problems: StatusProblem[] = [
+    ...(loaded.configError ? [diagnostic(loaded.configError)] : []),
+    ...workspace.problems.map(diagnostic),
+    ...resolution.refused.map((r) => ({
+      code: r.code,
+      message: r.code.startsWith("PLUGIN")
+        ? r.reason
+        : `Cannot use server "${r.server}" (plugin "${r.plugin}"): ${r.reason}`,
+      hint: r.hint,
+      location: r.location,
+    })),
+  ];
+  return {
+    configDir: loaded.configDir,
+    configFile: join(loaded.configDir, CONFIG_FILE_NAME),
+    configError: loaded.configError ? diagnostic(loaded.configError) : null,
+    workspace: {
+      root: workspace.root,
+      lockfile: workspace.lockfile,
+      manifests: workspace.manifests,
+      dependencyCount: workspace.dependencies.length,
+    },
+    plugins: loaded.plugins.map((p) => ({
+      name: p.name,
+      file: p.file,
+      dependsOn: p.manifest.dependsOn ?? null,
+      servers: p.manifest.mcpServers.map((s) => s.name),
+    })),
+    servers,
+    problems,
+  };
+}
+
+async function describeServer(
+  decl: McpServerDecl,
+  plugin: LoadedPlugin,
+  loaded: LoadedResolution,
+  fs: FileSystem,
+): Promise<StatusServer> {
+  const { resolution } = loaded;
+  const spec = resolution.servers.find((s) => s.name === decl.name && s.plugin === plugin.name);
+  const refusal = resolution.refused.find((r) => r.server === decl.name && r.plugin === plugin.name);
+  const dormant = resolution.dormant.find((d) => d.server === decl.name && d.plugin === plugin.name);
+  const entry: StatusServer = spec
+    ? {
+      name: decl.name,
+      plugin: plugin.name,
+      state: "applies",
+      reason: whyApplies(decl, plugin, loaded),
+      transport: decl.transport,
+      location: decl.location,
+    }
+    : refusal
+    ? {
+      name: decl.name,
+      plugin: plugin.name,
+      state: "refused",
+      reason: refusal.reason,
+      code: refusal.code,
+      transport: decl.transport,
+      location: decl.location,
+    }
+    : {
+      name: decl.name,
+      plugin: plugin.name,
+      state: "dormant",
+      reason: dormant?.reason ?? "does not apply",
+      transport: decl.transport,
+      location: decl.location,
+    };
+  if (decl.transport === "stdio") {
+    entry.command = decl.command;
+    entry.args = decl.args;
+    if (spec?.transport === "stdio") entry.cwd = spec.cwd;
+  } else {
+    entry.url = decl.url;
+    entry.headerNames = Object.keys(decl.headers);
+    if (spec) entry.auth = await authState(decl.name, decl.headers, loaded.configDir, fs);
+  }
+  return entry;
+}
+
+function whyApplies(decl: McpServerDecl, plugin: LoadedPlugin, loaded: LoadedResolution): string {
+  const atoms = decl.dependsOn ?? plugin.manifest.dependsOn;
+  return evaluateDependsOn(atoms, loaded.workspace).reason;
+}
+
+/** The credentials file of a remote server. TODO(#6): share the name rule with `lib/auth/credentials.ts`. */
+function credentialsFile(configDir: string, server: string): string {
+  return join(configDir, "credentials", `${server.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
+}
+
+async function authState(
+  server: string,
+  headers: Record<string, string>,
+  configDir: string,
+  fs: FileSystem,
+): Promise<AuthState> {
+  if ((await fs.stat(credentialsFile(configDir, server)))?.isFile) return "signed-in";
+  if (Object.keys(headers).some((h) => h.toLowerCase() === "authorization")) return "header-auth";
+  return "no-credentials";
+}
+
+const AUTH_TEXT: Record<AuthState, (server: string) => string> = {
+  "signed-in": () => "signed in",
+  "header-auth": () => "authorization header configured",
+  "no-credentials": (server) =>
+    `not signed in (if it requires authorization: \`cargo agents mcp login ${server}\`)`,
+};
+
+/** The text form of {@link StatusReport}: sections Config, Workspace, Plugins, Problems. */
+export function renderStatusText(report: StatusReport, loaded: LoadedResolution): string {
+  const lines: string[] = [];
+  lines.push(`Config:    ${report.configDir}`);
+  lines.push(
+    `           ${CONFIG_FILE_NAME}: ${
+      report.configError ? "broken, using the defaults (see Problems)" : "ok"
+    }`,
+  );
+  const ws = report.workspace;
+  if (ws.root === null) {
+    lines.push('Workspace: none (no Cargo.toml here or above); only depends-on "*" servers apply');
+  } else {
+    const lock = ws.lockfile ? "Cargo.lock" : "no Cargo.lock yet";
+    lines.push(`Workspace: ${ws.root}`);
+    lines.push(
+      `           ${ws.manifests.length} manifest(s), ${ws.dependencyCount} direct dependencies, ${lock}`,
+    );
+  }
+  lines.push("");
+  if (report.plugins.length === 0) {
+    lines.push(`Plugins: none loaded from ${join(report.configDir, "plugins")}`);
+  } else {
+    lines.push(`Plugins (${report.plugins.length}):`);
+  }
+  for (const plugin of report.plugins) {
+    lines.push(`  ${plugin.name}  ${plugin.file}`);
+    for (const server of report.servers.filter((s) => s.plugin === plugin.name)) {
+      lines.push(`    ${server.name}: ${server.state} - ${server.reason}`);
+      if (server.command !== undefined) {
+        const cwd = server.cwd ? ` (in ${server.cwd})` : "";
+        lines.push(`      stdio: ${[server.command, ...(server.args ?? [])].map(quoteArg).join(" ")}${cwd}`);
+      } else {
+        const headers = server.headerNames?.length ? ` [headers: ${server.headerNames.join(", ")}]` : "";
+        const sse = server.transport === "sse" ? " (sse)" : "";
+        lines.push(`      http${sse}: ${server.url}${headers}`);
+        if (server.auth) lines.push(`      ${AUTH_TEXT[server.auth](server.name)}`);
+      }
+    }
+  }
+  const counts = loaded.resolution;
+  lines.push("");
+  lines.push(
+    `Servers: ${counts.servers.length} apply, ${counts.dormant.length} dormant, ${
+      counts.refused.filter((r) => !r.code.startsWith("PLUGIN")).length
+    } refused`,
+  );
+  if (report.problems.length > 0) {
+    lines.push("", "Problems:");
+    for (const p of report.problems) {
+      lines.push(
+        renderDiagnostic(new UserError(p.code, p.message, { hint: p.hint, location: p.location })),
+      );
+    }
+  }
+  return lines.join("\n") + "\n";
+}
+
+function quoteArg(arg: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
 }

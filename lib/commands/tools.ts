@@ -1,9 +1,37 @@
-/** Stub: replaced by the issue that builds this command. @module */
+/**
+ * `cargo-agents mcp tools [server…] [--detail …] [--pattern …]`: what `list_tools` would answer.
+ *
+ * @module
+ */
 import type { CommandContext } from "../command_context.ts";
-import { UserError } from "../diagnostics.ts";
+import { renderListTools } from "../meta_server.ts";
+import { openSession } from "./_session.ts";
 
-/** Not built yet. @throws {UserError} always, code `NOT_BUILT`. */
-// deno-lint-ignore require-await
-export async function runTools(_options: unknown, _ctx?: CommandContext): Promise<number> {
-  throw new UserError("NOT_BUILT", "Cannot run this command: it is not built yet");
+/** Options of {@link runTools}. */
+export interface ToolsOptions {
+  /** Raw server names (or script globals); empty = every server. Naming servers implies `full`. */
+  servers: string[];
+  detail?: "names" | "signatures" | "full" | undefined;
+  /** Glob over tool names (`*` = any run of characters). */
+  pattern?: string | undefined;
+}
+
+/**
+ * Prints the `list_tools` text (starting servers whose tools are not cached, as `list_tools` does).
+ *
+ * @returns 0.
+ */
+export async function runTools(options: ToolsOptions, ctx: CommandContext): Promise<number> {
+  const session = await openSession(ctx, { stderrLevel: "warn" });
+  try {
+    const text = await renderListTools(session.catalog, {
+      servers: options.servers.length > 0 ? options.servers : undefined,
+      detail: options.detail,
+      pattern: options.pattern,
+    });
+    ctx.writeOut(text + "\n");
+    return 0;
+  } finally {
+    await session.close();
+  }
 }

@@ -1,0 +1,165 @@
+/**
+ * The loopback listener that receives the browser's redirect at the end of an OAuth sign-in
+ * (RFC 8252 §7.3): bound on `127.0.0.1` with a random port before the authorization URL is built,
+ * answering only `GET /callback` with the expected `state`.
+ *
+ * @module
+ */
+import { UserError } from "../diagnostics.ts";
+
+/** How long a sign-in waits for the browser, in milliseconds (300 s). */
+export const DEFAULT_CALLBACK_TIMEOUT_MS = 300_000;
+/** The redirect path. */
+export const CALLBACK_PATH = "/callback";
+
+/** What the authorization server sent back on success. */
+export interface CallbackResult {
+  /** The authorization code. Secret: never print it. */
+  code: string;
+  /** The RFC 9207 `iss` parameter, when present. */
+  iss: string | undefined;
+}
+
+/** A running callback listener. */
+export interface CallbackServer {
+  /** `http://127.0.0.1:<port>/callback`. */
+  readonly redirectUrl: string;
+  /**
+   * Resolves with the first redirect to `/callback` that carries the expected `state` and a `code`.
+   *
+   * @throws {UserError} `LOGIN_DENIED` for an `error=` redirect (its code and description in the
+   *   message); `LOGIN_TIMEOUT` when nothing arrives within `timeoutMs`; the signal's reason when aborted.
+   */
+  waitForCallback(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<CallbackResult>;
+  /** Stops listening (idempotent); waits for in-flight answers to be sent. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Options of {@link startCallbackServer}. */
+export interface CallbackServerOptions {
+  /** The `state` sent in the authorization request; redirects with another `state` are refused (400). */
+  expectedState: string;
+  /** Server name, shown on the page the browser lands on. */
+  serverName: string;
+}
+
+/**
+ * Binds the listener on `127.0.0.1:0` at once (so the port is known before the authorization URL is
+ * built) and answers: `GET /callback?state=<expected>&code=…` with a page telling the user to go back
+ * to the terminal; `…&error=…` with a failure page (the wait then ends with that error); any other
+ * path (a browser's `/favicon.ico`) with 404; a wrong or missing `state` with 400; other methods with 405.
+ */
+export function startCallbackServer(options: CallbackServerOptions): CallbackServer {
+  let settle:
+    | ((outcome: { ok: true; value: CallbackResult } | { ok: false; error: UserError }) => void)
+    | undefined;
+  let early: { ok: true; value: CallbackResult } | { ok: false; error: UserError } | undefined;
+  const deliver = (outcome: { ok: true; value: CallbackResult } | { ok: false; error: UserError }) => {
+    if (early) return;
+    early = outcome;
+    settle?.(outcome);
+  };
+
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    const url = new URL(request.url);
+    if (url.pathname !== CALLBACK_PATH) return page(404, "Not found", "Nothing here.");
+    if (request.method !== "GET") return page(405, "Method not allowed", "Use GET.");
+    if (early) {
+      return page(410, "Already done", "This sign-in has already finished. Go back to the terminal.");
+    }
+    const params = url.searchParams;
+    if (params.get("state") !== options.expectedState) {
+      return page(400, "Unexpected sign-in response", "This is not the sign-in cargo-agents is waiting for.");
+    }
+    const error = params.get("error");
+    if (error !== null) {
+      const description = params.get("error_description");
+      const shown = clean(error) + (description ? ` (${clean(description)})` : "");
+      deliver({
+        ok: false,
+        error: new UserError(
+          "LOGIN_DENIED",
+          `Cannot sign in to "${options.serverName}": the authorization server answered ${shown}`,
+          { hint: "run the command again to retry" },
+        ),
+      });
+      return page(
+        200,
+        "Sign-in failed",
+        `The authorization server answered: ${shown}. Go back to the terminal.`,
+      );
+    }
+    const code = params.get("code");
+    if (!code) {
+      return page(400, "Unexpected sign-in response", "The response carries neither a code nor an error.");
+    }
+    deliver({ ok: true, value: { code, iss: params.get("iss") ?? undefined } });
+    return page(
+      200,
+      "Signed in",
+      `Signed in to ${options.serverName}. You can close this tab and go back to the terminal.`,
+    );
+  });
+  const redirectUrl = `http://127.0.0.1:${server.addr.port}${CALLBACK_PATH}`;
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => (closed ??= server.shutdown());
+
+  return {
+    redirectUrl,
+    waitForCallback({ timeoutMs = DEFAULT_CALLBACK_TIMEOUT_MS, signal } = {}): Promise<CallbackResult> {
+      return new Promise<CallbackResult>((resolve, reject) => {
+        const finish = (outcome: { ok: true; value: CallbackResult } | { ok: false; error: unknown }) => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", onAbort);
+          settle = undefined;
+          if (outcome.ok) resolve(outcome.value);
+          else reject(outcome.error);
+        };
+        const onAbort = () => finish({ ok: false, error: signal?.reason });
+        const timer = setTimeout(() =>
+          finish({
+            ok: false,
+            error: new UserError(
+              "LOGIN_TIMEOUT",
+              `Cannot sign in to "${options.serverName}": the browser did not come back within ${
+                Math.round(timeoutMs / 1000)
+              } s`,
+              { hint: "open the URL printed above, finish signing in, or run the command again" },
+            ),
+          }), timeoutMs);
+        if (early) return finish(early);
+        if (signal?.aborted) return onAbort();
+        signal?.addEventListener("abort", onAbort, { once: true });
+        settle = finish;
+      });
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+/** Strips control characters and caps the length of text taken from a redirect. */
+function clean(text: string): string {
+  // deno-lint-ignore no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 200);
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function page(status: number, title: string, message: string): Response {
+  const body = `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
+    `<body style="font-family: sans-serif; margin: 3em"><h1>${escapeHtml(title)}</h1><p id="message">${
+      escapeHtml(message)
+    }</p></body></html>`;
+  return new Response(body, {
+    status,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      "referrer-policy": "no-referrer",
+    },
+  });
+}

@@ -1,0 +1,332 @@
+/**
+ * Backing servers run as child processes speaking MCP over stdio. The child is spawned in its own
+ * process group (so `npx` and the node it starts end together), its stderr is drained all the
+ * time into a bounded tail and the log (a chatty server never blocks), non-JSON stdout lines are
+ * logged and skipped, and shutdown escalates: close stdin → SIGTERM → SIGKILL to the whole group.
+ *
+ * @module
+ */
+import { deserializeMessage } from "@modelcontextprotocol/client";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
+import type { StdioServerSpec } from "../server_spec.ts";
+import type { Logger } from "../log.ts";
+import { NULL_LOGGER } from "../log.ts";
+import { type BackendConnection, openConnection, type Root } from "./connection.ts";
+
+/** Bytes of stderr kept for error messages (the tail). */
+export const STDERR_TAIL_BYTES = 64 * 1024;
+/** Characters of the stderr tail appended to a start error. */
+export const STDERR_TAIL_IN_ERRORS_CHARS = 400;
+/** Longest stdout line accepted as one JSON-RPC message, in UTF-16 code units (a bigger one is dropped). */
+export const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
+
+/** What to run: the subset of {@link StdioServerSpec} the transport needs. */
+export interface ProcessSpec {
+  command: string;
+  args: string[];
+  /** Added over the inherited environment. */
+  env: Record<string, string>;
+  cwd: string;
+}
+
+/** Options of {@link StdioProcessTransport}. */
+export interface StdioTransportOptions {
+  /** Grace for the child to exit after stdin closes, then again after SIGTERM, in ms. @default 5000 */
+  shutdownGraceMs?: number | undefined;
+  /** @default NULL_LOGGER */
+  logger?: Logger | undefined;
+}
+
+/** Keeps the last `maxChars` characters of a text stream. */
+class TailBuffer {
+  #parts: string[] = [];
+  #chars = 0;
+  constructor(readonly maxChars: number) {}
+  push(text: string): void {
+    this.#parts.push(text);
+    this.#chars += text.length;
+    while (this.#chars > this.maxChars && this.#parts.length > 1) this.#chars -= this.#parts.shift()!.length;
+    if (this.#chars > this.maxChars) {
+      const only = this.#parts[0]!.slice(-this.maxChars);
+      this.#parts = [only];
+      this.#chars = only.length;
+    }
+  }
+  tail(chars: number): string {
+    return this.#parts.join("").slice(-chars);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Sends `signal` to every process of the group led by `pgid`; `false` when the group is empty. */
+function signalGroup(pgid: number, signal: Deno.Signal): boolean {
+  try {
+    Deno.kill(-pgid, signal);
+    return true;
+  } catch {
+    // ESRCH: nothing left in the group (or it never existed); that is the goal of every caller.
+    return false;
+  }
+}
+
+/**
+ * An SDK `Transport` over a child process (newline-delimited JSON-RPC on stdin/stdout).
+ * `start()` spawns; `close()` ends the whole process group and resolves when the child is reaped.
+ */
+export class StdioProcessTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined;
+
+  readonly #spec: ProcessSpec;
+  readonly #graceMs: number;
+  readonly #logger: Logger;
+  readonly #stderr = new TailBuffer(STDERR_TAIL_BYTES);
+  readonly #activity = new Set<() => void>();
+  #child: Deno.ChildProcess | undefined;
+  #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  #status: Deno.CommandStatus | undefined;
+  #closing: Promise<void> | undefined;
+  #closed = false;
+  #pumps: Promise<void>[] = [];
+  readonly #encoder = new TextEncoder();
+
+  constructor(spec: ProcessSpec, options: StdioTransportOptions = {}) {
+    this.#spec = spec;
+    this.#graceMs = options.shutdownGraceMs ?? 5_000;
+    this.#logger = options.logger ?? NULL_LOGGER;
+  }
+
+  /** Process id of the child (= its process group id), once started. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** The last `chars` characters the child wrote to stderr. */
+  stderrTail(chars = STDERR_TAIL_IN_ERRORS_CHARS): string {
+    return this.#stderr.tail(chars);
+  }
+
+  /** How the child ended (`exited with code 1`, `killed by SIGKILL`), or `undefined` while it runs. */
+  exitDescription(): string | undefined {
+    const s = this.#status;
+    if (s === undefined) return undefined;
+    return s.signal ? `killed by ${s.signal}` : `exited with code ${s.code}`;
+  }
+
+  /** Registers a listener called on every stderr chunk; returns the unsubscribe function. */
+  onActivity(listener: () => void): () => void {
+    this.#activity.add(listener);
+    return () => this.#activity.delete(listener);
+  }
+
+  // deno-lint-ignore require-await
+  async start(): Promise<void> {
+    if (this.#child) throw new Error("StdioProcessTransport already started");
+    const child = new Deno.Command(this.#spec.command, {
+      args: this.#spec.args,
+      env: this.#spec.env,
+      cwd: this.#spec.cwd,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      detached: true, // own session and process group: the whole tree can be signalled at once
+    }).spawn();
+    this.#child = child;
+    this.#writer = child.stdin.getWriter();
+    this.#logger.debug(`spawned pid ${child.pid}: ${this.#spec.command} ${this.#spec.args.join(" ")}`);
+    const stdout = this.#pumpLines(child.stdout, (line) => this.#onStdoutLine(line));
+    const stderr = this.#pumpLines(child.stderr, (line) => this.#logger.debug(`stderr: ${line}`), (chunk) => {
+      this.#stderr.push(chunk);
+      for (const listener of this.#activity) listener();
+    });
+    this.#pumps = [stdout, stderr];
+    void this.#watchExit(child);
+  }
+
+  async #watchExit(child: Deno.ChildProcess): Promise<void> {
+    this.#status = await child.status;
+    if (this.#closing !== undefined) return; // shutdown() reports the end
+    this.#logger.debug(`pid ${child.pid} ${this.exitDescription()}`);
+    // The leader is gone; anything it left in its group (holding our pipes, maybe) goes too.
+    if (signalGroup(child.pid, "SIGTERM")) {
+      await sleep(Math.min(this.#graceMs, 500));
+      signalGroup(child.pid, "SIGKILL");
+    }
+    await Promise.all(this.#pumps);
+    if (this.#closing === undefined) this.#finish();
+  }
+
+  async #pumpLines(
+    stream: ReadableStream<Uint8Array>,
+    onLine: (line: string) => void,
+    onChunk?: (chunk: string) => void,
+  ): Promise<void> {
+    let pending: string[] = [];
+    let pendingChars = 0;
+    try {
+      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+        onChunk?.(chunk);
+        let start = 0;
+        let index: number;
+        while ((index = chunk.indexOf("\n", start)) !== -1) {
+          pending.push(chunk.slice(start, index));
+          const line = pending.join("").replace(/\r$/, "");
+          pending = [];
+          pendingChars = 0;
+          start = index + 1;
+          if (line.length > 0) onLine(line);
+        }
+        if (start < chunk.length) {
+          pending.push(chunk.slice(start));
+          pendingChars += chunk.length - start;
+          if (pendingChars > MAX_MESSAGE_CHARS) {
+            this.#logger.warn(`dropped an output line longer than ${MAX_MESSAGE_CHARS} characters`);
+            pending = [];
+            pendingChars = 0;
+          }
+        }
+      }
+      if (pending.length > 0) onLine(pending.join(""));
+    } catch (error) {
+      // The pipe broke (the child died mid-write); the exit watcher reports the end.
+      this.#logger.debug(`stream ended: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  #onStdoutLine(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch {
+      const shown = line.length > 200 ? `${line.slice(0, 200)}…` : line;
+      this.#logger.warn(`stdout line is not JSON-RPC, skipped: ${shown}`);
+      return;
+    }
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!this.#writer || this.#closed || this.#status) throw new Error("the server process is not running");
+    await this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+  }
+
+  /** Ends the process tree: close stdin, wait the grace, SIGTERM the group, wait, SIGKILL the group. */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    const child = this.#child;
+    if (!child) return this.#finish();
+    try {
+      await this.#writer?.close();
+    } catch {
+      // stdin already broken: the child is gone or going; the escalation below handles both.
+    }
+    const exited = child.status.then(() => true);
+    const waitExit = (ms: number) => Promise.race([exited, sleep(ms).then(() => false)]);
+    const half = Math.max(1, Math.floor(this.#graceMs / 2));
+    if (!this.#status && !(await waitExit(half))) {
+      this.#logger.debug(`pid ${child.pid} still running after stdin closed; SIGTERM to its group`);
+      signalGroup(child.pid, "SIGTERM");
+      if (!(await waitExit(half))) {
+        this.#logger.warn(`pid ${child.pid} ignored SIGTERM; SIGKILL to its group`);
+        signalGroup(child.pid, "SIGKILL");
+      }
+    }
+    await child.status;
+    if (signalGroup(child.pid, "SIGTERM")) {
+      await sleep(Math.min(this.#graceMs, 300));
+      signalGroup(child.pid, "SIGKILL");
+    }
+    await Promise.all(this.#pumps);
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.();
+  }
+}
+
+/**
+ * The roots we announce to a stdio server: the workspace root, plus every absolute directory the
+ * manifest passes in its arguments. Roots never narrow what the manifest granted (the filesystem
+ * server replaces its allowed directories with the client's roots).
+ *
+ * @param isDirectory Seam for tests. @default a `Deno.statSync` check
+ */
+export function rootsForStdio(
+  spec: ProcessSpec,
+  workspaceRoot: string | undefined,
+  isDirectory: (path: string) => boolean = (p) => {
+    try {
+      return Deno.statSync(p).isDirectory;
+    } catch {
+      return false; // Not there or not readable: not a root.
+    }
+  },
+): Root[] {
+  const paths = new Set<string>();
+  if (workspaceRoot) paths.add(workspaceRoot);
+  for (const arg of spec.args) {
+    if (arg.startsWith("/") && isDirectory(arg)) paths.add(arg.replace(/\/+$/, "") || "/");
+  }
+  return [...paths].map((p) => ({ uri: `file://${encodeURI(p)}`, name: p.split("/").pop() || p }));
+}
+
+/** What the pool hands every connector (transport-neutral; `http.ts` takes the same). */
+export interface ConnectContext {
+  /** Roots to announce; `undefined` = no roots capability. */
+  roots?: (() => Root[]) | undefined;
+  /** Called on `notifications/tools/list_changed`. */
+  onToolListChanged?: (() => void) | undefined;
+  /** Grace for shutdown, in ms. */
+  shutdownGraceMs: number;
+  /** Aborts the start. */
+  signal?: AbortSignal | undefined;
+  /** Logger scoped to the server. */
+  logger: Logger;
+  /** Clock, ms since the epoch. */
+  now: () => number;
+}
+
+/**
+ * Spawns a stdio server and completes the handshake under `spec.startupTimeoutMs` (stderr output
+ * during startup pushes the deadline back, up to 4×). Start errors end with the stderr tail.
+ *
+ * @throws {BackendError} `START_FAILED`, `STARTUP_TIMEOUT`, `CANCELLED`.
+ */
+export async function connectStdio(spec: StdioServerSpec, ctx: ConnectContext): Promise<BackendConnection> {
+  const transport = new StdioProcessTransport(spec, {
+    shutdownGraceMs: ctx.shutdownGraceMs,
+    logger: ctx.logger,
+  });
+  const describe = (prefix: string | undefined) => {
+    const tail = transport.stderrTail().trim();
+    const parts = [prefix, tail ? `stderr: ${tail}` : undefined].filter((p): p is string => !!p);
+    return parts.join("; ");
+  };
+  return await openConnection(transport, {
+    server: spec.name,
+    startupTimeoutMs: spec.startupTimeoutMs,
+    onStartupActivity: (listener) => transport.onActivity(listener),
+    roots: ctx.roots,
+    onToolListChanged: ctx.onToolListChanged,
+    describeFailure: () => describe(transport.exitDescription()),
+    describeEnd: () => describe(transport.exitDescription()) || undefined,
+    signal: ctx.signal,
+    logger: ctx.logger,
+    now: ctx.now,
+  });
+}

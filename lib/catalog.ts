@@ -1,0 +1,391 @@
+/**
+ * The servers in scope for this session and their tools: resolution from the plugins and the
+ * workspace, each server's tool list (live when it runs, else the on-disk cache keyed by its
+ * spawn key), the enabled/disabled/read-only filters, binding tables for dispatch, and
+ * re-resolution when `Cargo.lock` or a member `Cargo.toml` changes, with running servers whose
+ * spawn key is unchanged carried across.
+ *
+ * @module
+ */
+import type { McpConfig } from "./config_types.ts";
+import type { UserError } from "./diagnostics.ts";
+import type { ToolInfo } from "./declarations.ts";
+import { type LoadedResolution, loadResolution } from "./resolve.ts";
+import { namespaceKey, type Refusal, type ServerSpec, spawnKey } from "./server_spec.ts";
+import { type BindingTable, buildBindingTable, resolveToolKey } from "./tool_binding.ts";
+import type { Workspace } from "./workspace.ts";
+import type { Logger } from "./log.ts";
+import { NULL_LOGGER } from "./log.ts";
+import type { BackendConnection, CallToolResult, Tool } from "./backends/connection.ts";
+import { BackendError } from "./backends/connection.ts";
+import { type Clock, type ConnectFn, ServerPool, SYSTEM_CLOCK } from "./backends/pool.ts";
+import { rootsForStdio } from "./backends/stdio.ts";
+
+/** How long a cached tool list is trusted without the server running, in ms (24 h). */
+export const TOOL_CACHE_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** One server's tools as the agent may see them. */
+export interface ServerTools {
+  spec: ServerSpec;
+  /** Tools after the enabled/disabled and read-only filters, in server order. */
+  tools: Tool[];
+  /** How many tools the filters hid. */
+  hiddenCount: number;
+  /** `"live"` (asked the running server) or `"cache"` (from `<config>/cache/tools/`). */
+  source: "live" | "cache";
+  /** Listing problems, e.g. a cursor that never advanced. */
+  warnings: string[];
+}
+
+/** What a dispatched call produced. */
+export interface CallOutcome {
+  /** Server name as declared. */
+  server: string;
+  /** Wire name of the tool that was called. */
+  tool: string;
+  /** The tool's definition from the live listing (its `outputSchema` is checked by the caller). */
+  definition: Tool;
+  /** The raw `tools/call` result. */
+  result: CallToolResult;
+}
+
+interface Listing {
+  tools: Tool[];
+  warnings: string[];
+  fetchedAtMs: number;
+  connection: BackendConnection;
+}
+
+/** Options of {@link Catalog.open}. */
+export interface CatalogOptions {
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+  homeDir: string;
+  /** @default SYSTEM_CLOCK */
+  clock?: Clock | undefined;
+  /** @default NULL_LOGGER */
+  logger?: Logger | undefined;
+  /** Connector for the pool (seam; `http.ts` plugs in here). @default stdio only */
+  connect?: ConnectFn | undefined;
+  /** Resolution loader (seam). @default loadResolution */
+  load?:
+    | ((
+      o: { cwd: string; env: Readonly<Record<string, string>>; homeDir: string },
+    ) => Promise<LoadedResolution>)
+    | undefined;
+  /** Write and read `<config>/cache/tools/`. @default true */
+  useToolCache?: boolean | undefined;
+}
+
+/** Lines for a server's listing that the filters explain. */
+function visibleTools(
+  spec: ServerSpec,
+  tools: Tool[],
+  config: McpConfig,
+): { tools: Tool[]; hiddenCount: number } {
+  const visible = tools.filter((t) =>
+    (spec.enabledTools === undefined || spec.enabledTools.includes(t.name)) &&
+    !(spec.disabledTools ?? []).includes(t.name) &&
+    (!config.readOnly || t.annotations?.readOnlyHint === true)
+  );
+  return { tools: visible, hiddenCount: tools.length - visible.length };
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The session's view of the servers in scope. Open with {@link Catalog.open}; `close()` at the end. */
+export class Catalog {
+  #loaded: LoadedResolution;
+  readonly #options: CatalogOptions;
+  readonly #pool: ServerPool;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #listings = new Map<string, Listing>();
+  readonly #listeners = new Set<() => void>();
+  #fingerprint: string;
+  #closed = false;
+
+  private constructor(loaded: LoadedResolution, fingerprint: string, options: CatalogOptions) {
+    this.#loaded = loaded;
+    this.#fingerprint = fingerprint;
+    this.#options = options;
+    this.#clock = options.clock ?? SYSTEM_CLOCK;
+    this.#logger = options.logger ?? NULL_LOGGER;
+    const config = loaded.config;
+    this.#pool = new ServerPool({
+      connect: options.connect,
+      maxRestarts: config.maxServerRestarts,
+      restartStableResetMs: config.restartStableResetSecs * 1000,
+      shutdownGraceMs: config.shutdownGraceSecs * 1000,
+      clock: this.#clock,
+      logger: this.#logger,
+      roots: (spec) =>
+        spec.transport === "stdio"
+          ? rootsForStdio(spec, this.#loaded.workspace.root ?? this.#options.cwd)
+          : [{
+            uri: `file://${encodeURI(this.#loaded.workspace.root ?? this.#options.cwd)}`,
+            name: "workspace",
+          }],
+      onToolListChanged: (spec) => this.#onServerToolsChanged(spec),
+    });
+  }
+
+  /**
+   * Resolves the servers in scope (starts nothing).
+   *
+   * @throws Only for unexpected file-system failures (see `loadResolution`).
+   */
+  static async open(options: CatalogOptions): Promise<Catalog> {
+    const load = options.load ?? loadResolution;
+    const loaded = await load({ cwd: options.cwd, env: options.env, homeDir: options.homeDir });
+    return new Catalog(loaded, await fingerprintOf(loaded.workspace, options.cwd), options);
+  }
+
+  /** The effective `[mcp]` settings. */
+  get config(): McpConfig {
+    return this.#loaded.config;
+  }
+  /** `<config>` directory. */
+  get configDir(): string {
+    return this.#loaded.configDir;
+  }
+  /** Why `config.toml` was not used, or `null`. */
+  get configError(): UserError | null {
+    return this.#loaded.configError;
+  }
+  /** The workspace as last resolved. */
+  get workspace(): Workspace {
+    return this.#loaded.workspace;
+  }
+  /** Servers in scope, sorted by name. */
+  get servers(): readonly ServerSpec[] {
+    return this.#loaded.resolution.servers;
+  }
+  /** Declared servers refused, with reasons. */
+  get refused(): readonly Refusal[] {
+    return this.#loaded.resolution.refused;
+  }
+  /** The server a script reaches as global `namespace`, if any. */
+  serverByNamespace(namespace: string): ServerSpec | undefined {
+    return this.servers.find((s) => namespaceKey(s.name) === namespace);
+  }
+  /** The server named `name` (raw manifest name), if in scope. */
+  serverByName(name: string): ServerSpec | undefined {
+    return this.servers.find((s) => s.name === name);
+  }
+  /** Names of the servers running now. */
+  runningServers(): string[] {
+    return this.#pool.runningNames();
+  }
+  /** What the pool knows about `spec` (status, failures, last error). */
+  serverState(spec: ServerSpec): ReturnType<ServerPool["state"]> {
+    return this.#pool.state(spec);
+  }
+
+  /** Registers a listener for "the servers in scope or their tools changed"; returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emitChange(): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.#logger.warn(`change listener failed: ${String(error)}`);
+      }
+    }
+  }
+
+  #onServerToolsChanged(spec: ServerSpec): void {
+    this.#listings.delete(spawnKey(spec));
+    void this.#removeCache(spec);
+    this.#emitChange();
+  }
+
+  async #live(spec: ServerSpec, connection: BackendConnection, signal?: AbortSignal): Promise<Listing> {
+    const key = spawnKey(spec);
+    const held = this.#listings.get(key);
+    if (held && held.connection === connection && !connection.isClosed) return held;
+    const { tools, warnings } = await connection.listTools({ timeoutMs: spec.toolCallTimeoutMs, signal });
+    const listing = { tools, warnings, fetchedAtMs: this.#clock.now(), connection };
+    this.#listings.set(key, listing);
+    await this.#writeCache(spec, tools);
+    return listing;
+  }
+
+  /**
+   * The visible tools of `spec`: from the running server, else from a fresh on-disk cache, else
+   * by starting the server (a server in restart backoff is not waited for).
+   *
+   * @param options.allowStart `false`: never start; a miss throws `RESTART_PENDING`-like errors. @default true
+   * @throws {BackendError} when the server cannot be started or listed.
+   */
+  async listServerTools(
+    spec: ServerSpec,
+    options: { signal?: AbortSignal; allowStart?: boolean } = {},
+  ): Promise<ServerTools> {
+    const running = this.#pool.running(spec);
+    if (!running) {
+      const cached = await this.#readCache(spec);
+      if (cached) return { spec, ...visibleTools(spec, cached, this.config), source: "cache", warnings: [] };
+      if (options.allowStart === false) {
+        throw new BackendError(
+          "RESTART_PENDING",
+          spec.name,
+          `${spec.name} is not running and has no cached tool list`,
+        );
+      }
+    }
+    const connection = running ??
+      await this.#pool.acquire(spec, { signal: options.signal, waitForRestart: false });
+    const listing = await this.#live(spec, connection, options.signal);
+    return {
+      spec,
+      ...visibleTools(spec, listing.tools, this.config),
+      source: "live",
+      warnings: listing.warnings,
+    };
+  }
+
+  /**
+   * Dispatches one call from a script: starts the server if needed (waiting out a restart
+   * backoff), resolves `key` against the live tool list (exact, then tolerant spelling), and
+   * sends `tools/call` under the server's call timeout. Never retries.
+   *
+   * @param namespace The global the script used (`namespaceKey(server)`).
+   * @param key The property the script called, e.g. `createEntities`.
+   * @throws {UserError} `SERVER_UNKNOWN`, `TOOL_UNKNOWN`, `TOOL_AMBIGUOUS`; {@link BackendError}.
+   */
+  async call(
+    namespace: string,
+    key: string,
+    args: Record<string, unknown>,
+    options: { signal?: AbortSignal | undefined; onProgress?: (() => void) | undefined } = {},
+  ): Promise<CallOutcome> {
+    const spec = this.serverByNamespace(namespace);
+    if (!spec) {
+      throw new BackendError("REQUEST_FAILED", namespace, `no server named \`${namespace}\` is in scope`);
+    }
+    const connection = await this.#pool.acquire(spec, { signal: options.signal, waitForRestart: true });
+    const listing = await this.#live(spec, connection, options.signal);
+    const { tools } = visibleTools(spec, listing.tools, this.config);
+    const table: BindingTable = buildBindingTable(tools.map((t) => t.name));
+    const resolved = resolveToolKey(table, spec.name, key);
+    if (!resolved.ok) throw resolved.error;
+    const definition = tools.find((t) => t.name === resolved.value)!;
+    const result = await connection.callTool(resolved.value, args, {
+      timeoutMs: spec.toolCallTimeoutMs,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+    return { server: spec.name, tool: resolved.value, definition, result };
+  }
+
+  /**
+   * Re-resolves when `Cargo.lock` or a member `Cargo.toml` changed since the last look: servers
+   * whose spawn key is unchanged keep running, the others are shut down, listeners are told.
+   *
+   * @returns `true` when something changed.
+   */
+  async refreshIfChanged(): Promise<boolean> {
+    if (this.#closed) return false;
+    const fingerprint = await fingerprintOf(this.#loaded.workspace, this.#options.cwd);
+    if (fingerprint === this.#fingerprint) return false;
+    const load = this.#options.load ?? loadResolution;
+    const loaded = await load({
+      cwd: this.#options.cwd,
+      env: this.#options.env,
+      homeDir: this.#options.homeDir,
+    });
+    if (this.#closed) return false;
+    const before = JSON.stringify([this.servers.map(spawnKey), this.refused]);
+    this.#loaded = loaded;
+    this.#fingerprint = await fingerprintOf(loaded.workspace, this.#options.cwd);
+    const keep = new Set(loaded.resolution.servers.map(spawnKey));
+    for (const key of [...this.#listings.keys()]) if (!keep.has(key)) this.#listings.delete(key);
+    await this.#pool.retain(keep);
+    const after = JSON.stringify([this.servers.map(spawnKey), this.refused]);
+    this.#logger.info(
+      `workspace changed; servers in scope: ${this.servers.map((s) => s.name).join(", ") || "none"}`,
+    );
+    if (before !== after) this.#emitChange();
+    return before !== after;
+  }
+
+  /** Shuts every running server down. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#listeners.clear();
+    await this.#pool.close();
+  }
+
+  async #cachePath(spec: ServerSpec): Promise<string> {
+    return `${this.configDir}/cache/tools/${(await sha256Hex(spawnKey(spec))).slice(0, 32)}.json`;
+  }
+
+  async #readCache(spec: ServerSpec): Promise<Tool[] | undefined> {
+    if (this.#options.useToolCache === false) return undefined;
+    try {
+      const path = await this.#cachePath(spec);
+      const data = JSON.parse(await Deno.readTextFile(path)) as {
+        spawnKey?: string;
+        fetchedAtMs?: number;
+        tools?: Tool[];
+      };
+      if (
+        data.spawnKey !== spawnKey(spec) || !Array.isArray(data.tools) || typeof data.fetchedAtMs !== "number"
+      ) {
+        return undefined;
+      }
+      if (this.#clock.now() - data.fetchedAtMs > TOOL_CACHE_TTL_MS) return undefined;
+      return data.tools;
+    } catch {
+      return undefined; // No cache or an unreadable one: a miss, the server is asked instead.
+    }
+  }
+
+  async #writeCache(spec: ServerSpec, tools: Tool[]): Promise<void> {
+    if (this.#options.useToolCache === false) return;
+    try {
+      const path = await this.#cachePath(spec);
+      await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+      const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+      const body = JSON.stringify({ spawnKey: spawnKey(spec), fetchedAtMs: this.#clock.now(), tools });
+      await Deno.writeTextFile(tmp, body);
+      await Deno.rename(tmp, path);
+    } catch (error) {
+      this.#logger.warn(`cannot write the tool cache for ${spec.name}: ${String(error)}`);
+    }
+  }
+
+  async #removeCache(spec: ServerSpec): Promise<void> {
+    try {
+      await Deno.remove(await this.#cachePath(spec));
+    } catch {
+      // Nothing cached: nothing to invalidate.
+    }
+  }
+}
+
+/** Modification times and sizes of the files whose change means re-resolution. */
+async function fingerprintOf(workspace: Workspace, cwd: string): Promise<string> {
+  const root = workspace.root;
+  const files = new Set<string>(workspace.manifests);
+  if (root) files.add(`${root}/Cargo.lock`);
+  else files.add(`${cwd}/Cargo.toml`);
+  const parts: string[] = [];
+  for (const file of [...files].sort()) {
+    try {
+      const info = await Deno.stat(file);
+      parts.push(`${file}:${info.mtime?.getTime() ?? 0}:${info.size}`);
+    } catch {
+      parts.push(`${file}:missing`);
+    }
+  }
+  return parts.join("|");
+}

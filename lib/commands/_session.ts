@@ -1,0 +1,66 @@
+/**
+ * What `mcp-serve`, `mcp exec` and `mcp tools` share: the session logger (stderr plus
+ * `<config>/logs/`), the catalog of servers in scope, and the sandbox behind `execute`.
+ *
+ * @module
+ */
+import type { CommandContext } from "../command_context.ts";
+import { resolveConfigDir } from "../config.ts";
+import { Catalog } from "../catalog.ts";
+import { createLogger, type LogLevel, type SessionLogger } from "../log.ts";
+import type { ScriptRunner } from "../meta_server.ts";
+import { createSandboxRunner } from "./_sandbox_runner.ts";
+
+/** One session: close it once, at the end. */
+export interface Session {
+  logger: SessionLogger;
+  catalog: Catalog;
+  runner: ScriptRunner & { close(): Promise<void> };
+  /** Shuts backing servers and sandbox workers down, then closes the log. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a session for the workspace around `ctx.cwd`.
+ *
+ * @param options.stderrLevel Lowest level logged to stderr. @default "info" (`"debug"` with --verbose)
+ */
+export async function openSession(
+  ctx: CommandContext,
+  options: { stderrLevel?: LogLevel; sessionName?: string } = {},
+): Promise<Session> {
+  const configDir = resolveConfigDir(ctx.env, ctx.homeDir);
+  const logger = createLogger({
+    writeErr: ctx.writeErr,
+    stderrLevel: ctx.verbose ? "debug" : options.stderrLevel ?? "info",
+    logDir: `${configDir}/logs`,
+    sessionName: options.sessionName,
+  });
+  let catalog: Catalog;
+  try {
+    catalog = await Catalog.open({ cwd: ctx.cwd, env: ctx.env, homeDir: ctx.homeDir, logger });
+  } catch (error) {
+    logger.close();
+    throw error;
+  }
+  if (catalog.configError) logger.warn(`config.toml ignored: ${catalog.configError.message}`);
+  for (const problem of catalog.workspace.problems) logger.warn(problem.message);
+  for (const refusal of catalog.refused) logger.warn(`server ${refusal.server} refused: ${refusal.reason}`);
+  const runner = createSandboxRunner(catalog.config, logger);
+  let closed = false;
+  return {
+    logger,
+    catalog,
+    runner,
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await catalog.close();
+        await runner.close();
+      } finally {
+        logger.close();
+      }
+    },
+  };
+}

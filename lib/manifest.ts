@@ -1,0 +1,474 @@
+/**
+ * `SYMPOSIUM.toml` text → a validated {@link PluginManifest} (SPEC §3, upstream §1.2–§1.3). Every
+ * problem is a {@link ManifestError} naming the key with file:line:col and how to fix it.
+ *
+ * @module
+ */
+import { type Location, UserError, type UserErrorOptions } from "./diagnostics.ts";
+import { parseDependsOn } from "./depends_on.ts";
+import {
+  isTable,
+  parseTomlDocument,
+  suggestKey,
+  type TomlDocument,
+  type TomlPath,
+  tomlTypeName,
+} from "./_toml_position.ts";
+
+/** Fields every declared server has. Optional ones are `undefined` when not written. */
+export interface ServerDeclBase {
+  /** Server name: the global a script uses (after `namespaceKey()`) and the name in `mcp login`. */
+  name: string;
+  /** Server-level `depends-on` atoms (validated); `undefined` = not written (only the plugin gate applies). */
+  dependsOn: string[] | undefined;
+  /** Per-server `startup-timeout-secs` (1–86400 s). */
+  startupTimeoutSecs: number | undefined;
+  /** Per-server `tool-call-timeout-secs` (1–86400 s; clamped below the script deadline at resolution). */
+  toolCallTimeoutSecs: number | undefined;
+  /** `enabled-tools` allow-list (`[]` exposes nothing). */
+  enabledTools: string[] | undefined;
+  /** `disabled-tools` deny-list. */
+  disabledTools: string[] | undefined;
+  /** Where the `[[mcp_servers]]` entry starts. */
+  location: Location;
+}
+
+/** A declared server run as a child process (`command`). */
+export interface StdioServerDecl extends ServerDeclBase {
+  transport: "stdio";
+  command: string;
+  /** Default `[]`. */
+  args: string[];
+  /** Added to the inherited environment. Default `{}`. */
+  env: Record<string, string>;
+  /** As written; relative paths are joined to the workspace root at resolution. */
+  cwd: string | undefined;
+}
+
+/** A declared remote server (`url`). Values may hold `${VAR}` references, expanded at resolution. */
+export interface RemoteServerDecl extends ServerDeclBase {
+  /** `"sse"` parses but is refused at resolution (deprecated transport). Default `"http"`. */
+  transport: "http" | "sse";
+  url: string;
+  /** Default `{}`. */
+  headers: Record<string, string>;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  scopes: string[] | undefined;
+}
+
+/** One `[[mcp_servers]]` entry. */
+export type McpServerDecl = StdioServerDecl | RemoteServerDecl;
+
+/** A validated `SYMPOSIUM.toml`. Keys that concern other parts of Symposium (skills, hooks…) are not kept. */
+export interface PluginManifest {
+  name: string;
+  /** Plugin-level `depends-on` atoms; `undefined` = not written. */
+  dependsOn: string[] | undefined;
+  /** In file order. */
+  mcpServers: McpServerDecl[];
+}
+
+/** A problem in a `SYMPOSIUM.toml`. */
+export class ManifestError extends UserError {
+  override name = "ManifestError";
+  constructor(code: string, message: string, options: UserErrorOptions = {}) {
+    super(code, message, options);
+  }
+}
+
+/** Top-level keys this program reads. */
+const PLUGIN_KEYS = ["name", "depends-on", "mcp_servers"] as const;
+/** Upstream top-level keys that concern other parts of Symposium: accepted and not read. */
+const FOREIGN_PLUGIN_KEYS = [
+  "installations",
+  "hooks",
+  "skills",
+  "subcommand",
+  "predicate",
+  "plugins",
+  "defaults",
+];
+const SERVER_KEYS = [
+  "name",
+  "depends-on",
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "url",
+  "headers",
+  "transport",
+  "client-id",
+  "client-secret",
+  "scopes",
+  "startup-timeout-secs",
+  "tool-call-timeout-secs",
+  "enabled-tools",
+  "disabled-tools",
+];
+const STDIO_KEYS = ["command", "args", "env", "cwd"];
+const REMOTE_ONLY_KEYS = ["headers", "transport", "client-id", "client-secret", "scopes"];
+/** Upstream server keys this program does not implement: refused, since ignoring them would change what runs. */
+const UNSUPPORTED_SERVER_KEYS: Record<string, string> = {
+  predicates: "gate the server with `depends-on` instead",
+  installation: "install the server yourself and set `command` to it",
+  requirements: "install what the server needs yourself; `requirements` is not supported",
+};
+const MAX_TIMEOUT_SECS = 86_400;
+
+/**
+ * Validates a plugin manifest.
+ *
+ * Accepted: top-level `name` (required), `depends-on` (atom or list of atoms) and
+ * `[[mcp_servers]]`; upstream's other top-level keys (`skills`, `hooks`, `installations`,
+ * `subcommand`, `predicate`, `plugins`, `defaults`, and `predicates` in a plugin without MCP
+ * servers) are accepted and ignored. Each server has `name`, optional `depends-on`, then either
+ * `command` (+ `args`, `env`, `cwd`) or `url` (+ `headers`, `transport`, `client-id`,
+ * `client-secret`, `scopes`), and optional `startup-timeout-secs`, `tool-call-timeout-secs`,
+ * `enabled-tools` or `disabled-tools`. Every server must be gated: `depends-on` at the plugin or
+ * the server level (`"*"` applies everywhere).
+ *
+ * @param text The file's content.
+ * @param file The path shown in diagnostics.
+ * @throws {ManifestError} The first problem in file order, with a 1-based location: codes
+ *   `MANIFEST_SYNTAX`, `MANIFEST_UNKNOWN_KEY` (hint: the closest key), `MANIFEST_UNSUPPORTED_KEY`,
+ *   `MANIFEST_MISSING_KEY`, `MANIFEST_BAD_VALUE`, `MANIFEST_CONFLICT` (stdio and remote keys
+ *   mixed, both tool lists), `MANIFEST_DUPLICATE_SERVER`, `MANIFEST_NO_DEPENDENCY`,
+ *   `DEPENDS_ON_INVALID`.
+ */
+export function parseManifest(text: string, file: string): PluginManifest {
+  let doc: TomlDocument;
+  try {
+    doc = parseTomlDocument(text, file, { code: "MANIFEST_SYNTAX", what: `plugin manifest ${file}` });
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    throw new ManifestError(error.code, error.message, error);
+  }
+  return new Checker(doc, file).plugin();
+}
+
+class Checker {
+  #doc: TomlDocument;
+  #file: string;
+  #label = "plugin manifest";
+
+  constructor(doc: TomlDocument, file: string) {
+    this.#doc = doc;
+    this.#file = file;
+  }
+
+  plugin(): PluginManifest {
+    const top = this.#doc.value;
+    if (typeof top.name === "string" && top.name.trim() !== "") this.#label = `plugin "${top.name}"`;
+    const hasServers = "mcp_servers" in top;
+    for (const key of Object.keys(top)) {
+      if ((PLUGIN_KEYS as readonly string[]).includes(key) || FOREIGN_PLUGIN_KEYS.includes(key)) continue;
+      if (key === "predicates" && !hasServers) continue;
+      if (key === "predicates") {
+        this.#fail(
+          "MANIFEST_UNSUPPORTED_KEY",
+          [key],
+          "`predicates` is not supported for plugins with MCP servers",
+          {
+            hint: "gate the plugin with `depends-on` instead",
+          },
+        );
+      }
+      if (key === "crates") {
+        this.#fail(
+          "MANIFEST_UNKNOWN_KEY",
+          [key],
+          "the `crates` field has been renamed; use `depends-on` instead",
+        );
+      }
+      this.#unknownKey([key], [...PLUGIN_KEYS, ...FOREIGN_PLUGIN_KEYS, "predicates"]);
+    }
+    if (!("name" in top)) {
+      this.#fail("MANIFEST_MISSING_KEY", [], '"name" is missing', {
+        hint: 'add name = "<plugin name>" at the top of the file',
+      });
+    }
+    const name = this.#nonEmptyString(top.name, ["name"], "name");
+    const dependsOn = this.#dependsOn(top["depends-on"], ["depends-on"]);
+    const servers = top.mcp_servers;
+    if (servers !== undefined && (!Array.isArray(servers) || !servers.every(isTable))) {
+      this.#fail("MANIFEST_BAD_VALUE", ["mcp_servers"], "`mcp_servers` must be an array of tables", {
+        hint: "declare each server under its own [[mcp_servers]] header",
+      });
+    }
+    const mcpServers: McpServerDecl[] = [];
+    ((servers ?? []) as Record<string, unknown>[]).forEach((entry, i) => {
+      const server = this.#server(entry, i, dependsOn !== undefined);
+      if (mcpServers.some((s) => s.name === server.name)) {
+        this.#fail(
+          "MANIFEST_DUPLICATE_SERVER",
+          ["mcp_servers", i, "name"],
+          `mcp server "${server.name}" is declared twice`,
+          {
+            hint: "give each [[mcp_servers]] entry its own name",
+          },
+        );
+      }
+      mcpServers.push(server);
+    });
+    return { name, dependsOn, mcpServers };
+  }
+
+  #server(entry: Record<string, unknown>, i: number, pluginGated: boolean): McpServerDecl {
+    const at = (key?: string): TomlPath => key === undefined ? ["mcp_servers", i] : ["mcp_servers", i, key];
+    const where = typeof entry.name === "string"
+      ? `mcp server "${entry.name}"`
+      : `[[mcp_servers]] entry ${i + 1}`;
+    for (const key of Object.keys(entry)) {
+      if (SERVER_KEYS.includes(key)) continue;
+      const unsupported = UNSUPPORTED_SERVER_KEYS[key];
+      if (unsupported) {
+        this.#fail(
+          "MANIFEST_UNSUPPORTED_KEY",
+          at(key),
+          `${where} sets \`${key}\`, which cargo-agents does not support`,
+          {
+            hint: unsupported,
+          },
+        );
+      }
+      if (key === "type") {
+        this.#fail("MANIFEST_UNKNOWN_KEY", at(key), `unknown key "type" in ${where}`, {
+          hint:
+            'a server with `url` is remote; remove `type` (set `transport = "sse"` only for an SSE server)',
+        });
+      }
+      this.#unknownKey(at(key), SERVER_KEYS, ` in ${where}`);
+    }
+    if (!("name" in entry)) {
+      this.#fail("MANIFEST_MISSING_KEY", at(), `${where} has no "name"`, {
+        hint: 'add name = "<server name>" to the entry',
+      });
+    }
+    const name = this.#nonEmptyString(entry.name, at("name"), "name");
+    const label = `mcp server "${name}"`;
+    const has = (key: string) => key in entry;
+    const base: ServerDeclBase = {
+      name,
+      dependsOn: this.#dependsOn(entry["depends-on"], at("depends-on")),
+      startupTimeoutSecs: this.#timeout(entry["startup-timeout-secs"], at("startup-timeout-secs")),
+      toolCallTimeoutSecs: this.#timeout(entry["tool-call-timeout-secs"], at("tool-call-timeout-secs")),
+      enabledTools: this.#stringList(entry["enabled-tools"], at("enabled-tools"), "enabled-tools"),
+      disabledTools: this.#stringList(entry["disabled-tools"], at("disabled-tools"), "disabled-tools"),
+      location: this.#location(at()),
+    };
+    if (has("enabled-tools") && has("disabled-tools")) {
+      this.#conflict(
+        at("disabled-tools"),
+        `${label} sets both \`enabled-tools\` and \`disabled-tools\`; use one or the other`,
+      );
+    }
+    if (has("url")) {
+      if (has("command")) {
+        this.#conflict(
+          at("command"),
+          `${label} sets both \`url\` and a local command; a server is reached one way or the other`,
+        );
+      }
+      const local = STDIO_KEYS.find(has);
+      if (local) {
+        this.#conflict(
+          at(local),
+          `${label} sets \`args\`, \`env\` or \`cwd\` alongside \`url\`; those apply only to a server run as a child process`,
+        );
+      }
+    } else {
+      const remote = REMOTE_ONLY_KEYS.find(has);
+      if (remote) this.#conflict(at(remote), `${label} sets \`${remote}\` without a \`url\``);
+      if (!has("command")) {
+        this.#fail("MANIFEST_MISSING_KEY", at(), `${label} needs a \`command\` or a \`url\``, {
+          hint: 'add command = "<program>" for a local server or url = "https://…" for a remote one',
+        });
+      }
+    }
+    if (!pluginGated && base.dependsOn === undefined) {
+      this.#fail("MANIFEST_NO_DEPENDENCY", at(), `${label} references no dependency`, {
+        hint: 'add depends-on = ["<crate>"] to the server or the plugin ("*" applies everywhere)',
+      });
+    }
+    if (has("url")) return this.#remote(entry, base, at);
+    return {
+      ...base,
+      transport: "stdio",
+      command: this.#nonEmptyString(entry.command, at("command"), "command"),
+      args: this.#stringList(entry.args, at("args"), "args") ?? [],
+      env: this.#stringTable(entry.env, at("env"), "env") ?? {},
+      cwd: entry.cwd === undefined ? undefined : this.#nonEmptyString(entry.cwd, at("cwd"), "cwd"),
+    };
+  }
+
+  #remote(
+    entry: Record<string, unknown>,
+    base: ServerDeclBase,
+    at: (key?: string) => TomlPath,
+  ): RemoteServerDecl {
+    const transport = entry.transport ?? "http";
+    if (transport !== "http" && transport !== "sse") {
+      this.#fail(
+        "MANIFEST_BAD_VALUE",
+        at("transport"),
+        `mcp server "${base.name}" has unknown transport ${
+          JSON.stringify(transport)
+        }; expected "http" or "sse"`,
+        { hint: "remove `transport` for streamable HTTP (the default)" },
+      );
+    }
+    if ("client-secret" in entry && !("client-id" in entry)) {
+      this.#conflict(
+        at("client-secret"),
+        `mcp server "${base.name}" sets \`client-secret\` without \`client-id\``,
+      );
+    }
+    const optional = (key: string) =>
+      entry[key] === undefined ? undefined : this.#nonEmptyString(entry[key], at(key), key);
+    return {
+      ...base,
+      transport: transport as "http" | "sse",
+      url: this.#nonEmptyString(entry.url, at("url"), "url"),
+      headers: this.#stringTable(entry.headers, at("headers"), "headers") ?? {},
+      clientId: optional("client-id"),
+      clientSecret: optional("client-secret"),
+      scopes: this.#stringList(entry.scopes, at("scopes"), "scopes"),
+    };
+  }
+
+  #dependsOn(value: unknown, path: TomlPath): string[] | undefined {
+    if (value === undefined) return undefined;
+    const atoms = typeof value === "string" ? [value] : value;
+    if (!Array.isArray(atoms) || atoms.length === 0) {
+      this.#fail(
+        "MANIFEST_BAD_VALUE",
+        path,
+        `\`depends-on\` must be a crate atom or a non-empty list of them, not ${describe(value)}`,
+        {
+          hint: 'write depends-on = ["serde"] or depends-on = "*"',
+        },
+      );
+    }
+    return (atoms as unknown[]).map((atom, i) => {
+      const atomPath = typeof value === "string" ? path : [...path, i];
+      if (typeof atom !== "string") {
+        this.#fail(
+          "MANIFEST_BAD_VALUE",
+          atomPath,
+          `\`depends-on\` entries must be strings, not ${describe(atom)}`,
+        );
+      }
+      try {
+        parseDependsOn(atom as string);
+      } catch (error) {
+        if (!(error instanceof UserError)) throw error;
+        this.#fail(error.code, atomPath, error.message.replace(/^Cannot read /, "invalid "), {
+          hint: error.hint,
+        });
+      }
+      return atom as string;
+    });
+  }
+
+  #timeout(value: unknown, path: TomlPath): number | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_TIMEOUT_SECS) {
+      this.#fail(
+        "MANIFEST_BAD_VALUE",
+        path,
+        `\`${path.at(-1)}\` must be a whole number of seconds from 1 to ${MAX_TIMEOUT_SECS}, not ${
+          describe(value)
+        }`,
+      );
+    }
+    return value as number;
+  }
+
+  #nonEmptyString(value: unknown, path: TomlPath, key: string): string {
+    if (typeof value !== "string" || value.trim() === "") {
+      this.#fail("MANIFEST_BAD_VALUE", path, `\`${key}\` must be a non-empty string, not ${describe(value)}`);
+    }
+    return value as string;
+  }
+
+  #stringList(value: unknown, path: TomlPath, key: string): string[] | undefined {
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value)) {
+      this.#fail("MANIFEST_BAD_VALUE", path, `\`${key}\` must be a list of strings, not ${describe(value)}`, {
+        hint: `write ${key} = ["…", "…"]`,
+      });
+    }
+    (value as unknown[]).forEach((item, i) => {
+      if (typeof item !== "string") {
+        this.#fail(
+          "MANIFEST_BAD_VALUE",
+          [...path, i],
+          `\`${key}\` must be a list of strings; item ${i + 1} is ${describe(item)}`,
+          {
+            hint: "quote it",
+          },
+        );
+      }
+    });
+    return [...(value as string[])];
+  }
+
+  #stringTable(value: unknown, path: TomlPath, key: string): Record<string, string> | undefined {
+    if (value === undefined) return undefined;
+    if (!isTable(value)) {
+      this.#fail(
+        "MANIFEST_BAD_VALUE",
+        path,
+        `\`${key}\` must be a table of strings, not ${describe(value)}`,
+        {
+          hint: `write ${key} = { NAME = "value" }`,
+        },
+      );
+    }
+    const table = value as Record<string, unknown>;
+    for (const [k, v] of Object.entries(table)) {
+      if (typeof v !== "string") {
+        this.#fail(
+          "MANIFEST_BAD_VALUE",
+          [...path, k],
+          `\`${key}.${k}\` must be a string, not ${describe(v)}`,
+          {
+            hint: "quote the value",
+          },
+        );
+      }
+    }
+    return { ...(table as Record<string, string>) };
+  }
+
+  #unknownKey(path: TomlPath, known: readonly string[], where = ""): never {
+    const key = String(path.at(-1));
+    const near = suggestKey(key, known);
+    return this.#fail("MANIFEST_UNKNOWN_KEY", path, `unknown key "${key}"${where}`, {
+      hint: near ? `did you mean "${near}"?` : `known keys here: ${known.join(", ")}`,
+    });
+  }
+
+  #conflict(path: TomlPath, message: string): never {
+    return this.#fail("MANIFEST_CONFLICT", path, message);
+  }
+
+  #location(path: TomlPath): Location {
+    return { file: this.#file, ...this.#doc.index.locate(path) };
+  }
+
+  #fail(code: string, path: TomlPath, what: string, options: { hint?: string | undefined } = {}): never {
+    throw new ManifestError(code, `Cannot load ${this.#label}: ${what}`, {
+      hint: options.hint,
+      location: this.#location(path),
+    });
+  }
+}
+
+function describe(value: unknown): string {
+  const type = tomlTypeName(value);
+  const article = /^[aeiou]/.test(type) ? "an" : "a";
+  return value === undefined ? "missing" : `${article} ${type}`;
+}

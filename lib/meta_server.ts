@@ -1,0 +1,380 @@
+/**
+ * The MCP server the agent talks to: `symposium`, with two tools. `list_tools` describes what the
+ * servers in scope offer (index, declarations, problems); `execute` runs a script in the sandbox
+ * with one global per server and dispatches its calls through the catalog. Stdout carries
+ * JSON-RPC only.
+ *
+ * @module
+ */
+import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
+import type { CallToolResult, Transport } from "@modelcontextprotocol/server";
+import type { Catalog, ServerTools } from "./catalog.ts";
+import { renderDeclarations, renderIndex } from "./declarations.ts";
+import type { Logger } from "./log.ts";
+import { NULL_LOGGER } from "./log.ts";
+import { namespaceKey } from "./server_spec.ts";
+import { offShapeNotice, OutputShapeChecker, unwrapToolResult } from "./result_unwrap.ts";
+
+/** Version announced in `serverInfo`. */
+export const META_SERVER_VERSION = "0.1.0";
+
+/** What the agent reads at `initialize`. */
+export const INSTRUCTIONS =
+  "Symposium exposes the MCP tools of this Rust workspace through two tools. Start with `execute`: " +
+  "its description names the servers in scope, and one script can call several tools and return only " +
+  "what matters. Call `list_tools` for the tools of a server and their TypeScript signatures.";
+
+/** `list_tools`' description (upstream wording). */
+export const LIST_TOOLS_DESCRIPTION =
+  "Describe the MCP tools available in this workspace. Returns names and descriptions by default; " +
+  "pass a filter or a higher detail level for full TypeScript signatures.";
+
+const LIST_TOOLS_SCHEMA = {
+  type: "object" as const,
+  properties: {
+    servers: { type: "array", items: { type: "string" }, description: "Restrict to these servers." },
+    tools: { type: "array", items: { type: "string" }, description: "Restrict to these tool names." },
+    pattern: { type: "string", description: "Glob matched against tool names." },
+    detail: {
+      type: "string",
+      enum: ["names", "signatures", "full"],
+      description: "How much to return. Defaults to names.",
+    },
+  },
+};
+
+const EXECUTE_SCHEMA = {
+  type: "object" as const,
+  properties: { script: { type: "string", description: "The JavaScript program to run." } },
+  required: ["script"],
+};
+
+/** A parsed `list_tools` request. */
+export interface ListToolsQuery {
+  servers?: string[] | undefined;
+  tools?: string[] | undefined;
+  pattern?: string | undefined;
+  detail?: "names" | "signatures" | "full" | undefined;
+}
+
+/**
+ * Reads `list_tools` arguments leniently: unknown keys ignored, non-string list items dropped,
+ * an unknown `detail` means `names`.
+ */
+export function parseListToolsArgs(args: unknown): ListToolsQuery {
+  const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+  const list = (v: unknown) =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : undefined;
+  const detail = ["names", "signatures", "full"].includes(a.detail as string)
+    ? a.detail as ListToolsQuery["detail"]
+    : undefined;
+  return {
+    servers: list(a.servers),
+    tools: list(a.tools),
+    pattern: typeof a.pattern === "string" ? a.pattern : undefined,
+    detail,
+  };
+}
+
+function globToRegExp(glob: string): RegExp {
+  const escaped = glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
+  return new RegExp(`^${escaped}$`);
+}
+
+/**
+ * The text `list_tools` answers (also what `cargo-agents mcp tools` prints). Answers from the
+ * tool cache when fresh, else starts the servers it lists; never throws for a failing server:
+ * it goes under `Problems:` with its error (stderr tail included).
+ */
+export async function renderListTools(
+  catalog: Catalog,
+  query: ListToolsQuery,
+  signal?: AbortSignal,
+): Promise<string> {
+  await catalog.refreshIfChanged();
+  const problems: string[] = [];
+  if (catalog.configError) problems.push(`config.toml: ${catalog.configError.message}`);
+  for (const r of catalog.refused) problems.push(`\`${r.server}\`: ${r.reason}`);
+  if (catalog.servers.length === 0 && catalog.refused.length === 0) {
+    return "No MCP servers apply to this workspace.";
+  }
+  const narrowed = query.servers !== undefined || query.tools !== undefined;
+  const detail = (query.detail ?? "names") === "names" && narrowed ? "full" : query.detail ?? "names";
+  const wanted = query.servers;
+  const chosen = catalog.servers.filter((s) =>
+    wanted === undefined || wanted.includes(s.name) || wanted.includes(namespaceKey(s.name))
+  );
+  for (const name of wanted ?? []) {
+    if (!catalog.servers.some((s) => s.name === name || namespaceKey(s.name) === name)) {
+      problems.push(
+        `no server named \`${name}\`. Available: ${catalog.servers.map((s) => s.name).join(", ") || "none"}`,
+      );
+    }
+  }
+  const pattern = query.pattern === undefined ? undefined : globToRegExp(query.pattern);
+  const listed = await Promise.all(chosen.map(async (spec) => {
+    try {
+      return await catalog.listServerTools(spec, signal ? { signal } : {});
+    } catch (error) {
+      problems.push(`\`${spec.name}\`: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+  }));
+  const sections: string[] = [];
+  for (const entry of listed) {
+    if (!entry) continue;
+    problems.push(...entry.warnings);
+    const shown = selectTools(entry, query, pattern);
+    if (shown.length === 0) {
+      if (query.tools === undefined && pattern === undefined && entry.hiddenCount > 0) {
+        problems.push(`\`${entry.spec.name}\`: no tools visible (${entry.hiddenCount} hidden by filters)`);
+      }
+      if (query.tools !== undefined || pattern !== undefined) continue;
+    }
+    sections.push(
+      detail === "names"
+        ? renderIndex(entry.spec.name, shown)
+        : renderDeclarations(entry.spec.name, shown, { detail }).text,
+    );
+  }
+  if (sections.length === 0 && problems.length === 0) return "No tools matched.";
+  const parts = [sections.join(detail === "names" ? "\n" : "\n\n")];
+  if (problems.length > 0) parts.push(`Problems:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+  return parts.filter((p) => p !== "").join("\n\n");
+}
+
+function selectTools(entry: ServerTools, query: ListToolsQuery, pattern: RegExp | undefined) {
+  return entry.tools.filter((t) =>
+    (query.tools === undefined || query.tools.includes(t.name)) &&
+    (pattern === undefined || pattern.test(t.name))
+  );
+}
+
+/** `execute`'s description: how scripts work, then the servers in scope. */
+export function executeDescription(catalog: Catalog): string {
+  const head = "Run a JavaScript program with this workspace's MCP tools in scope. Each server is a global " +
+    "object whose methods are its tools and return promises, e.g.\n" +
+    '  const rows = await sqlx.query({ sql: "select 1" });\n' +
+    "  return rows.filter((r) => r.ok);\n" +
+    "Write an async arrow function or a statement body that returns a value. Only the returned value " +
+    "(and console output) comes back, so filter inside the script. Calls under Promise.all run concurrently.";
+  const names = catalog.servers.map((s) =>
+    namespaceKey(s.name) === s.name ? s.name : `${s.name} (as ${namespaceKey(s.name)})`
+  );
+  const tail = names.length > 0
+    ? `Servers in scope: ${names.join(", ")}.\nCall \`list_tools\` for their tools and signatures.`
+    : "No MCP servers apply to this workspace. Nothing is in scope for `execute`.";
+  return `${head}\n\n${tail}`;
+}
+
+/** A host call from the sandbox: the script's `namespace.key(args)`. */
+export interface HostCallRequest {
+  namespace: string;
+  key: string;
+  /** The script's first argument as JSON, or `undefined`. */
+  args: unknown;
+}
+
+/** What `execute` needs from the sandbox (adapter over `lib/sandbox/`). */
+export interface ScriptRunner {
+  /**
+   * Runs one script; never throws. `notices()` is read once the script ended (off-shape tags).
+   * @returns The text for the agent, whether it is an error, and extra content blocks (images).
+   */
+  run(request: {
+    script: string;
+    namespaces: string[];
+    hostCall: (request: HostCallRequest, signal: AbortSignal) => Promise<unknown>;
+    notices: () => string[];
+    signal?: AbortSignal | undefined;
+  }): Promise<{ text: string; isError: boolean; extraContent?: CallToolResult["content"] | undefined }>;
+}
+
+/** The argument object sent for a script's argument: `{}` for none/null, `{ value: x }` for non-objects. */
+export function toolArguments(args: unknown): Record<string, unknown> {
+  if (args === undefined || args === null) return {};
+  if (typeof args === "object" && !Array.isArray(args)) return args as Record<string, unknown>;
+  return { value: args };
+}
+
+/** Options of {@link runExecute}. */
+export interface ExecuteOptions {
+  signal?: AbortSignal | undefined;
+  /** Called after each backing call completes (successfully or not) with the count so far. */
+  onCallCompleted?: ((count: number) => void) | undefined;
+  /** One checker per session, so a schema is compiled once. */
+  checker?: OutputShapeChecker | undefined;
+  logger?: Logger | undefined;
+}
+
+/**
+ * Runs `script` exactly as the `execute` tool does (also `cargo-agents mcp exec`).
+ *
+ * @returns The `CallToolResult` for the agent.
+ */
+export async function runExecute(
+  catalog: Catalog,
+  runner: ScriptRunner,
+  script: string,
+  options: ExecuteOptions = {},
+): Promise<CallToolResult> {
+  await catalog.refreshIfChanged();
+  if (catalog.servers.length === 0) {
+    const lines = catalog.refused.map((r) => `  \`${r.server}\`: ${r.reason}`);
+    return {
+      content: [{
+        type: "text",
+        text: ["No MCP tools are in scope, so there is nothing to call.", ...lines].join("\n"),
+      }],
+      isError: true,
+    };
+  }
+  const checker = options.checker ?? new OutputShapeChecker();
+  const logger = options.logger ?? NULL_LOGGER;
+  const offShape = new Set<string>();
+  let completed = 0;
+  const hostCall = async (request: HostCallRequest, signal: AbortSignal): Promise<unknown> => {
+    try {
+      const outcome = await catalog.call(request.namespace, request.key, toolArguments(request.args), {
+        signal,
+      });
+      const unwrapped = unwrapToolResult(outcome.result);
+      if (!unwrapped.ok) throw new Error(unwrapped.message);
+      if (checker.check(outcome.definition.outputSchema, outcome.result, unwrapped.value) === "off-shape") {
+        const notice = offShapeNotice(outcome.server, outcome.tool);
+        if (!offShape.has(notice)) logger.debug(notice);
+        offShape.add(notice);
+      }
+      return unwrapped.value;
+    } finally {
+      completed++;
+      options.onCallCompleted?.(completed);
+    }
+  };
+  const refusals = catalog.refused.map((r) => `\`${r.server}\`: ${r.reason}`);
+  const outcome = await runner.run({
+    script,
+    namespaces: catalog.servers.map((s) => namespaceKey(s.name)),
+    hostCall,
+    notices: () => [...refusals, ...offShape],
+    signal: options.signal,
+  });
+  return {
+    content: [{ type: "text", text: outcome.text }, ...(outcome.extraContent ?? [])],
+    ...(outcome.isError ? { isError: true } : {}),
+  };
+}
+
+/** Options of {@link createMetaServer}. */
+export interface MetaServerOptions {
+  catalog: Catalog;
+  runner: ScriptRunner;
+  /** @default NULL_LOGGER */
+  logger?: Logger | undefined;
+}
+
+/**
+ * Builds the `symposium` MCP server (not connected). Tells the agent `tools/list_changed` when
+ * the catalog changes (workspace re-resolved, a backing server's tools changed).
+ */
+export function createMetaServer(options: MetaServerOptions): Server {
+  const { catalog, runner } = options;
+  const logger = options.logger ?? NULL_LOGGER;
+  const checker = new OutputShapeChecker();
+  const server = new Server(
+    { name: "symposium", version: META_SERVER_VERSION },
+    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler("tools/list", () => ({
+    tools: [
+      {
+        name: "list_tools",
+        description: LIST_TOOLS_DESCRIPTION,
+        inputSchema: LIST_TOOLS_SCHEMA,
+        annotations: { readOnlyHint: true },
+      },
+      {
+        name: "execute",
+        description: executeDescription(catalog),
+        inputSchema: EXECUTE_SCHEMA,
+        annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+      },
+    ],
+  }));
+  server.setRequestHandler("tools/call", async (request, ctx) => {
+    const name = request.params.name;
+    const signal = ctx.mcpReq.signal;
+    if (name === "list_tools") {
+      const text = await renderListTools(catalog, parseListToolsArgs(request.params.arguments), signal);
+      return { content: [{ type: "text", text }] };
+    }
+    if (name === "execute") {
+      const script = (request.params.arguments as Record<string, unknown> | undefined)?.script;
+      if (typeof script !== "string") {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, "`execute` requires a `script` string");
+      }
+      const progressToken = ctx.mcpReq._meta?.progressToken;
+      const started = Date.now();
+      const result = await runExecute(catalog, runner, script, {
+        signal,
+        checker,
+        logger,
+        onCallCompleted: progressToken === undefined ? undefined : (count) => {
+          void ctx.mcpReq.notify({
+            method: "notifications/progress",
+            params: { progressToken, progress: count, message: `${count} tool call(s) completed` },
+          }).catch(() => {}); // The agent may be gone; progress is best effort.
+        },
+      });
+      logger.info(`execute: ${result.isError ? "error" : "ok"} in ${Date.now() - started} ms`);
+      return result;
+    }
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `no such tool: ${name}. Available: list_tools, execute`,
+    );
+  });
+  catalog.onChange(() => {
+    logger.info("tools changed; telling the agent");
+    server.sendToolListChanged().catch(() => {}); // Not connected yet or gone: nothing to tell.
+  });
+  return server;
+}
+
+/**
+ * Serves the meta-server on `transport` until the agent disconnects (stdin closes) or `signal`
+ * aborts, then shuts every backing server down.
+ *
+ * @param options.watchIntervalMs How often the workspace files are checked for changes, in ms. @default 2000
+ */
+export async function serveMetaServer(
+  options: MetaServerOptions & {
+    transport: Transport;
+    signal?: AbortSignal | undefined;
+    watchIntervalMs?: number;
+  },
+): Promise<void> {
+  const logger = options.logger ?? NULL_LOGGER;
+  const server = createMetaServer(options);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+    options.signal?.addEventListener("abort", () => resolve(), { once: true });
+  });
+  await server.connect(options.transport);
+  logger.info(
+    `serving; servers in scope: ${options.catalog.servers.map((s) => s.name).join(", ") || "none"}`,
+  );
+  const watch = setInterval(() => {
+    options.catalog.refreshIfChanged().catch((error) =>
+      logger.warn(`re-resolution failed: ${String(error)}`)
+    );
+  }, options.watchIntervalMs ?? 2_000);
+  try {
+    await closed;
+  } finally {
+    clearInterval(watch);
+    logger.info("client gone; shutting down backing servers");
+    await options.catalog.close();
+    await server.close().catch(() => {}); // Already closed when stdin ended.
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * What a script gets back from a tool call: the `CallToolResult` envelope unwrapped into a plain
+ * value (SPEC §5, upstream §4.6), and the check of that value against the tool's `outputSchema`,
+ * which never refuses a result but tags it off-shape.
+ *
+ * @module
+ */
+import { Ajv } from "ajv";
+import type { ValidateFunction } from "ajv";
+
+/** The envelope fields the ladder reads (a subset of the SDK's `CallToolResult`). */
+export interface ToolResultLike {
+  content?: unknown[] | undefined;
+  structuredContent?: unknown;
+  isError?: boolean | undefined;
+}
+
+/** Outcome of {@link unwrapToolResult}: a value for the script, or the tool's own error text. */
+export type Unwrapped = { ok: true; value: unknown } | { ok: false; message: string };
+
+interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+function isTextBlock(block: unknown): block is TextBlock {
+  return typeof block === "object" && block !== null && (block as { type?: unknown }).type === "text" &&
+    typeof (block as { text?: unknown }).text === "string";
+}
+
+/**
+ * Unwraps a `tools/call` result, in this order:
+ * 1. `isError: true` → failure whose message is the text blocks joined by `\n`
+ *    (`"the tool reported an error"` when there is no text);
+ * 2. `structuredContent` → that value; an object whose only key is `result` (the FastMCP
+ *    envelope) becomes its inner value;
+ * 3. only text blocks (at least one) → joined by `\n`, then `JSON.parse`d when that succeeds;
+ * 4. anything else (images, audio, resources, mixed, empty) → the content blocks as they are.
+ *
+ * @example
+ * ```ts
+ * import { unwrapToolResult } from "./result_unwrap.ts";
+ * unwrapToolResult({ content: [{ type: "text", text: "[1,2]" }] }); // { ok: true, value: [1, 2] }
+ * ```
+ */
+export function unwrapToolResult(result: ToolResultLike): Unwrapped {
+  const content = Array.isArray(result.content) ? result.content : [];
+  if (result.isError === true) {
+    const text = content.filter(isTextBlock).map((b) => b.text).join("\n").trim();
+    return { ok: false, message: text || "the tool reported an error" };
+  }
+  if (result.structuredContent !== undefined && result.structuredContent !== null) {
+    return { ok: true, value: unwrapResultEnvelope(result.structuredContent) };
+  }
+  if (content.length > 0 && content.every(isTextBlock)) {
+    const joined = content.map((b) => b.text).join("\n");
+    try {
+      return { ok: true, value: JSON.parse(joined) };
+    } catch {
+      return { ok: true, value: joined }; // Not JSON: the script gets the text itself.
+    }
+  }
+  return { ok: true, value: content };
+}
+
+function unwrapResultEnvelope(value: unknown): unknown {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const keys = Object.keys(value);
+    if (keys.length === 1 && keys[0] === "result") return (value as { result: unknown }).result;
+  }
+  return value;
+}
+
+/** The notice appended to `execute` output for a result that does not match its `outputSchema`. */
+export function offShapeNotice(server: string, tool: string): string {
+  return `${server}.${tool}: result off-shape, treat as unknown`;
+}
+
+/** Outcome of {@link OutputShapeChecker.check}. */
+export type ShapeVerdict = "conforms" | "off-shape" | "unchecked";
+
+/**
+ * Checks results against declared `outputSchema`s with ajv. Compiled validators are cached per
+ * schema text. A schema that cannot be compiled (a remote `$ref`, an invalid pattern) is not
+ * checked. One checker lives for the session.
+ */
+export class OutputShapeChecker {
+  readonly #ajv = new Ajv({
+    strict: false,
+    validateSchema: false,
+    addUsedSchema: false,
+    allowUnionTypes: true,
+    logger: false,
+  });
+  readonly #cache = new Map<string, ValidateFunction | null>();
+
+  /**
+   * @param outputSchema The tool's declared `outputSchema`; `undefined` = not checked.
+   * @param result The raw result; `structuredContent` is checked when present (the schema
+   *   describes it, FastMCP envelope included), else the unwrapped value.
+   * @param unwrapped What {@link unwrapToolResult} produced for the script.
+   */
+  check(outputSchema: unknown, result: ToolResultLike, unwrapped: unknown): ShapeVerdict {
+    if (typeof outputSchema !== "object" || outputSchema === null) return "unchecked";
+    const validate = this.#compile(outputSchema as Record<string, unknown>);
+    if (!validate) return "unchecked";
+    const subject = result.structuredContent !== undefined && result.structuredContent !== null
+      ? result.structuredContent
+      : unwrapped;
+    try {
+      return validate(subject) ? "conforms" : "off-shape";
+    } catch {
+      return "unchecked"; // A validator that throws (pathological regex) says nothing about the value.
+    }
+  }
+
+  #compile(schema: Record<string, unknown>): ValidateFunction | null {
+    const key = JSON.stringify(schema);
+    const cached = this.#cache.get(key);
+    if (cached !== undefined) return cached;
+    let compiled: ValidateFunction | null;
+    try {
+      const { $schema: _dialect, $id: _id, ...rest } = schema;
+      compiled = this.#ajv.compile(rest);
+    } catch {
+      compiled = null; // Uncompilable (remote $ref, bad pattern): not checked, by design.
+    }
+    this.#cache.set(key, compiled);
+    return compiled;
+  }
+}

@@ -1,0 +1,17 @@
+declare const fetch: {
+  /**
+   * Fetches a URL from the internet and optionally extracts its contents as markdown.
+   *
+   * Although originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that.
+   */
+  fetch(params: {
+    /** URL to fetch */
+    url: string;
+    /** Maximum number of characters to return. */
+    max_length?: number;
+    /** On return output starting at this character index, useful if a previous fetch was truncated and more context is required. */
+    start_index?: number;
+    /** Get the actual HTML content of the requested page, without simplification. */
+    raw?: boolean;
+  }): Promise<unknown>;
+};

@@ -1,0 +1,209 @@
+/**
+ * A backing MCP server for tests, built on the SDK's low-level `Server` over stdio, with a switch
+ * for every misbehaviour the meta-server must survive. Switches are argv `--key[=value]`:
+ *
+ * --name=N              serverInfo name (default "fixture")
+ * --slow-start-ms=N     wait N ms before reading stdin; with --stderr-progress, print a line to
+ *                       stderr every 100 ms meanwhile (like `npx` downloading)
+ * --fail-starts=N       exit(3) on the first N starts, counted in --counter-file=PATH
+ * --banner              print two non-JSON lines on stdout before speaking JSON-RPC
+ * --stderr-bytes=N      write N bytes to stderr at start, before the handshake
+ * --crash-after=N       exit(1) right after answering the N-th tools/call (--crash-signal=KILL: SIGKILL itself)
+ * --endless-cursor      tools/list always answers the same tools plus nextCursor "c1"
+ * --page-size=N         paginate tools/list honestly, N tools per page
+ * --spawn-child         start a `sleep 300` grandchild (like npx starting node); its pid is on stderr
+ * --ignore-sigterm      ignore SIGTERM
+ * --linger              keep running after stdin closes
+ * --calls-file=PATH     append one line per tools/call (the tool name) to PATH
+ *
+ * @module
+ */
+import { Server } from "@modelcontextprotocol/server";
+import type { Tool } from "@modelcontextprotocol/server";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+
+const flags = new Map<string, string>();
+for (const arg of Deno.args) {
+  const m = /^--([^=]+)(?:=(.*))?$/.exec(arg);
+  if (m) flags.set(m[1]!, m[2] ?? "true");
+}
+const num = (k: string, d: number) => (flags.has(k) ? Number(flags.get(k)) : d);
+const name = flags.get("name") ?? "fixture";
+const err = (text: string) => Deno.stderr.writeSync(new TextEncoder().encode(text));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+if (flags.has("fail-starts")) {
+  const file = flags.get("counter-file")!;
+  let count = 0;
+  try {
+    count = Number(Deno.readTextFileSync(file)) || 0;
+  } catch { /* first start */ }
+  count++;
+  Deno.writeTextFileSync(file, String(count));
+  if (count <= num("fail-starts", 0)) {
+    err(`fixture: refusing start ${count}: database is locked\n`);
+    Deno.exit(3);
+  }
+}
+if (flags.has("ignore-sigterm")) Deno.addSignalListener("SIGTERM", () => err("fixture: ignoring SIGTERM\n"));
+if (flags.has("linger")) setInterval(() => {}, 1 << 30);
+if (flags.has("spawn-child")) {
+  const child = new Deno.Command("sleep", { args: ["300"], stdin: "null", stdout: "null", stderr: "null" }).spawn();
+  err(`fixture: grandchild pid ${child.pid}\n`);
+}
+if (flags.has("stderr-bytes")) {
+  const line = "e".repeat(99) + "\n";
+  const n = num("stderr-bytes", 0);
+  err(line.repeat(Math.floor(n / 100)));
+}
+if (flags.has("slow-start-ms")) {
+  const until = Date.now() + num("slow-start-ms", 0);
+  while (Date.now() < until) {
+    if (flags.has("stderr-progress")) err("npm http fetch GET 200 https://registry.example/pkg\n");
+    await sleep(100);
+  }
+}
+if (flags.has("banner")) {
+  console.log("✓ File metadata MCP server ready");
+  console.log("✓ Autograph knowledge graph ready");
+}
+
+// deno-lint-ignore no-explicit-any
+const obj = (properties: Record<string, any> = {}, required: string[] = []) => ({
+  type: "object" as const,
+  properties,
+  ...(required.length ? { required } : {}),
+});
+let bEnabled = false;
+const TOOLS = (): Tool[] => [
+  { name: "echo", description: "Echo a message back.\nSecond line.", inputSchema: obj({ message: { type: "string" } }, ["message"]), annotations: { readOnlyHint: true } },
+  { name: "echo_args", description: "Return the arguments as structured content.", inputSchema: obj() },
+  { name: "fail", description: "Always fails with isError.", inputSchema: obj({ message: { type: "string" } }) },
+  { name: "hang", description: "Never answers.", inputSchema: obj() },
+  { name: "big", description: "Return a text of `bytes` bytes.", inputSchema: obj({ bytes: { type: "number" } }) },
+  { name: "sleep", description: "Sleep `ms`, reporting progress.", inputSchema: obj({ ms: { type: "number" } }) },
+  {
+    name: "lies",
+    description: "Declares {count} but answers text.",
+    inputSchema: obj(),
+    outputSchema: obj({ count: { type: "number" } }, ["count"]),
+  },
+  {
+    name: "lies_struct",
+    description: "Declares {count, bin} but answers {bin}.",
+    inputSchema: obj(),
+    outputSchema: obj({ count: { type: "number" }, bin: { type: "string" } }, ["count", "bin"]),
+  },
+  {
+    name: "structured",
+    description: "Answers structured content matching its schema.",
+    inputSchema: obj(),
+    outputSchema: obj({ total: { type: "number" }, items: { type: "array", items: { type: "string" } } }, ["total"]),
+  },
+  { name: "wrapped", description: "FastMCP-style {result} envelope.", inputSchema: obj(), outputSchema: obj({ result: { type: "number" } }, ["result"]) },
+  { name: "image", description: "Answers text, an image, text.", inputSchema: obj() },
+  { name: "two_blocks", description: "Two text blocks.", inputSchema: obj() },
+  { name: "json_text", description: "JSON array as text.", inputSchema: obj() },
+  { name: "roots", description: "Asks the client for its roots.", inputSchema: obj() },
+  { name: "pid", description: "The process id.", inputSchema: obj(), annotations: { readOnlyHint: true } },
+  { name: "chatty", description: "Writes `bytes` to stderr, then answers.", inputSchema: obj({ bytes: { type: "number" } }) },
+  { name: "enable_b", description: "Registers tool b and says tools/list_changed.", inputSchema: obj() },
+  ...(bEnabled ? [{ name: "b", description: "Appears after enable_b.", inputSchema: obj() }] : []),
+  { name: "you-search", description: "Hyphenated name.", inputSchema: obj({ query: { type: "string" } }, ["query"]) },
+];
+
+const server = new Server({ name, version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
+server.setRequestHandler("tools/list", (request) => {
+  const tools = TOOLS();
+  if (flags.has("endless-cursor")) return { tools, nextCursor: "c1" };
+  const size = num("page-size", 0);
+  if (size > 0) {
+    const start = Number(request.params?.cursor ?? 0);
+    const page = tools.slice(start, start + size);
+    return start + size < tools.length ? { tools: page, nextCursor: String(start + size) } : { tools: page };
+  }
+  return { tools };
+});
+
+let calls = 0;
+const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
+server.setRequestHandler("tools/call", async (request, ctx) => {
+  const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+  const tool = request.params.name;
+  if (flags.has("calls-file")) Deno.writeTextFileSync(flags.get("calls-file")!, tool + "\n", { append: true });
+  calls++;
+  const after = num("crash-after", 0);
+  if (after > 0 && calls >= after) {
+    setTimeout(() => {
+      if (flags.get("crash-signal") === "KILL") Deno.kill(Deno.pid, "SIGKILL");
+      err("fixture: crashing on purpose\n");
+      Deno.exit(1);
+    }, 30);
+  }
+  switch (tool) {
+    case "echo":
+      return text(String(args.message));
+    case "echo_args":
+      return { content: [{ type: "text", text: JSON.stringify(args) }], structuredContent: args };
+    case "fail":
+      return { content: [{ type: "text", text: String(args.message ?? "it broke") }], isError: true };
+    case "hang":
+      return await new Promise<never>(() => {});
+    case "big":
+      return text("x".repeat(Number(args.bytes ?? 5_000_000)));
+    case "sleep": {
+      const ms = Number(args.ms ?? 100);
+      const token = ctx.mcpReq._meta?.progressToken;
+      for (let t = 0; t < ms; t += 100) {
+        await sleep(Math.min(100, ms - t));
+        if (token !== undefined) {
+          await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: t + 100, total: ms } });
+        }
+      }
+      return text("SLOW-OK");
+    }
+    case "lies":
+      return text("count: 7");
+    case "lies_struct":
+      return { content: [{ type: "text", text: '{"bin":"A1"}' }], structuredContent: { bin: "A1" } };
+    case "structured":
+      return { content: [{ type: "text", text: "2 items" }], structuredContent: { total: 2, items: ["a", "b"] } };
+    case "wrapped":
+      return { content: [{ type: "text", text: "42" }], structuredContent: { result: 42 } };
+    case "image":
+      return {
+        content: [
+          { type: "text", text: "Here's the image you requested:" },
+          { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+          { type: "text", text: "The image above is the MCP logo." },
+        ],
+      };
+    case "two_blocks":
+      return { content: [{ type: "text", text: '{"document":{"title":"T"}}' }, { type: "text", text: "## Body markdown" }] };
+    case "json_text":
+      return text(JSON.stringify([{ id: 1 }, { id: 2 }, { id: 3 }], null, 2));
+    case "roots": {
+      const result = await server.listRoots();
+      return { content: [{ type: "text", text: JSON.stringify(result.roots) }], structuredContent: { roots: result.roots } };
+    }
+    case "pid":
+      return { content: [{ type: "text", text: String(Deno.pid) }], structuredContent: { pid: Deno.pid } };
+    case "chatty":
+      err("c".repeat(Number(args.bytes ?? 1_000_000)) + "\n");
+      return text("ok");
+    case "enable_b":
+      bEnabled = true;
+      await server.sendToolListChanged();
+      return text("enabled");
+    case "b":
+      if (!bEnabled) return { content: [{ type: "text", text: "Unknown tool: b" }], isError: true };
+      return text("B-OK");
+    case "you-search":
+      return { content: [{ type: "text", text: "r1" }], structuredContent: { results: { web: [{ title: "r1" }] } } };
+    default:
+      return { content: [{ type: "text", text: `Unknown tool: ${tool}` }], isError: true };
+  }
+});
+
+await server.connect(new StdioServerTransport());
+err(`fixture ${name} ready (pid ${Deno.pid})\n`);

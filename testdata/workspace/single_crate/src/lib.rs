@@ -1,0 +1,5 @@
+//! Fixture crate for cargo-agents' workspace tests.
+
+pub fn answer() -> u32 {
+    42
+}

@@ -1,0 +1,162 @@
+import assert from "node:assert/strict";
+import { BackendError } from "../lib/backends/connection.ts";
+import type { ConnectFn } from "../lib/backends/pool.ts";
+import { ServerPool } from "../lib/backends/pool.ts";
+import { spawnKey } from "../lib/server_spec.ts";
+import { FakeConnection, fixtureSpec, ManualClock } from "./_fakes_backends.ts";
+
+const SPEC = fixtureSpec("alpha");
+const OTHER = fixtureSpec("beta");
+
+/** A connector that fails `failFirst` times, then hands out fake connections. */
+function fakeConnector(clock: ManualClock, failFirst = 0) {
+  const made: FakeConnection[] = [];
+  let attempts = 0;
+  const connect: ConnectFn = (spec) => {
+    attempts++;
+    if (attempts <= failFirst) {
+      return Promise.reject(new BackendError("START_FAILED", spec.name, `${spec.name} failed to start: boom ${attempts}`));
+    }
+    const conn = new FakeConnection(spec.name, clock.now());
+    made.push(conn);
+    return Promise.resolve(conn);
+  };
+  return { connect, made, attempts: () => attempts };
+}
+
+Deno.test("acquire() starts a server on first use only and reuses it", async () => {
+  const clock = new ManualClock();
+  const fake = fakeConnector(clock);
+  const pool = new ServerPool({ connect: fake.connect, clock });
+  assert.equal(pool.state(SPEC).status, "idle");
+  assert.equal(fake.attempts(), 0);
+  const [a, b] = await Promise.all([pool.acquire(SPEC), pool.acquire(SPEC)]);
+  const c = await pool.acquire(SPEC);
+  assert.equal(a, b);
+  assert.equal(a, c);
+  assert.equal(fake.attempts(), 1);
+  assert.equal(pool.state(SPEC).status, "running");
+  await pool.close();
+});
+
+Deno.test("acquire() waits out a backoff of 1 s doubling after failed starts", async () => {
+  const clock = new ManualClock();
+  const fake = fakeConnector(clock, 3);
+  const pool = new ServerPool({ connect: fake.connect, clock });
+  for (let i = 1; i <= 3; i++) await assert.rejects(pool.acquire(SPEC), { code: "START_FAILED", message: new RegExp(`boom ${i}`) });
+  const conn = await pool.acquire(SPEC);
+  assert.ok(conn instanceof FakeConnection);
+  assert.deepEqual(clock.sleeps, [1_000, 2_000, 4_000]);
+  await pool.close();
+});
+
+Deno.test("acquire() caps the backoff at 60 s", async () => {
+  const clock = new ManualClock();
+  const fake = fakeConnector(clock, 8);
+  const pool = new ServerPool({ connect: fake.connect, clock, maxRestarts: 10 });
+  for (let i = 1; i <= 8; i++) await assert.rejects(pool.acquire(SPEC));
+  await pool.acquire(SPEC);
+  assert.deepEqual(clock.sleeps, [1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000]);
+  await pool.close();
+});
+
+Deno.test("acquire() gives up after max-server-restarts failures", async () => {
+  const clock = new ManualClock();
+  const fake = fakeConnector(clock, 100);
+  const pool = new ServerPool({ connect: fake.connect, clock, maxRestarts: 2 });
+  for (let i = 0; i < 3; i++) await assert.rejects(pool.acquire(SPEC), { code: "START_FAILED" });
+  await assert.rejects(pool.acquire(SPEC), {
+    code: "SERVER_FAILED",
+    message: /^alpha failed 3 times and is not restarted in this session: alpha failed to start: boom 3$/,
+  });
+  assert.equal(fake.attempts(), 3);
+  assert.equal(pool.state(SPEC).status, "failed");
+  await pool.close();
+});
+
+Deno.test("acquire() fails with RESTART_PENDING instead of waiting when asked not to wait", async () => {
+  const clock = new ManualClock();
+  const fake = fakeConnector(clock, 1);
+  const pool = new ServerPool({ connect: fake.connect, clock });
+  await assert.rejects(pool.acquire(SPEC));
+  await assert.rejects(pool.acquire(SPEC, { waitForRestart: false }), {
+    code: "RESTART_PENDING",
+    message: /^alpha restarts in 1s after: alpha failed to start: boom 1$/,
+  });
+  assert.equal(pool.state(SPEC).status, "backoff");
+  assert.deepEqual(clock.sleeps, []);
+  await pool.close();
+});
+
+Deno.test("acquire() restarts a crashed server on next use, after the backoff", async () => {
+  const clock = new ManualClock();
+  const fake = fakeConnector(clock);
+  const pool = new ServerPool({ connect: fake.connect, clock });
+  const first = await pool.acquire(SPEC) as FakeConnection;
+  first.crash();
+  await Promise.resolve();
+  assert.equal(pool.state(SPEC).status, "backoff");
+  const second = await pool.acquire(SPEC);
+  assert.notEqual(second, first);
+  assert.deepEqual(clock.sleeps, [1_000]);
+  assert.equal(pool.state(SPEC).starts, 2);
+  await pool.close();
+});
+
+Deno.test("acquire() resets the failure count when a connection lived past restart-stable-reset-secs", async () => {
+  const clock = new ManualClock();
+  const fake = fakeConnector(clock);
+  const pool = new ServerPool({ connect: fake.connect, clock, maxRestarts: 1, restartStableResetMs: 10_000 });
+  const first = await pool.acquire(SPEC) as FakeConnection;
+  clock.nowMs += 10_000;
+  first.crash();
+  await Promise.resolve();
+  const second = await pool.acquire(SPEC) as FakeConnection;
+  clock.nowMs += 10_000;
+  second.crash();
+  await Promise.resolve();
+  await pool.acquire(SPEC); // without the reset this would be the third failure, over the limit of 1
+  assert.equal(pool.state(SPEC).failures, 1);
+  await pool.close();
+});
+
+Deno.test("retain() keeps carried-over servers running and shuts the others down", async () => {
+  const clock = new ManualClock();
+  const fake = fakeConnector(clock);
+  const pool = new ServerPool({ connect: fake.connect, clock });
+  const a = await pool.acquire(SPEC) as FakeConnection;
+  const b = await pool.acquire(OTHER) as FakeConnection;
+  await pool.retain(new Set([spawnKey(SPEC)]));
+  assert.equal(a.closeCalls, 0);
+  assert.equal(b.closeCalls, 1);
+  assert.deepEqual(pool.runningNames(), ["alpha"]);
+  assert.equal(await pool.acquire(SPEC), a);
+  await pool.close();
+  assert.equal(a.closeCalls, 1);
+});
+
+Deno.test("close() shuts every server down and refuses new starts", async () => {
+  const clock = new ManualClock();
+  const fake = fakeConnector(clock);
+  const pool = new ServerPool({ connect: fake.connect, clock });
+  await pool.acquire(SPEC);
+  await pool.acquire(OTHER);
+  await pool.close();
+  assert.ok(fake.made.every((c) => c.closeCalls === 1));
+  await assert.rejects(pool.acquire(SPEC), { code: "CANCELLED" });
+});
+
+Deno.test("acquire() starts a real server that failed its first two starts", async () => {
+  const dir = await Deno.makeTempDir();
+  const clock = new ManualClock();
+  const spec = fixtureSpec("flaky", ["--fail-starts=2", `--counter-file=${dir}/count`]);
+  const pool = new ServerPool({ clock, shutdownGraceMs: 1_000 });
+  await assert.rejects(pool.acquire(spec), { code: "START_FAILED", message: /database is locked/ });
+  await assert.rejects(pool.acquire(spec), { code: "START_FAILED" });
+  const conn = await pool.acquire(spec);
+  const result = await conn.callTool("echo", { message: "third time" }, { timeoutMs: 5_000 });
+  assert.deepEqual(result.content, [{ type: "text", text: "third time" }]);
+  assert.deepEqual(clock.sleeps, [1_000, 2_000]);
+  await pool.close();
+  await Deno.remove(dir, { recursive: true });
+});
