@@ -9,6 +9,29 @@
  */
 
 import { isPlainObject, lastPointerSegment, refOf, SchemaDocument } from "./_schema_refs.ts";
+import {
+  canDistribute,
+  COMPOSITION_KEYS,
+  hasComposition,
+  hasConstraints,
+  inferType,
+  mergeSchemas,
+  omit,
+  REF_KEYS,
+} from "./_schema_shape.ts";
+import {
+  atom,
+  CYCLE,
+  intersectionOf,
+  mapOf,
+  NEVER,
+  NULL,
+  parenthesize,
+  PREC_ATOM,
+  type Rendered,
+  unionOf,
+  UNKNOWN,
+} from "./_type_algebra.ts";
 import { renderJsDoc, renderKey, renderLiteral, sanitizeTypeName } from "./_ts_text.ts";
 
 /** Deepest nesting of schema nodes rendered before the rest becomes `unknown`. */
@@ -16,42 +39,8 @@ export const MAX_SCHEMA_DEPTH = 64;
 /** Most schema nodes rendered for one tool input or output before the rest becomes `unknown`. */
 export const MAX_SCHEMA_NODES = 10_000;
 
-const PREC_UNION = 0;
-const PREC_INTERSECTION = 1;
-const PREC_ATOM = 2;
-
-/** A rendered type: its text, how tightly it binds, whether it names a hoisted type. */
-interface Rendered {
-  text: string;
-  prec: number;
-  hasRef: boolean;
-  /** A reference that would make a type alias circular; dropped by unions and intersections. */
-  cycle?: true;
-  /** The members of a union, so that nesting one union in another flattens and dedupes. */
-  members?: Rendered[];
-}
-
-const UNKNOWN: Rendered = { text: "unknown", prec: PREC_ATOM, hasRef: false };
-const NEVER: Rendered = { text: "never", prec: PREC_ATOM, hasRef: false };
-const NULL: Rendered = { text: "null", prec: PREC_ATOM, hasRef: false };
-const CYCLE: Rendered = { text: "unknown", prec: PREC_ATOM, hasRef: false, cycle: true };
 const NO_NAMES: ReadonlySet<string> = new Set();
 
-const REF_KEYS = ["$ref", "$dynamicRef", "$recursiveRef"];
-const COMPOSITION_KEYS = ["allOf", "anyOf", "oneOf"];
-/** Keywords that narrow a type; a schema with none of them (and no composition or ref) is `unknown`. */
-const CONSTRAINT_KEYS = [
-  "type",
-  "properties",
-  "patternProperties",
-  "additionalProperties",
-  "items",
-  "prefixItems",
-  "additionalItems",
-  "required",
-  "const",
-  "enum",
-];
 const SCALARS: Readonly<Record<string, string>> = {
   string: "string",
   number: "number",
@@ -423,159 +412,4 @@ export class TypeRenderer {
     };
     entry.body = this.#materialize(this.#renderNode(schema, bodyCtx), bodyCtx).text;
   }
-}
-
-/**
- * How a tool takes its argument, judged from its input schema: `none` when it
- * declares no properties (nor a map, nor branches that do), `required` when
- * something is required (in every `anyOf`/`oneOf` branch, or anywhere in
- * `allOf`), else `optional`. A root `$ref` is followed.
- */
-export function inputArity(schema: unknown): "none" | "optional" | "required" {
-  const doc = new SchemaDocument(schema);
-  const level = arityOf(doc, schema, 0);
-  return level === 0 ? "none" : level === 1 ? "optional" : "required";
-}
-
-function arityOf(doc: SchemaDocument, schema: unknown, depth: number): number {
-  if (!isPlainObject(schema) || depth > 16) return 0;
-  let level = 0;
-  const ref = refOf(schema);
-  if (ref !== undefined) {
-    const target = doc.resolve(ref);
-    if (target.ok) level = arityOf(doc, target.schema, depth + 1);
-  }
-  const hasProperties = isPlainObject(schema.properties) && Object.keys(schema.properties).length > 0;
-  const hasRequired = Array.isArray(schema.required) && schema.required.length > 0;
-  const hasMap =
-    (isPlainObject(schema.additionalProperties) && Object.keys(schema.additionalProperties).length > 0) ||
-    (isPlainObject(schema.patternProperties) && Object.keys(schema.patternProperties).length > 0);
-  if (hasRequired) level = 2;
-  else if (hasProperties || hasMap) level = Math.max(level, 1);
-  if (Array.isArray(schema.allOf)) {
-    for (const member of schema.allOf) level = Math.max(level, arityOf(doc, member, depth + 1));
-  }
-  for (const keyword of ["anyOf", "oneOf"]) {
-    const branches = schema[keyword];
-    if (!Array.isArray(branches) || branches.length === 0) continue;
-    const levels = branches.map((b) => arityOf(doc, b, depth + 1));
-    level = Math.max(level, levels.every((l) => l === 2) ? 2 : Math.max(...levels) > 0 ? 1 : 0);
-  }
-  return level;
-}
-
-function atom(text: string): Rendered {
-  return { text, prec: PREC_ATOM, hasRef: false };
-}
-
-function parenthesize(r: Rendered, minPrec: number): string {
-  return r.prec < minPrec ? `(${r.text})` : r.text;
-}
-
-function mapOf(value: Rendered): Rendered {
-  // `Record<string, Self>` at the top of a type alias is circular; an index signature is not.
-  const text = value.hasRef ? `{ [key: string]: ${value.text} }` : `Record<string, ${value.text}>`;
-  return { text, prec: PREC_ATOM, hasRef: value.hasRef };
-}
-
-/** `A | B`: drops alias cycles, `never` and duplicates; any `unknown` absorbs the rest. */
-function unionOf(members: Rendered[]): Rendered {
-  const live = members.filter((m) => !m.cycle).flatMap((m) => m.members ?? [m]);
-  if (live.length === 0) return members.length > 0 ? CYCLE : NEVER;
-  if (live.some((m) => m.text === "unknown")) return UNKNOWN;
-  const kept = dedupe(live.filter((m) => m.text !== "never"));
-  if (kept.length === 0) return NEVER;
-  if (kept.length === 1) return kept[0]!;
-  const text = kept.map((m) => m.text).join(" | ");
-  return { text, prec: PREC_UNION, hasRef: kept.some((m) => m.hasRef), members: kept };
-}
-
-/** `A & B`: drops alias cycles, `unknown` and duplicates; any `never` absorbs the rest. */
-function intersectionOf(members: Rendered[]): Rendered {
-  const live = members.filter((m) => !m.cycle);
-  if (live.length === 0) return members.length > 0 ? CYCLE : UNKNOWN;
-  if (live.some((m) => m.text === "never")) return NEVER;
-  const kept = dedupe(live.filter((m) => m.text !== "unknown"));
-  if (kept.length === 0) return UNKNOWN;
-  if (kept.length === 1) return kept[0]!;
-  const text = kept.map((m) => parenthesize(m, PREC_INTERSECTION)).join(" & ");
-  return { text, prec: PREC_INTERSECTION, hasRef: kept.some((m) => m.hasRef) };
-}
-
-function dedupe(members: Rendered[]): Rendered[] {
-  const seen = new Set<string>();
-  return members.filter((m) => !seen.has(m.text) && seen.add(m.text));
-}
-
-function omit(schema: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) if (!keys.includes(k)) out[k] = v;
-  return out;
-}
-
-function hasConstraints(schema: Record<string, unknown>): boolean {
-  return CONSTRAINT_KEYS.some((k) => Object.hasOwn(schema, k)) || refOf(schema) !== undefined;
-}
-
-function hasComposition(schema: Record<string, unknown>): boolean {
-  return COMPOSITION_KEYS.some((k) => Array.isArray(schema[k]));
-}
-
-/** `object` when object keywords are present, `array` for array keywords, else nothing to go on. */
-function inferType(schema: Record<string, unknown>): "object" | "array" | undefined {
-  if (
-    ["properties", "patternProperties", "additionalProperties", "required"].some((k) =>
-      Object.hasOwn(schema, k)
-    )
-  ) {
-    return "object";
-  }
-  if (["items", "prefixItems", "additionalItems"].some((k) => Object.hasOwn(schema, k))) return "array";
-  return undefined;
-}
-
-/** Sibling keywords can be folded into each branch when no branch is a ref or a composition. */
-function canDistribute(own: Record<string, unknown>, branches: unknown[]): boolean {
-  if (Object.hasOwn(own, "const") || Object.hasOwn(own, "enum")) return false;
-  return branches.every((b) => isPlainObject(b) && refOf(b) === undefined && !hasComposition(b));
-}
-
-/** Both schemas at once (`allOf` of two inline schemas), or `false` when their types cannot meet. */
-function mergeSchemas(
-  a: Record<string, unknown>,
-  b: Record<string, unknown>,
-): Record<string, unknown> | false {
-  const out: Record<string, unknown> = { ...a, ...b };
-  if (a.type !== undefined && b.type !== undefined) {
-    const types = intersectTypes(a.type, b.type);
-    if (types.length === 0) return false;
-    out.type = types.length === 1 ? types[0] : types;
-  }
-  if (isPlainObject(a.properties) || isPlainObject(b.properties)) {
-    const props: Record<string, unknown> = { ...(isPlainObject(a.properties) ? a.properties : {}) };
-    for (const [k, v] of Object.entries(isPlainObject(b.properties) ? b.properties : {})) {
-      const mine = props[k];
-      const mergeable = isPlainObject(mine) && isPlainObject(v) && refOf(mine) === undefined &&
-        refOf(v) === undefined &&
-        !hasComposition(mine) && !hasComposition(v);
-      const merged = mergeable ? mergeSchemas(mine, v) : undefined;
-      props[k] = mine === undefined ? v : merged !== undefined ? merged : { allOf: [mine, v] };
-    }
-    out.properties = props;
-  }
-  const required = [a.required, b.required].flatMap((r) => (Array.isArray(r) ? r : []));
-  if (required.length > 0) out.required = [...new Set(required)];
-  return out;
-}
-
-function intersectTypes(a: unknown, b: unknown): string[] {
-  const list = (t: unknown) => (Array.isArray(t) ? t : [t]).filter((x): x is string => typeof x === "string");
-  const right = list(b);
-  const out: string[] = [];
-  for (const t of list(a)) {
-    if (right.includes(t)) out.push(t);
-    else if (t === "number" && right.includes("integer")) out.push("integer");
-    else if (t === "integer" && right.includes("number")) out.push("integer");
-  }
-  return [...new Set(out)];
 }

@@ -9,7 +9,6 @@
  */
 import type { McpConfig } from "./config_types.ts";
 import type { UserError } from "./diagnostics.ts";
-import type { ToolInfo } from "./declarations.ts";
 import { type LoadedResolution, loadResolution } from "./resolve.ts";
 import { namespaceKey, type Refusal, type ServerSpec, spawnKey } from "./server_spec.ts";
 import { type BindingTable, buildBindingTable, resolveToolKey } from "./tool_binding.ts";

@@ -95,7 +95,7 @@ export const MCP_CONFIG_KEYS: readonly string[] = Object.keys(MCP_KEYS);
  *   `tool-call-timeout-secs` not below `script-timeout-secs`. Every error has a 1-based location.
  */
 export function parseMcpConfig(text: string, file: string): McpConfig {
-  const doc = parseTomlDocument(text, file, { code: "CONFIG_SYNTAX", what: `config file ${file}` });
+  const doc = parseTomlDocument(text, file, { code: "CONFIG_SYNTAX", what: "config file" });
   const at = (path: (string | number)[]) => ({ file, ...doc.index.locate(path) });
   for (const key of Object.keys(doc.value)) {
     if (key !== "mcp" && closestMatch(key, ["mcp"]) === "mcp" && key.length > 1) {

@@ -8,8 +8,9 @@
  */
 
 import { namespaceKey } from "./server_spec.ts";
-import { buildBindingTable } from "./tool_binding.ts";
-import { inputArity, TypeRenderer } from "./_schema_to_ts.ts";
+import { type BindingTable, buildBindingTable } from "./tool_binding.ts";
+import { TypeRenderer } from "./_schema_to_ts.ts";
+import { inputArity } from "./_schema_shape.ts";
 import { isReservedWord, pascalCase, renderJsDoc, renderKey } from "./_ts_text.ts";
 
 /** One tool as `tools/list` describes it (the fields the declarations use). */
@@ -92,12 +93,15 @@ export function renderIndex(server: string, tools: readonly ToolInfo[]): string 
  * @param server Raw server name; the declared constant is `namespaceKey(server)`.
  * @param tools The server's (visible) tools, in `tools/list` order; repeats are declared once.
  * @param options.detail `"full"` (default) or `"signatures"`.
+ * @param options.table The server's binding table over ALL its visible tools, when `tools` is a
+ *   filtered subset (`list_tools` with `tools`/`pattern`): keys then match what dispatch resolves
+ *   (an alias may be `get_sum_2` because of a tool not shown). Default: built from `tools`.
  * @returns The text (no trailing newline) and the warnings in order of appearance.
  */
 export function renderDeclarations(
   server: string,
   tools: readonly ToolInfo[],
-  options: { detail?: "signatures" | "full" } = {},
+  options: { detail?: "signatures" | "full"; table?: BindingTable | undefined } = {},
 ): { text: string; warnings: string[] } {
   const withDocs = (options.detail ?? "full") === "full";
   const renderer = new TypeRenderer({ withDocs });
@@ -113,9 +117,14 @@ export function renderDeclarations(
     if (byWire.has(tool.name)) renderer.warn(`tools.${tool.name}`, "listed more than once; declared once");
     else byWire.set(tool.name, tool);
   }
-  const table = buildBindingTable([...byWire.keys()]);
+  const table = options.table ?? buildBindingTable([...byWire.keys()]);
+  const bound = new Set(table.entries.map((e) => e.wire));
+  for (const wire of byWire.keys()) {
+    if (!bound.has(wire)) renderer.warn(`tools.${wire}`, "not in the binding table; not declared");
+  }
   const methods: string[] = [];
   for (const entry of table.entries) {
+    if (!byWire.has(entry.wire)) continue;
     if (entry.isAlias) {
       const doc = withDocs ? renderJsDoc(`Alias for ${entry.wire}.`, 1) : "";
       methods.push(`${doc}  ${renderKey(entry.key)}: (typeof ${namespace})[${JSON.stringify(entry.wire)}];`);

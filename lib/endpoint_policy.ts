@@ -225,6 +225,7 @@ export function checkEndpointUrl(raw: string, options: CheckOptions = {}): Parse
       "remove the part before @; send credentials in `headers` instead",
     );
   }
+  // deno-lint-ignore no-control-regex -- control characters are exactly what this rule looks for
   if (/[\x00-\x20\x7f]/.test(raw)) {
     refuse(
       "ENDPOINT_HOST_NOT_CANONICAL",

@@ -87,6 +87,53 @@ function fetchFailed(cause: unknown): TypeError {
 }
 
 /**
+ * One request/response over node:http(s). A request that meets a keep-alive socket the server has
+ * just closed is re-sent on a fresh connection by Deno's node:http itself (pinned by a test).
+ */
+function exchange(
+  transport: typeof http | typeof https,
+  requestOptions: https.RequestOptions,
+  body: Uint8Array | null,
+  signal: AbortSignal | undefined,
+): Promise<Response> {
+  return new Promise<Response>((resolve, reject) => {
+    let settled = false;
+    let response: http.IncomingMessage | undefined;
+    const onAbort = () => {
+      const reason = signal?.reason ?? new DOMException("The request was aborted", "AbortError");
+      req.destroy(reason instanceof Error ? reason : new Error(String(reason)));
+      response?.destroy(reason instanceof Error ? reason : new Error(String(reason)));
+      if (!settled) {
+        settled = true;
+        reject(reason);
+      }
+    };
+    const req = transport.request(requestOptions, (res) => {
+      response = res;
+      const headers = new Headers();
+      for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
+        headers.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+      }
+      const status = res.statusCode ?? 502;
+      const hasBody = requestOptions.method !== "HEAD" && !NULL_BODY_STATUSES.has(status);
+      if (!hasBody) res.resume();
+      res.on("close", () => signal?.removeEventListener("abort", onAbort));
+      const stream = hasBody ? Readable.toWeb(res) as unknown as ReadableStream<Uint8Array> : null;
+      settled = true;
+      resolve(new Response(stream, { status, statusText: res.statusMessage ?? "", headers }));
+    });
+    req.on("error", (error) => {
+      signal?.removeEventListener("abort", onAbort);
+      if (settled) return;
+      settled = true;
+      reject(fetchFailed(error));
+    });
+    signal?.addEventListener("abort", onAbort, { once: true });
+    req.end(body ?? undefined);
+  });
+}
+
+/**
  * The real connector: `node:http`/`node:https` with a `lookup` that returns only the checked
  * addresses (a name is never looked up again), keep-alive pools per origin and address set.
  *
@@ -136,43 +183,7 @@ export function createNodeConnector(options: NodeConnectorOptions = {}): Connect
         lookup: pinnedLookup(addresses),
         ...(isHttps && options.caCerts ? { ca: options.caCerts } : {}),
       };
-      return new Promise<Response>((resolve, reject) => {
-        let settled = false;
-        let response: http.IncomingMessage | undefined;
-        const onAbort = () => {
-          const reason = signal?.reason ?? new DOMException("The request was aborted", "AbortError");
-          req.destroy(reason instanceof Error ? reason : new Error(String(reason)));
-          response?.destroy(reason instanceof Error ? reason : new Error(String(reason)));
-          if (!settled) {
-            settled = true;
-            reject(reason);
-          }
-        };
-        const req = (isHttps ? https : http).request(requestOptions, (res) => {
-          response = res;
-          const responseHeaders = new Headers();
-          for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
-            responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-          }
-          const status = res.statusCode ?? 502;
-          const hasBody = method !== "HEAD" && !NULL_BODY_STATUSES.has(status);
-          if (!hasBody) res.resume();
-          res.on("close", () => signal?.removeEventListener("abort", onAbort));
-          const body = hasBody ? Readable.toWeb(res) as unknown as ReadableStream<Uint8Array> : null;
-          settled = true;
-          resolve(
-            new Response(body, { status, statusText: res.statusMessage ?? "", headers: responseHeaders }),
-          );
-        });
-        req.on("error", (error) => {
-          signal?.removeEventListener("abort", onAbort);
-          if (settled) return;
-          settled = true;
-          reject(fetchFailed(error));
-        });
-        signal?.addEventListener("abort", onAbort, { once: true });
-        req.end(request.body ?? undefined);
-      });
+      return exchange(isHttps ? https : http, requestOptions, request.body, signal);
     },
     close() {
       isClosed = true;

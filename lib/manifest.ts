@@ -140,7 +140,7 @@ const MAX_TIMEOUT_SECS = 86_400;
 export function parseManifest(text: string, file: string): PluginManifest {
   let doc: TomlDocument;
   try {
-    doc = parseTomlDocument(text, file, { code: "MANIFEST_SYNTAX", what: `plugin manifest ${file}` });
+    doc = parseTomlDocument(text, file, { code: "MANIFEST_SYNTAX", what: "plugin manifest" });
   } catch (error) {
     if (!(error instanceof UserError)) throw error;
     throw new ManifestError(error.code, error.message, error);
@@ -381,6 +381,7 @@ class Checker {
         `\`${path.at(-1)}\` must be a whole number of seconds from 1 to ${MAX_TIMEOUT_SECS}, not ${
           describe(value)
         }`,
+        { hint: `write e.g. ${path.at(-1)} = 60, without quotes` },
       );
     }
     return value as number;
@@ -468,7 +469,10 @@ class Checker {
 }
 
 function describe(value: unknown): string {
+  if (value === undefined) return "missing";
+  if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value) && value.length === 0) return "an empty array";
   const type = tomlTypeName(value);
-  const article = /^[aeiou]/.test(type) ? "an" : "a";
-  return value === undefined ? "missing" : `${article} ${type}`;
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
 }

@@ -190,6 +190,42 @@ export interface ScriptRunner {
   }): Promise<{ text: string; isError: boolean; extraContent?: CallToolResult["content"] | undefined }>;
 }
 
+/** An image or audio content block found in a script's return value. */
+export interface MediaBlock {
+  type: "image" | "audio";
+  data: string;
+  mimeType: string;
+}
+
+function isMediaBlock(value: unknown): value is MediaBlock {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (v.type === "image" || v.type === "audio") && typeof v.data === "string" &&
+    typeof v.mimeType === "string";
+}
+
+/**
+ * Takes image and audio blocks out of a script's return value (searched 4 levels deep) so they
+ * reach the agent as real content blocks, not base64 inside the text. Each is replaced by
+ * `{ type, mimeType, attachment: n }` (1-based, the n-th extra content block).
+ *
+ * @returns The value with placeholders (the input when nothing was found) and the blocks in order.
+ */
+export function extractMedia(value: unknown): { value: unknown; blocks: MediaBlock[] } {
+  const blocks: MediaBlock[] = [];
+  const walk = (v: unknown, depth: number): unknown => {
+    if (isMediaBlock(v)) {
+      blocks.push({ type: v.type, data: v.data, mimeType: v.mimeType });
+      return { type: v.type, mimeType: v.mimeType, attachment: blocks.length };
+    }
+    if (depth >= 4 || typeof v !== "object" || v === null) return v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, depth + 1)]));
+  };
+  const replaced = walk(value, 0);
+  return blocks.length === 0 ? { value, blocks } : { value: replaced, blocks };
+}
+
 /** The argument object sent for a script's argument: `{}` for none/null, `{ value: x }` for non-objects. */
 export function toolArguments(args: unknown): Record<string, unknown> {
   if (args === undefined || args === null) return {};

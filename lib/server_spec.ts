@@ -105,9 +105,26 @@ export interface Resolution {
 export function namespaceKey(serverName: string): string {
   let key = serverName.replace(/[^A-Za-z0-9_$]/g, "_");
   if (key === "") key = "_";
-  if (/^[0-9]/.test(key)) key = `_${key}`;
+  if (/^[0-9]/.test(key) || RESERVED_GLOBALS.has(key)) key = `_${key}`;
   return key;
 }
+
+/**
+ * Names a server cannot take as its global: ECMAScript reserved words (a
+ * `declare const class` would not parse) and the globals the sandbox itself
+ * installs or a script relies on. Such a server gets a `_` prefix.
+ */
+const RESERVED_GLOBALS: ReadonlySet<string> = new Set([
+  ..."break case catch class const continue debugger default delete do else enum export extends false finally for"
+    .split(" "),
+  ..."function if import in instanceof new null return super switch this throw true try typeof var void while with"
+    .split(" "),
+  ..."yield let static implements interface package private protected public await async arguments eval undefined"
+    .split(" "),
+  ..."NaN Infinity globalThis console JSON Math Object Array Promise String Number Boolean Symbol Error Date RegExp"
+    .split(" "),
+  ..."Map Set WeakMap WeakSet Proxy Reflect BigInt setTimeout clearTimeout".split(" "),
+]);
 
 /**
  * A stable identity of how a server is reached: two specs with the same key can

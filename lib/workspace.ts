@@ -111,8 +111,13 @@ export async function loadWorkspace(cwd: string, fs: FileSystem = denoFileSystem
   } else {
     const ancestor = await findWorkspaceRoot(fs, nearest, nearestDoc.value, problems);
     if (ancestor) {
-      const candidate = await collectMembers(fs, ancestor.manifest, ancestor.doc, problems);
-      if (candidate.members.has(dirname(nearest))) collected = candidate;
+      // Problems of a workspace this package is not part of are not this workspace's problems.
+      const candidateProblems: UserError[] = [];
+      const candidate = await collectMembers(fs, ancestor.manifest, ancestor.doc, candidateProblems);
+      if (candidate.members.has(dirname(nearest))) {
+        collected = candidate;
+        problems.push(...candidateProblems);
+      }
     }
     collected ??= await collectMembers(fs, nearest, nearestDoc, problems);
   }
@@ -344,7 +349,7 @@ async function readToml(
   code = "CARGO_TOML_INVALID",
 ): Promise<TomlDocument | null> {
   try {
-    return parseTomlDocument(await fs.readTextFile(file), file, { code, what: file });
+    return parseTomlDocument(await fs.readTextFile(file), file, { code, what: basename(file) });
   } catch (error) {
     if (error instanceof UserError) {
       problems.push(error);

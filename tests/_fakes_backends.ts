@@ -6,7 +6,7 @@
  * @module
  */
 import { Server } from "@modelcontextprotocol/server";
-import type { Tool } from "@modelcontextprotocol/server";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { InMemoryTransport } from "@modelcontextprotocol/client";
 import type { StdioServerSpec } from "../lib/server_spec.ts";
 import type { Clock } from "../lib/backends/pool.ts";
@@ -18,7 +18,11 @@ export const REPO = new URL("../", import.meta.url).pathname;
 export const FIXTURE = `${REPO}testdata/servers/fixture.ts`;
 
 /** A stdio spec that runs the fixture server with `flags` (see the fixture's header). */
-export function fixtureSpec(name: string, flags: string[] = [], overrides: Partial<StdioServerSpec> = {}): StdioServerSpec {
+export function fixtureSpec(
+  name: string,
+  flags: string[] = [],
+  overrides: Partial<StdioServerSpec> = {},
+): StdioServerSpec {
   return {
     transport: "stdio",
     name,
@@ -50,7 +54,14 @@ export class ManualClock implements Clock {
 }
 
 /** Behaviour of an in-memory tool: return a `CallToolResult`-shaped value. */
-export type FakeToolHandler = (args: Record<string, unknown>, extra: { progressToken?: string | number | undefined; notify: (n: { method: string; params: Record<string, unknown> }) => Promise<void>; listRoots: () => Promise<unknown> }) => unknown;
+export type FakeToolHandler = (
+  args: Record<string, unknown>,
+  extra: {
+    progressToken?: string | number | undefined;
+    notify: (n: { method: string; params: Record<string, unknown> }) => Promise<void>;
+    listRoots: () => Promise<unknown>;
+  },
+) => unknown;
 
 /** Options of {@link linkedServer}. */
 export interface LinkedServerOptions {
@@ -65,8 +76,12 @@ export interface LinkedServerOptions {
 /**
  * An SDK `Server` connected to one end of an in-memory pair; returns the client end and the server.
  */
-export async function linkedServer(options: LinkedServerOptions): Promise<{ transport: InMemoryTransport; server: Server }> {
-  const server = new Server({ name: "memory-fake", version: "0.0.1" }, { capabilities: { tools: { listChanged: true } } });
+export async function linkedServer(
+  options: LinkedServerOptions,
+): Promise<{ transport: InMemoryTransport; server: Server }> {
+  const server = new Server({ name: "memory-fake", version: "0.0.1" }, {
+    capabilities: { tools: { listChanged: true } },
+  });
   server.setRequestHandler("tools/list", (request) => {
     if (options.endlessCursor) return { tools: options.tools, nextCursor: options.endlessCursor };
     if (options.pageSize) {
@@ -79,13 +94,15 @@ export async function linkedServer(options: LinkedServerOptions): Promise<{ tran
   });
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const handler = options.handlers?.[request.params.name];
-    if (!handler) return { content: [{ type: "text", text: `no tool ${request.params.name}` }], isError: true };
-    // deno-lint-ignore no-explicit-any
-    return await handler((request.params.arguments ?? {}) as Record<string, unknown>, {
+    if (!handler) {
+      return { content: [{ type: "text", text: `no tool ${request.params.name}` }], isError: true };
+    }
+    const result = await handler((request.params.arguments ?? {}) as Record<string, unknown>, {
       progressToken: ctx.mcpReq._meta?.progressToken,
       notify: (n) => ctx.mcpReq.notify(n as never),
       listRoots: () => server.listRoots(),
-    }) as any;
+    });
+    return result as CallToolResult;
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -106,7 +123,11 @@ export class FakeConnection implements BackendConnection {
   isClosed = false;
   closeCalls = 0;
   #resolve!: (end: ConnectionEnd) => void;
-  constructor(server: string, connectedAtMs: number, readonly listing: ToolListing = { tools: [], warnings: [] }) {
+  constructor(
+    server: string,
+    connectedAtMs: number,
+    readonly listing: ToolListing = { tools: [], warnings: [] },
+  ) {
     this.server = server;
     this.connectedAtMs = connectedAtMs;
     this.ended = new Promise((r) => (this.#resolve = r));
@@ -134,7 +155,8 @@ export class FakeConnection implements BackendConnection {
 
 /** Live (non-zombie) processes whose process group is `pgid`. */
 export async function liveProcessesInGroup(pgid: number): Promise<number[]> {
-  const out = await new Deno.Command("ps", { args: ["-e", "-o", "pid=,pgid=,stat="], stdout: "piped" }).output();
+  const out = await new Deno.Command("ps", { args: ["-e", "-o", "pid=,pgid=,stat="], stdout: "piped" })
+    .output();
   return new TextDecoder().decode(out.stdout).split("\n").map((l) => l.trim().split(/\s+/)).filter((f) =>
     f.length === 3 && Number(f[1]) === pgid && !f[2]!.startsWith("Z")
   ).map((f) => Number(f[0]));
@@ -142,13 +164,17 @@ export async function liveProcessesInGroup(pgid: number): Promise<number[]> {
 
 /** `true` while process `pid` exists and is not a zombie. */
 export async function isAlive(pid: number): Promise<boolean> {
-  const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)], stdout: "piped" }).output();
+  const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)], stdout: "piped" })
+    .output();
   const stat = new TextDecoder().decode(out.stdout).trim();
   return stat !== "" && !stat.startsWith("Z");
 }
 
 /** Polls `predicate` every 50 ms up to `timeoutMs`; returns its last value. */
-export async function waitFor(predicate: () => Promise<boolean> | boolean, timeoutMs = 5_000): Promise<boolean> {
+export async function waitFor(
+  predicate: () => Promise<boolean> | boolean,
+  timeoutMs = 5_000,
+): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (await predicate()) return true;

@@ -19,7 +19,9 @@ export interface TestDirs {
 /** The Cargo.toml of the test workspace, depending on `deps` (name → requirement). */
 export function cargoToml(deps: Record<string, string>): string {
   const lines = Object.entries(deps).map(([n, v]) => `${n} = "${v}"`);
-  return `[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n${lines.join("\n")}\n`;
+  return `[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n${
+    lines.join("\n")
+  }\n`;
 }
 
 /** The Cargo.lock for `deps` (name → locked version). */
@@ -49,7 +51,12 @@ export function fixtureServerToml(name: string, flags: string[] = [], extra = ""
 }
 
 /** Writes `<home>/plugins/<plugin>/SYMPOSIUM.toml` with `body` after the plugin header. */
-export async function writePlugin(home: string, plugin: string, body: string, dependsOn = '"*"'): Promise<void> {
+export async function writePlugin(
+  home: string,
+  plugin: string,
+  body: string,
+  dependsOn = '"*"',
+): Promise<void> {
   await Deno.mkdir(`${home}/plugins/${plugin}`, { recursive: true });
   await Deno.writeTextFile(
     `${home}/plugins/${plugin}/SYMPOSIUM.toml`,
@@ -73,7 +80,9 @@ export const hostRunner: ScriptRunner = {
     const globals = namespaces.map((namespace) =>
       new Proxy({}, {
         get: (_t, key) =>
-          typeof key === "string" && key !== "then" ? (args: unknown) => hostCall({ namespace, key, args }, abort.signal) : undefined,
+          typeof key === "string" && key !== "then"
+            ? (args: unknown) => hostCall({ namespace, key, args }, abort.signal)
+            : undefined,
       })
     );
     try {

@@ -43,7 +43,9 @@ Deno.test("callTool() returns a result that contradicts the outputSchema untouch
   const lying = tool("count", {
     outputSchema: { type: "object", properties: { count: { type: "number" } }, required: ["count"] },
   });
-  const handlers = { count: () => ({ content: [{ type: "text", text: "{}" }], structuredContent: { bin: "A1" } }) };
+  const handlers = {
+    count: () => ({ content: [{ type: "text", text: "{}" }], structuredContent: { bin: "A1" } }),
+  };
   const { transport, server } = await linkedServer({ tools: [lying], handlers });
   const conn = await openConnection(transport, OPTS);
   await conn.listTools({ timeoutMs: 1_000 });
@@ -69,10 +71,19 @@ Deno.test("callTool() fails with CALL_TIMEOUT when the tool never answers", asyn
 
 Deno.test("callTool() keeps waiting while the server reports progress", async () => {
   const handlers = {
-    slow: async (_a: unknown, x: { progressToken?: string | number | undefined; notify: (n: { method: string; params: Record<string, unknown> }) => Promise<void> }) => {
+    slow: async (
+      _a: unknown,
+      x: {
+        progressToken?: string | number | undefined;
+        notify: (n: { method: string; params: Record<string, unknown> }) => Promise<void>;
+      },
+    ) => {
       for (let i = 1; i <= 6; i++) {
         await new Promise((r) => setTimeout(r, 50));
-        await x.notify({ method: "notifications/progress", params: { progressToken: x.progressToken!, progress: i, total: 6 } });
+        await x.notify({
+          method: "notifications/progress",
+          params: { progressToken: x.progressToken!, progress: i, total: 6 },
+        });
       }
       return { content: [{ type: "text", text: "SLOW-OK" }] };
     },
@@ -80,7 +91,10 @@ Deno.test("callTool() keeps waiting while the server reports progress", async ()
   const { transport, server } = await linkedServer({ tools: [tool("slow")], handlers });
   const conn = await openConnection(transport, OPTS);
   const seen: number[] = [];
-  const result = await conn.callTool("slow", {}, { timeoutMs: 150, onProgress: (p) => seen.push(p.progress) });
+  const result = await conn.callTool("slow", {}, {
+    timeoutMs: 150,
+    onProgress: (p) => seen.push(p.progress),
+  });
   assert.deepEqual(result.content, [{ type: "text", text: "SLOW-OK" }]);
   assert.deepEqual(seen, [1, 2, 3, 4, 5, 6]);
   await conn.close();
@@ -93,7 +107,9 @@ Deno.test("callTool() fails with CANCELLED when the caller aborts", async () => 
   const conn = await openConnection(transport, OPTS);
   const abort = new AbortController();
   setTimeout(() => abort.abort(new Error("stop")), 20);
-  await assert.rejects(conn.callTool("hang", {}, { timeoutMs: 5_000, signal: abort.signal }), { code: "CANCELLED" });
+  await assert.rejects(conn.callTool("hang", {}, { timeoutMs: 5_000, signal: abort.signal }), {
+    code: "CANCELLED",
+  });
   await conn.close();
   await server.close();
 });
@@ -109,7 +125,11 @@ Deno.test("openConnection() fails with STARTUP_TIMEOUT when initialize is never 
     },
   };
   await assert.rejects(
-    openConnection(silent, { server: "mute", startupTimeoutMs: 150, describeFailure: () => "stderr: still booting" }),
+    openConnection(silent, {
+      server: "mute",
+      startupTimeoutMs: 150,
+      describeFailure: () => "stderr: still booting",
+    }),
     (e: unknown) => {
       assert.ok(e instanceof BackendError);
       assert.equal(e.code, "STARTUP_TIMEOUT");
@@ -129,7 +149,9 @@ Deno.test("openConnection() answers roots/list with the given roots", async () =
   const { transport, server } = await linkedServer({ tools: [tool("roots")], handlers });
   const conn = await openConnection(transport, { ...OPTS, roots: () => [{ uri: "file:///ws", name: "ws" }] });
   const result = await conn.callTool("roots", {}, { timeoutMs: 1_000 });
-  assert.deepEqual(JSON.parse((result.content[0] as { text: string }).text), { roots: [{ uri: "file:///ws", name: "ws" }] });
+  assert.deepEqual(JSON.parse((result.content[0] as { text: string }).text), {
+    roots: [{ uri: "file:///ws", name: "ws" }],
+  });
   await conn.close();
   await server.close();
 });

@@ -39,7 +39,9 @@ Deno.test("renderDeclarations() warns exactly as the golden warnings list for th
 Deno.test("renderDeclarations() gives no warning for any real server of the corpus", () => {
   const real = corpus.filter((s) => !["constructs", "stitch", "hostinger"].includes(s.name));
   assert.equal(real.length, 15);
-  for (const server of real) assert.deepEqual(renderDeclarations(server.name, server.tools).warnings, [], server.name);
+  for (const server of real) {
+    assert.deepEqual(renderDeclarations(server.name, server.tools).warnings, [], server.name);
+  }
 });
 
 Deno.test("renderDeclarations() gives the same types at both detail levels", () => {
@@ -84,13 +86,19 @@ Deno.test("renderDeclarations() renders a tool with parameters and its descripti
 Deno.test("renderDeclarations() declares a hyphenated tool under both spellings with the alias by reference", () => {
   const { text } = renderDeclarations("everything", [sum]);
   assert.match(text, /^ {2}"get-sum"\(params: \{$/m);
-  assert.match(text, /^ {2}\/\*\* Alias for get-sum\. \*\/\n {2}get_sum: \(typeof everything\)\["get-sum"\];$/m);
+  assert.match(
+    text,
+    /^ {2}\/\*\* Alias for get-sum\. \*\/\n {2}get_sum: \(typeof everything\)\["get-sum"\];$/m,
+  );
   assert.equal(text.split("Returns the sum").length - 1, 1, "the alias does not repeat the description");
 });
 
 Deno.test("renderDeclarations() does not alias an identifier or reserved-word tool name", () => {
   const { text } = renderDeclarations("redis", [{ name: "get" }, { name: "delete" }]);
-  assert.equal(text, 'declare const redis: {\n  get(): Promise<unknown>;\n  "delete"(): Promise<unknown>;\n};');
+  assert.equal(
+    text,
+    'declare const redis: {\n  get(): Promise<unknown>;\n  "delete"(): Promise<unknown>;\n};',
+  );
 });
 
 Deno.test("renderDeclarations() declares exactly the binding table's keys in its order", () => {
@@ -111,7 +119,10 @@ Deno.test("renderDeclarations() omits params when the input schema declares no p
 });
 
 Deno.test("renderDeclarations() makes params optional when nothing is required", () => {
-  const { text } = renderDeclarations("s", [{ name: "t", inputSchema: { properties: { q: { type: "string" } } } }]);
+  const { text } = renderDeclarations("s", [{
+    name: "t",
+    inputSchema: { properties: { q: { type: "string" } } },
+  }]);
   assert.match(text, /t\(params\?: \{\n {4}q\?: string;\n {2}\}\): Promise<unknown>;/);
 });
 
@@ -127,7 +138,10 @@ Deno.test("renderDeclarations() keeps the params of a root-level $ref input sche
 
 Deno.test("renderDeclarations() returns the output schema's type, else unknown", () => {
   const tools: ToolInfo[] = [
-    { name: "typed", outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } },
+    {
+      name: "typed",
+      outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+    },
     { name: "scalar", outputSchema: { type: "string" } },
     { name: "untyped" },
   ];
@@ -181,7 +195,9 @@ Deno.test("renderDeclarations() reports an external $ref by path and replaces it
   const inputSchema = { properties: { filter: { $ref: "https://example.com/f.json" } } };
   const { text, warnings } = renderDeclarations("s", [{ name: "search", inputSchema }]);
   assert.match(text, /filter\?: unknown;/);
-  assert.deepEqual(warnings, ['tools.search.input.filter: external $ref "https://example.com/f.json" replaced by unknown']);
+  assert.deepEqual(warnings, [
+    'tools.search.input.filter: external $ref "https://example.com/f.json" replaced by unknown',
+  ]);
 });
 
 Deno.test("renderDeclarations() declares a repeated wire name once and says so", () => {
@@ -204,7 +220,11 @@ Deno.test("renderDeclarations() warns when the server's global name is a reserve
 Deno.test("renderDeclarations() at signatures keeps parameter and return types and drops every comment", () => {
   const tools: ToolInfo[] = [
     sum,
-    { name: "out", description: "d", outputSchema: { type: "object", properties: { x: { type: "string" } } } },
+    {
+      name: "out",
+      description: "d",
+      outputSchema: { type: "object", properties: { x: { type: "string" } } },
+    },
   ];
   const { text } = renderDeclarations("s", tools, { detail: "signatures" });
   assert.ok(!text.includes("/*"), text);
@@ -228,7 +248,7 @@ Deno.test("renderDeclarations() neutralises comment terminators in tool, propert
 });
 
 Deno.test("renderDeclarations() never starts an output line with a Markdown fence", () => {
-  const description = "Example:\n```json\n{\"a\": `${x}`}\n```\n~~~\nend";
+  const description = 'Example:\n```json\n{"a": `${x}`}\n```\n~~~\nend';
   const { text } = renderDeclarations("s", [{ name: "t", description }]);
   for (const line of text.split("\n")) assert.ok(!/^ {0,3}(```|~~~)/.test(line), line);
   assert.match(text, /^ {3}\* ```json$/m);
@@ -254,4 +274,15 @@ Deno.test("renderIndex() says so when a server has no tools", () => {
 
 Deno.test("renderIndex() quotes a tool name that would break its line", () => {
   assert.equal(renderIndex("s", [{ name: "a\nb", description: "x" }]), 's:\n  "a\\nb" - x');
+});
+
+Deno.test("renderDeclarations() declares a filtered subset under the full table's keys when given it", () => {
+  const table = buildBindingTable(["get_sum", "get-sum"]);
+  const { text, warnings } = renderDeclarations("s", [{ name: "get-sum" }, { name: "other" }], { table });
+  assert.equal(
+    text,
+    'declare const s: {\n  "get-sum"(): Promise<unknown>;\n  /** Alias for get-sum. */\n' +
+      '  get_sum_2: (typeof s)["get-sum"];\n};',
+  );
+  assert.deepEqual(warnings, ["tools.other: not in the binding table; not declared"]);
 });

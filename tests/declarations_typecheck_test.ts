@@ -4,7 +4,7 @@
 // the tool requires some (`@ts-expect-error`, so a parameter type degraded to `unknown` fails the check).
 import assert from "node:assert/strict";
 import { renderDeclarations, type ToolInfo } from "../lib/declarations.ts";
-import { inputArity } from "../lib/_schema_to_ts.ts";
+import { inputArity } from "../lib/_schema_shape.ts";
 import { namespaceKey } from "../lib/server_spec.ts";
 import { buildBindingTable } from "../lib/tool_binding.ts";
 import { loadCorpus } from "./_fakes_declarations.ts";
@@ -40,7 +40,9 @@ function sample(root: unknown, schema: unknown, depth = 0): unknown {
   if (branches !== undefined) {
     const { anyOf: _a, oneOf: _o, ...own } = s;
     const first = branches.find((b) => b !== null && typeof b === "object") ?? {};
-    const merged = Object.keys(own).some((k) => ["type", "properties", "required"].includes(k)) && !("$ref" in first)
+    const merged = Object.keys(own).some((k) =>
+        ["type", "properties", "required"].includes(k)
+      ) && !("$ref" in first)
       ? {
         ...own,
         ...first,
@@ -68,7 +70,9 @@ function sample(root: unknown, schema: unknown, depth = 0): unknown {
     case "boolean":
       return false;
     case "array": {
-      const prefix = (s.prefixItems ?? (Array.isArray(s.items) ? s.items : undefined)) as unknown[] | undefined;
+      const prefix = (s.prefixItems ?? (Array.isArray(s.items) ? s.items : undefined)) as
+        | unknown[]
+        | undefined;
       const count = typeof s.minItems === "number" ? s.minItems : 0;
       if (prefix !== undefined) return prefix.slice(0, count).map((item) => sample(root, item, depth + 1));
       return Array.from({ length: count }, () => sample(root, s.items, depth + 1));
@@ -94,7 +98,9 @@ function callSites(server: string, tools: readonly ToolInfo[]): string {
     const member = `${ns}[${JSON.stringify(key)}]`;
     const args = arity === "none" ? "" : JSON.stringify(sample(tool.inputSchema, tool.inputSchema));
     lines.push(`  const r${i} = await ${member}(${args});`, `  void r${i};`);
-    if (arity === "required") lines.push("  // @ts-expect-error the tool requires arguments", `  void ${member}();`);
+    if (arity === "required") {
+      lines.push("  // @ts-expect-error the tool requires arguments", `  void ${member}();`);
+    }
   });
   lines.push("}");
   return lines.join("\n");
@@ -131,7 +137,12 @@ Deno.test("renderDeclarations() output type-checks under deno check --strict wit
 Deno.test("sample() derives a minimal argument object from required properties", () => {
   const schema = {
     type: "object",
-    properties: { a: { type: "string" }, b: { type: "number" }, e: { enum: ["x", "y"] }, t: { $ref: "#/$defs/T" } },
+    properties: {
+      a: { type: "string" },
+      b: { type: "number" },
+      e: { enum: ["x", "y"] },
+      t: { $ref: "#/$defs/T" },
+    },
     required: ["a", "e", "t"],
     $defs: { T: { type: "array", prefixItems: [{ type: "boolean" }], minItems: 1 } },
   };

@@ -103,7 +103,10 @@ for (const v of VECTORS) {
         // Rebinding: allowed only if every connection went to the pinned, checked address.
         const connected = connector.sent.flatMap((r) => r.addresses);
         for (const address of connected) {
-          assert.ok(v.expect_connect_only.includes(address), `connected only to ${v.expect_connect_only}: ${label}`);
+          assert.ok(
+            v.expect_connect_only.includes(address),
+            `connected only to ${v.expect_connect_only}: ${label}`,
+          );
           assert.ok(!v.resolved_at_connect?.includes(address), `never to the rebound answer: ${label}`);
         }
         continue;
@@ -140,10 +143,11 @@ Deno.test("vectors file holds all 100 shared vectors", () => {
 
 Deno.test("checkEndpoint() names the rule, the address and the server when a name resolves to a private address", async () => {
   const resolver = { resolve: () => Promise.resolve(["93.184.215.14", "10.1.2.3"]) };
-  const error = await checkEndpoint("https://internal.example/mcp?token=s3cret", { server: "crm", resolver }).then(
-    () => undefined,
-    (e) => e,
-  );
+  const error = await checkEndpoint("https://internal.example/mcp?token=s3cret", { server: "crm", resolver })
+    .then(
+      () => undefined,
+      (e) => e,
+    );
   assert.ok(error instanceof EndpointPolicyError);
   assert.equal(error.code, "ENDPOINT_PRIVATE_ADDRESS");
   assert.equal(error.address, "10.1.2.3");
@@ -195,10 +199,14 @@ Deno.test("checkEndpoint() reports a failed lookup as ENDPOINT_UNRESOLVED with t
 });
 
 Deno.test("checkEndpoint() refuses an empty answer and a non-address answer", async () => {
-  const empty = await checkEndpoint("https://a.example/", { resolver: { resolve: () => Promise.resolve([]) } })
+  const empty = await checkEndpoint("https://a.example/", {
+    resolver: { resolve: () => Promise.resolve([]) },
+  })
     .catch((e) => e);
   assert.equal(empty.code, "ENDPOINT_UNRESOLVED");
-  const junk = await checkEndpoint("https://a.example/", { resolver: { resolve: () => Promise.resolve(["0x7f.1"]) } })
+  const junk = await checkEndpoint("https://a.example/", {
+    resolver: { resolve: () => Promise.resolve(["0x7f.1"]) },
+  })
     .catch((e) => e);
   assert.equal(junk.code, "ENDPOINT_PRIVATE_ADDRESS");
   assert.match(junk.message, /not an IP address/);
@@ -220,11 +228,44 @@ Deno.test("classifyAddress() refuses everything ipaddr.js places in a special ra
   // A sample across every ipaddr.js range: whatever ipaddr.js does not call unicast must not be public,
   // except the embedding prefixes, which are judged by the IPv4 they carry.
   const samples = [
-    "0.1.2.3", "255.255.255.255", "226.1.1.1", "169.254.1.1", "127.9.9.9", "100.64.0.1", "10.9.9.9", "172.20.0.1",
-    "192.168.0.1", "192.0.0.9", "192.0.2.9", "192.88.99.1", "198.19.0.1", "198.51.100.1", "203.0.113.1", "250.0.0.1",
-    "192.175.48.1", "192.31.196.1", "192.52.193.1", "::", "fe80::9", "ff02::1", "::1", "fd12::1", "fec0::9", "100::9",
-    "64:ff9b:1::1", "2001:2::9", "2001:3::9", "2001:4:112::1", "2620:4f:8000::1", "2001:10::1", "2001:20::1",
-    "2001:30::1", "5f00::9", "2001:1::1", "2001:db8::9", "3fff:1::1",
+    "0.1.2.3",
+    "255.255.255.255",
+    "226.1.1.1",
+    "169.254.1.1",
+    "127.9.9.9",
+    "100.64.0.1",
+    "10.9.9.9",
+    "172.20.0.1",
+    "192.168.0.1",
+    "192.0.0.9",
+    "192.0.2.9",
+    "192.88.99.1",
+    "198.19.0.1",
+    "198.51.100.1",
+    "203.0.113.1",
+    "250.0.0.1",
+    "192.175.48.1",
+    "192.31.196.1",
+    "192.52.193.1",
+    "::",
+    "fe80::9",
+    "ff02::1",
+    "::1",
+    "fd12::1",
+    "fec0::9",
+    "100::9",
+    "64:ff9b:1::1",
+    "2001:2::9",
+    "2001:3::9",
+    "2001:4:112::1",
+    "2620:4f:8000::1",
+    "2001:10::1",
+    "2001:20::1",
+    "2001:30::1",
+    "5f00::9",
+    "2001:1::1",
+    "2001:db8::9",
+    "3fff:1::1",
   ];
   for (const sample of samples) {
     assert.notEqual(ipaddr.parse(sample).range(), "unicast", `sample ${sample} is special for ipaddr.js`);
@@ -240,7 +281,11 @@ Deno.test("classifyAddress() judges NAT64, 6to4, Teredo, mapped and RFC 6145 for
   assert.match(classifyAddress("2002:c0a8:101::1").range, /6to4 .* of 192\.168\.1\.1/);
   assert.match(classifyAddress("::ffff:0:a00:1").range, /RFC 6145 .* of 10\.0\.0\.1/);
   assert.match(classifyAddress("::ffff:7f00:1").range, /IPv4-mapped .* of 127\.0\.0\.1/);
-  assert.equal(classifyAddress("::ffff:7f00:1").isLoopback, false, "mapped loopback is not explicit loopback");
+  assert.equal(
+    classifyAddress("::ffff:7f00:1").isLoopback,
+    false,
+    "mapped loopback is not explicit loopback",
+  );
   assert.equal(classifyAddress("::1").isLoopback, true);
   assert.equal(classifyAddress("127.3.2.1").isLoopback, true);
 });

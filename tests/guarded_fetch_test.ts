@@ -16,11 +16,15 @@ const OTHER_TLS = {
 
 Deno.test("createGuardedFetch() refuses a same-origin 302 naming the Location, without following it", async () => {
   const server = serveLoopback((_req, hit) =>
-    hit.path === "/mcp" ? new Response(null, { status: 302, headers: { location: "/elsewhere" } }) : new Response("x")
+    hit.path === "/mcp"
+      ? new Response(null, { status: 302, headers: { location: "/elsewhere" } })
+      : new Response("x")
   );
   const guarded = createGuardedFetch({ server: "redir" });
   try {
-    const error = await guarded(`http://127.0.0.1:${server.port}/mcp`, { method: "POST", body: "{}" }).catch((e) => e);
+    const error = await guarded(`http://127.0.0.1:${server.port}/mcp`, { method: "POST", body: "{}" }).catch((
+      e,
+    ) => e);
     assert.ok(error instanceof EndpointPolicyError);
     assert.equal(error.code, "ENDPOINT_REDIRECT");
     assert.equal(
@@ -44,7 +48,10 @@ Deno.test("createGuardedFetch() says a cross-origin redirect target is refused b
     const error = await guarded(`http://localhost:${server.port}/`, {}).catch((e) => e);
     assert.ok(error instanceof EndpointPolicyError);
     assert.equal(error.code, "ENDPOINT_REDIRECT");
-    assert.match(error.message, /answered 307 redirecting to http:\/\/169\.254\.169\.254\/latest\/meta-data\/, which/);
+    assert.match(
+      error.message,
+      /answered 307 redirecting to http:\/\/169\.254\.169\.254\/latest\/meta-data\/, which/,
+    );
     assert.match(error.message, /refuses too \(plain http is only allowed for this machine/);
   } finally {
     guarded.close();
@@ -77,7 +84,10 @@ Deno.test("createGuardedFetch() connects only to the checked address when a late
 });
 
 Deno.test("createGuardedFetch() pins https too and verifies the certificate against the URL host", async () => {
-  const pinned = serveLoopback(() => new Response("tls pinned"), { hostname: "127.0.0.2", tls: LOCALHOST_TLS });
+  const pinned = serveLoopback(() => new Response("tls pinned"), {
+    hostname: "127.0.0.2",
+    tls: LOCALHOST_TLS,
+  });
   const trap = serveLoopback(() => new Response("trap"), { port: pinned.port, tls: LOCALHOST_TLS });
   const guarded = createGuardedFetch({ resolver: scriptedResolver(["127.0.0.2"]), caCerts: [CA] });
   try {
@@ -111,7 +121,9 @@ Deno.test("createGuardedFetch() sends method, headers and body, and streams the 
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
-        controller.enqueue(encoder.encode(`data: got ${hit.method} ${hit.body} ${hit.headers.get("x-test")}\n\n`));
+        controller.enqueue(
+          encoder.encode(`data: got ${hit.method} ${hit.body} ${hit.headers.get("x-test")}\n\n`),
+        );
         await firstRead; // The second event is sent only after the client has read the first.
         controller.enqueue(encoder.encode("data: second\n\n"));
         controller.close();
@@ -224,7 +236,9 @@ const DENIED_ENDPOINTS = [
 
 Deno.test("deno.json permissions deny cloud-metadata and link-local endpoints before any connection", async () => {
   const server = serveLoopback(() => new Response("reached loopback instead"));
-  const client = Deno.createHttpClient({ proxy: { transport: "tcp", hostname: "127.0.0.1", port: server.port } });
+  const client = Deno.createHttpClient({
+    proxy: { transport: "tcp", hostname: "127.0.0.1", port: server.port },
+  });
   try {
     for (const endpoint of DENIED_ENDPOINTS) {
       const host = new URL(endpoint).host;
@@ -252,4 +266,63 @@ Deno.test("createNodeConnector() turns a permission-denied pinned address into a
   const stdout = new TextDecoder().decode(output.stdout).trim();
   assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
   assert.match(stdout, /^rejected TypeError: fetch failed: Requires net access to "127\.0\.0\.3:\d+"/);
+});
+
+Deno.test("createNodeConnector() sends again on a fresh connection when a reused keep-alive socket was closed", async () => {
+  // Deno's node:http does this itself; the test pins it, since a lost call would otherwise end the
+  // connection. Raw HTTP/1.1: the first connection answers once with keep-alive, then reads the
+  // next request and closes without answering (a server dropping an idle socket just as it is
+  // reused); later connections answer "fresh".
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let connections = 0;
+  let isDroppedOnReuse = false;
+  const serving = (async () => {
+    for await (const conn of listener) {
+      const n = ++connections;
+      void (async () => {
+        const buffer = new Uint8Array(4096);
+        /** Reads one whole request (every request here has the body `{}`); false at end of stream. */
+        const readRequest = async () => {
+          let text = "";
+          while (!text.endsWith("\r\n\r\n{}")) {
+            const n = await conn.read(buffer);
+            if (n === null) return false;
+            text += new TextDecoder().decode(buffer.subarray(0, n));
+          }
+          return true;
+        };
+        const answer = (text: string) =>
+          conn.write(
+            new TextEncoder().encode(`HTTP/1.1 200 OK\r\ncontent-length: ${text.length}\r\n\r\n${text}`),
+          );
+        try {
+          await readRequest();
+          await answer(n === 1 ? "first" : "fresh");
+          if (n === 1 && await readRequest()) isDroppedOnReuse = true;
+        } finally {
+          conn.close();
+        }
+      })();
+    }
+  })();
+  const connector = createNodeConnector();
+  const send = () =>
+    connector.send({
+      url: new URL(`http://127.0.0.1:${listener.addr.port}/`),
+      addresses: ["127.0.0.1"],
+      method: "POST",
+      headers: new Headers(),
+      body: new TextEncoder().encode("{}"),
+    }).then((r) => r.text());
+  try {
+    assert.equal(await send(), "first");
+    await new Promise((resolve) => setTimeout(resolve, 50)); // Let the socket go back to the keep-alive pool.
+    assert.equal(await send(), "fresh");
+    assert.ok(isDroppedOnReuse, "the second request went out on the reused socket first");
+    assert.equal(connections, 2);
+  } finally {
+    connector.close();
+    listener.close();
+    await serving.catch(() => {}); // The accept loop ends with the listener.
+  }
 });

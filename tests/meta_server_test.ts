@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { Catalog } from "../lib/catalog.ts";
 import { createMetaServer, parseListToolsArgs, renderListTools, toolArguments } from "../lib/meta_server.ts";
-import { cargoLock, cargoToml, fixtureServerToml, hostRunner, makeDirs, type TestDirs, writePlugin } from "./_fakes_meta.ts";
+import {
+  cargoLock,
+  cargoToml,
+  fixtureServerToml,
+  hostRunner,
+  makeDirs,
+  type TestDirs,
+  writePlugin,
+} from "./_fakes_meta.ts";
 
 interface Harness {
   dirs: TestDirs;
@@ -15,7 +23,11 @@ interface Harness {
 async function harness(setup: (dirs: TestDirs) => Promise<void>): Promise<Harness> {
   const dirs = await makeDirs();
   await setup(dirs);
-  const catalog = await Catalog.open({ cwd: dirs.ws, env: { SYMPOSIUM_HOME: dirs.home }, homeDir: dirs.root });
+  const catalog = await Catalog.open({
+    cwd: dirs.ws,
+    env: { SYMPOSIUM_HOME: dirs.home },
+    homeDir: dirs.root,
+  });
   const server = createMetaServer({ catalog, runner: hostRunner });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(b);
@@ -25,7 +37,10 @@ async function harness(setup: (dirs: TestDirs) => Promise<void>): Promise<Harnes
     notifications.push(n.method);
     return Promise.resolve();
   };
-  client.setNotificationHandler("notifications/tools/list_changed", () => void notifications.push("tools/list_changed"));
+  client.setNotificationHandler(
+    "notifications/tools/list_changed",
+    () => void notifications.push("tools/list_changed"),
+  );
   await client.connect(a);
   return {
     dirs,
@@ -71,7 +86,9 @@ Deno.test("list_tools answers an index and then declarations for a named server"
   const index = textOf(await h.client.callTool({ name: "list_tools", arguments: {} }));
   assert.match(index, /^fx:\n {2}echo - Echo a message back\.\n/);
   assert.match(index, /\n {2}you-search - Hyphenated name\./);
-  const full = textOf(await h.client.callTool({ name: "list_tools", arguments: { servers: ["fx"], tools: ["echo"] } }));
+  const full = textOf(
+    await h.client.callTool({ name: "list_tools", arguments: { servers: ["fx"], tools: ["echo"] } }),
+  );
   assert.match(full, /declare const fx: \{/);
   assert.match(full, /echo\(params: \{/);
   assert.doesNotMatch(full, /you-search/);
@@ -81,7 +98,11 @@ Deno.test("list_tools answers an index and then declarations for a named server"
 Deno.test("list_tools answers from the tool cache without starting the server", async () => {
   const h = await harness((d) => writePlugin(d.home, "fx", fixtureServerToml("fx")));
   await h.client.callTool({ name: "list_tools", arguments: {} });
-  const second = await Catalog.open({ cwd: h.dirs.ws, env: { SYMPOSIUM_HOME: h.dirs.home }, homeDir: h.dirs.root });
+  const second = await Catalog.open({
+    cwd: h.dirs.ws,
+    env: { SYMPOSIUM_HOME: h.dirs.home },
+    homeDir: h.dirs.root,
+  });
   const text = await renderListTools(second, {});
   assert.match(text, /^fx:\n {2}echo - /);
   assert.deepEqual(second.runningServers(), []);
@@ -92,11 +113,18 @@ Deno.test("list_tools answers from the tool cache without starting the server", 
 Deno.test("list_tools reports a server that fails to start with its stderr tail under Problems", async () => {
   const h = await harness(async (d) => {
     await writePlugin(d.home, "fx", fixtureServerToml("good"));
-    await writePlugin(d.home, "broken", fixtureServerToml("broken", ["--fail-starts=99", `--counter-file=${d.root}/n`]));
+    await writePlugin(
+      d.home,
+      "broken",
+      fixtureServerToml("broken", ["--fail-starts=99", `--counter-file=${d.root}/n`]),
+    );
   });
   const text = textOf(await h.client.callTool({ name: "list_tools", arguments: {} }));
   assert.match(text, /^good:\n/);
-  assert.match(text, /\nProblems:\n {2}`broken`: broken failed to start: .*exited with code 3; stderr: fixture: refusing start 1: database is locked/);
+  assert.match(
+    text,
+    /\nProblems:\n {2}`broken`: broken failed to start: .*exited with code 3; stderr: fixture: refusing start 1: database is locked/,
+  );
   await h.close();
 });
 
@@ -106,13 +134,16 @@ Deno.test("list_tools reports refused servers and unknown server names", async (
     await writePlugin(d.home, "bad", fixtureServerToml("execute"));
   });
   const text = textOf(await h.client.callTool({ name: "list_tools", arguments: { servers: ["nope"] } }));
-  assert.match(text, /Problems:\n {2}`execute`: server name "execute" is reserved by the meta-server\n {2}no server named `nope`\. Available: fx/);
+  assert.match(
+    text,
+    /Problems:\n {2}`execute`: server name "execute" is reserved by the meta-server\n {2}no server named `nope`\. Available: fx/,
+  );
   await h.close();
 });
 
-Deno.test("list_tools hides tools by enabled-tools, disabled-tools and read-only", async () => {
+Deno.test("list_tools and execute hide tools by enabled-tools and read-only", async () => {
   const h = await harness(async (d) => {
-    await writePlugin(d.home, "fx", fixtureServerToml("fx", [], 'enabled-tools = ["echo", "pid", "fail"]\ndisabled-tools = ["fail"]'));
+    await writePlugin(d.home, "fx", fixtureServerToml("fx", [], 'enabled-tools = ["echo", "pid", "fail"]'));
     await Deno.writeTextFile(`${d.home}/config.toml`, "[mcp]\nread-only = true\n");
   });
   const text = textOf(await h.client.callTool({ name: "list_tools", arguments: {} }));
@@ -125,7 +156,10 @@ Deno.test("list_tools hides tools by enabled-tools, disabled-tools and read-only
 
 Deno.test("list_tools says so when no server applies", async () => {
   const h = await harness(() => Promise.resolve());
-  assert.equal(textOf(await h.client.callTool({ name: "list_tools", arguments: {} })), "No MCP servers apply to this workspace.");
+  assert.equal(
+    textOf(await h.client.callTool({ name: "list_tools", arguments: {} })),
+    "No MCP servers apply to this workspace.",
+  );
   const ran = await execute(h, "return 1");
   assert.equal(ran.isError, true);
   assert.match(ran.text, /^No MCP tools are in scope, so there is nothing to call\./);
@@ -147,8 +181,14 @@ Deno.test("execute resolves tolerant spellings, unwraps results and surfaces too
 
 Deno.test("execute tags an off-shape result once per tool and passes it through", async () => {
   const h = await harness((d) => writePlugin(d.home, "bricks", fixtureServerToml("bricks")));
-  const result = await execute(h, "const a = await bricks.lies(); const b = await bricks.lies(); return [a, b, await bricks.structured()]");
-  assert.equal(result.text, '["count: 7","count: 7",{"total":2,"items":["a","b"]}]\n[bricks.lies: result off-shape, treat as unknown]');
+  const result = await execute(
+    h,
+    "const a = await bricks.lies(); const b = await bricks.lies(); return [a, b, await bricks.structured()]",
+  );
+  assert.equal(
+    result.text,
+    '["count: 7","count: 7",{"total":2,"items":["a","b"]}]\n[bricks.lies: result off-shape, treat as unknown]',
+  );
   await h.close();
 });
 
@@ -172,7 +212,10 @@ Deno.test("execute reports calls completed as progress when the agent asks for i
   const h = await harness((d) => writePlugin(d.home, "fx", fixtureServerToml("fx")));
   const seen: number[] = [];
   const result = await h.client.callTool(
-    { name: "execute", arguments: { script: "await fx.echo({message: 'a'}); return await fx.echo({message: 'b'})" } },
+    {
+      name: "execute",
+      arguments: { script: "await fx.echo({message: 'a'}); return await fx.echo({message: 'b'})" },
+    },
     { onprogress: (p) => seen.push(p.progress) },
   );
   assert.equal(textOf(result), '"b"');
@@ -182,8 +225,14 @@ Deno.test("execute reports calls completed as progress when the agent asks for i
 
 Deno.test("execute without a script string is an invalid-params error, and unknown tools are named", async () => {
   const h = await harness((d) => writePlugin(d.home, "fx", fixtureServerToml("fx")));
-  await assert.rejects(h.client.callTool({ name: "execute", arguments: {} }), /`execute` requires a `script` string/);
-  await assert.rejects(h.client.callTool({ name: "call_tool", arguments: {} }), /no such tool: call_tool\. Available: list_tools, execute/);
+  await assert.rejects(
+    h.client.callTool({ name: "execute", arguments: {} }),
+    /`execute` requires a `script` string/,
+  );
+  await assert.rejects(
+    h.client.callTool({ name: "call_tool", arguments: {} }),
+    /no such tool: call_tool\. Available: list_tools, execute/,
+  );
   await h.close();
 });
 

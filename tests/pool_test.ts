@@ -15,7 +15,9 @@ function fakeConnector(clock: ManualClock, failFirst = 0) {
   const connect: ConnectFn = (spec) => {
     attempts++;
     if (attempts <= failFirst) {
-      return Promise.reject(new BackendError("START_FAILED", spec.name, `${spec.name} failed to start: boom ${attempts}`));
+      return Promise.reject(
+        new BackendError("START_FAILED", spec.name, `${spec.name} failed to start: boom ${attempts}`),
+      );
     }
     const conn = new FakeConnection(spec.name, clock.now());
     made.push(conn);
@@ -43,7 +45,9 @@ Deno.test("acquire() waits out a backoff of 1 s doubling after failed starts", a
   const clock = new ManualClock();
   const fake = fakeConnector(clock, 3);
   const pool = new ServerPool({ connect: fake.connect, clock });
-  for (let i = 1; i <= 3; i++) await assert.rejects(pool.acquire(SPEC), { code: "START_FAILED", message: new RegExp(`boom ${i}`) });
+  for (let i = 1; i <= 3; i++) {
+    await assert.rejects(pool.acquire(SPEC), { code: "START_FAILED", message: new RegExp(`boom ${i}`) });
+  }
   const conn = await pool.acquire(SPEC);
   assert.ok(conn instanceof FakeConnection);
   assert.deepEqual(clock.sleeps, [1_000, 2_000, 4_000]);

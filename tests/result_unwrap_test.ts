@@ -11,7 +11,10 @@ Deno.test("unwrapToolResult() turns isError into a failure carrying the server's
 });
 
 Deno.test("unwrapToolResult() gives a generic message for isError without text", () => {
-  assert.deepEqual(unwrapToolResult({ content: [], isError: true }), { ok: false, message: "the tool reported an error" });
+  assert.deepEqual(unwrapToolResult({ content: [], isError: true }), {
+    ok: false,
+    message: "the tool reported an error",
+  });
 });
 
 Deno.test("unwrapToolResult() checks isError before structured content", () => {
@@ -25,7 +28,10 @@ Deno.test("unwrapToolResult() prefers structured content over text", () => {
 });
 
 Deno.test("unwrapToolResult() unwraps a lone {result} envelope", () => {
-  assert.deepEqual(unwrapToolResult({ content: [], structuredContent: { result: [1, 2] } }), { ok: true, value: [1, 2] });
+  assert.deepEqual(unwrapToolResult({ content: [], structuredContent: { result: [1, 2] } }), {
+    ok: true,
+    value: [1, 2],
+  });
   assert.deepEqual(unwrapToolResult({ content: [], structuredContent: { result: 1, more: 2 } }), {
     ok: true,
     value: { result: 1, more: 2 },
@@ -41,7 +47,10 @@ Deno.test("unwrapToolResult() parses JSON text so scripts get values", () => {
 
 Deno.test("unwrapToolResult() keeps every text block when several arrive", () => {
   const result = { content: [text('{"document":{"title":"T"}}'), text("## Body markdown")] };
-  assert.deepEqual(unwrapToolResult(result), { ok: true, value: '{"document":{"title":"T"}}\n## Body markdown' });
+  assert.deepEqual(unwrapToolResult(result), {
+    ok: true,
+    value: '{"document":{"title":"T"}}\n## Body markdown',
+  });
 });
 
 Deno.test("unwrapToolResult() keeps plain text as a string", () => {
@@ -102,10 +111,16 @@ Deno.test("OutputShapeChecker.check() accepts draft 2020-12 schemas with $defs",
     required: ["item"],
     $defs: { Item: { type: "object", properties: { id: { type: "number" } }, required: ["id"] } },
   };
-  assert.equal(checker.check(schema, { content: [], structuredContent: { item: { id: 1 } } }, null), "conforms");
+  assert.equal(
+    checker.check(schema, { content: [], structuredContent: { item: { id: 1 } } }, null),
+    "conforms",
+  );
   assert.equal(checker.check(schema, { content: [], structuredContent: { item: {} } }, null), "off-shape");
 });
 
 Deno.test("offShapeNotice() names the server and the wire tool", () => {
-  assert.equal(offShapeNotice("bricks", "get_site_info"), "bricks.get_site_info: result off-shape, treat as unknown");
+  assert.equal(
+    offShapeNotice("bricks", "get_site_info"),
+    "bricks.get_site_info: result off-shape, treat as unknown",
+  );
 });

@@ -1,10 +1,14 @@
 import assert from "node:assert/strict";
-import { inputArity, TypeRenderer, type TypeRendererOptions } from "../lib/_schema_to_ts.ts";
+import { TypeRenderer, type TypeRendererOptions } from "../lib/_schema_to_ts.ts";
+import { inputArity } from "../lib/_schema_shape.ts";
 
 const TARGET = { path: "tools.t.input", rootName: "TInput", toolPrefix: "T" };
 
 /** Renders one schema with a fresh renderer: the type text, the hoisted types and the warnings. */
-function ts(schema: unknown, options: TypeRendererOptions = {}): { type: string; named: string; warnings: string[] } {
+function ts(
+  schema: unknown,
+  options: TypeRendererOptions = {},
+): { type: string; named: string; warnings: string[] } {
   const renderer = new TypeRenderer(options);
   const type = renderer.render(schema, TARGET);
   return { type, named: renderer.renderNamedTypes(), warnings: renderer.warnings };
@@ -30,7 +34,11 @@ Deno.test("TypeRenderer.render() renders unconstrained schemas as unknown and fa
 });
 
 Deno.test("TypeRenderer.render() replaces a non-schema value by unknown with a warning", () => {
-  assert.deepEqual(ts(42), { type: "unknown", named: "", warnings: ["tools.t.input: invalid schema (number) replaced by unknown"] });
+  assert.deepEqual(ts(42), {
+    type: "unknown",
+    named: "",
+    warnings: ["tools.t.input: invalid schema (number) replaced by unknown"],
+  });
 });
 
 Deno.test("TypeRenderer.render() renders a type array as a union", () => {
@@ -57,14 +65,21 @@ Deno.test("TypeRenderer.render() renders prefixItems as a tuple with rest and op
 });
 
 Deno.test("TypeRenderer.render() renders a draft-07 items array as a tuple", () => {
-  const schema = { type: "array", items: [{ type: "string" }, { type: ["integer", "null"] }], additionalItems: false };
+  const schema = {
+    type: "array",
+    items: [{ type: "string" }, { type: ["integer", "null"] }],
+    additionalItems: false,
+  };
   assert.equal(type(schema), "[string?, (number | null)?]");
 });
 
 Deno.test("TypeRenderer.render() renders const and enum as literals, ignoring the declared type", () => {
   assert.equal(type({ const: "v1" }), '"v1"');
   assert.equal(type({ type: "string", const: 3 }), "3");
-  assert.equal(type({ type: "string", enum: ["New York", 1, true, null, "*/*"] }), '"New York" | 1 | true | null | "*/*"');
+  assert.equal(
+    type({ type: "string", enum: ["New York", 1, true, null, "*/*"] }),
+    '"New York" | 1 | true | null | "*/*"',
+  );
   assert.equal(type({ enum: [] }), "never");
   assert.equal(type({ const: { a: [1, "x"] } }), '{ "a": [1, "x"]; }');
 });
@@ -77,15 +92,23 @@ Deno.test("TypeRenderer.render() adds null for OpenAPI nullable without repeatin
 
 Deno.test("TypeRenderer.render() renders anyOf/oneOf as unions and allOf as an intersection", () => {
   assert.equal(type({ anyOf: [{ type: "string" }, { type: "null" }] }), "string | null");
-  assert.equal(type({ oneOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] }), "string | string[]");
-  const allOf = { allOf: [{ properties: { a: { type: "string" } } }, { properties: { b: { type: "number" } } }] };
+  assert.equal(
+    type({ oneOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] }),
+    "string | string[]",
+  );
+  const allOf = {
+    allOf: [{ properties: { a: { type: "string" } } }, { properties: { b: { type: "number" } } }],
+  };
   assert.equal(type(allOf), "{\n  a?: string;\n} & {\n  b?: number;\n}");
   assert.equal(type({ allOf: [{ type: "string" }] }), "string", "a single member collapses");
 });
 
 Deno.test("TypeRenderer.render() lets unknown absorb a union and drops duplicates", () => {
   assert.equal(type({ anyOf: [{ type: "string" }, {}] }), "unknown");
-  assert.equal(type({ anyOf: [{ type: "string" }, { type: "string" }, { type: "number" }] }), "string | number");
+  assert.equal(
+    type({ anyOf: [{ type: "string" }, { type: "string" }, { type: "number" }] }),
+    "string | number",
+  );
 });
 
 Deno.test("TypeRenderer.render() folds sibling properties into oneOf branches that only require", () => {
@@ -102,7 +125,9 @@ Deno.test("TypeRenderer.render() merges sibling properties with branch propertie
     type: "object",
     properties: { kind: { type: "string" } },
     required: ["kind"],
-    anyOf: [{ properties: { kind: { const: "a" }, x: { type: "number" } } }, { properties: { kind: { const: "b" } } }],
+    anyOf: [{ properties: { kind: { const: "a" }, x: { type: "number" } } }, {
+      properties: { kind: { const: "b" } },
+    }],
   };
   assert.equal(type(schema), '{\n  kind: "a";\n  x?: number;\n} | {\n  kind: "b";\n}');
 });
@@ -134,15 +159,24 @@ Deno.test("TypeRenderer.render() treats properties without a type as an object",
 });
 
 Deno.test("TypeRenderer.render() declares required names missing from properties as unknown", () => {
-  assert.equal(type({ type: "object", properties: { a: { type: "string" } }, required: ["b"] }), "{\n  a?: string;\n  b: unknown;\n}");
+  assert.equal(
+    type({ type: "object", properties: { a: { type: "string" } }, required: ["b"] }),
+    "{\n  a?: string;\n  b: unknown;\n}",
+  );
 });
 
 Deno.test("TypeRenderer.render() renders maps as Record and open, closed and typed objects apart", () => {
   assert.equal(type({ type: "object" }), "Record<string, unknown>");
   assert.equal(type({ type: "object", additionalProperties: false }), "Record<string, never>");
   assert.equal(type({ type: "object", additionalProperties: { type: "string" } }), "Record<string, string>");
-  assert.equal(type({ type: "object", propertyNames: { type: "string" }, additionalProperties: {} }), "Record<string, unknown>");
-  assert.equal(type({ type: "object", patternProperties: { "^x-": { type: "boolean" } } }), "Record<string, boolean>");
+  assert.equal(
+    type({ type: "object", propertyNames: { type: "string" }, additionalProperties: {} }),
+    "Record<string, unknown>",
+  );
+  assert.equal(
+    type({ type: "object", patternProperties: { "^x-": { type: "boolean" } } }),
+    "Record<string, boolean>",
+  );
 });
 
 Deno.test("TypeRenderer.render() does not let additionalProperties false degrade an object", () => {
@@ -151,12 +185,18 @@ Deno.test("TypeRenderer.render() does not let additionalProperties false degrade
 });
 
 Deno.test("TypeRenderer.render() adds an index signature admitting the property types next to properties", () => {
-  const schema = { properties: { id: { type: "integer" } }, required: ["id"], additionalProperties: { type: "string" } };
+  const schema = {
+    properties: { id: { type: "integer" } },
+    required: ["id"],
+    additionalProperties: { type: "string" },
+  };
   assert.equal(type(schema), "{\n  id: number;\n  [key: string]: string | number;\n}");
 });
 
 Deno.test("TypeRenderer.render() renders nested objects with indentation", () => {
-  const schema = { properties: { outer: { properties: { inner: { type: "array", items: { properties: { x: {} } } } } } } };
+  const schema = {
+    properties: { outer: { properties: { inner: { type: "array", items: { properties: { x: {} } } } } } },
+  };
   assert.equal(type(schema), "{\n  outer?: {\n    inner?: {\n      x?: unknown;\n    }[];\n  };\n}");
 });
 
@@ -171,7 +211,9 @@ Deno.test("TypeRenderer.render() quotes non-identifier and reserved property nam
 });
 
 Deno.test("TypeRenderer.render() renders property descriptions as JSDoc, comment-safe and line-preserving", () => {
-  const schema = { properties: { a: { type: "string", description: "Glob like **/*.ts\r\nsecond line\n\n\n\nlast" } } };
+  const schema = {
+    properties: { a: { type: "string", description: "Glob like **/*.ts\r\nsecond line\n\n\n\nlast" } },
+  };
   assert.equal(
     type(schema),
     "{\n  /**\n   * Glob like **\\/*.ts\n   * second line\n   *\n   * last\n   */\n  a?: string;\n}",
@@ -211,7 +253,9 @@ Deno.test("TypeRenderer.render() resolves a $ref that spells out the document's 
 });
 
 Deno.test("TypeRenderer.render() never follows a remote or file $ref and warns instead", () => {
-  const schema = { properties: { r: { $ref: "https://example.com/x.json" }, f: { $ref: "file:///etc/passwd#/a" } } };
+  const schema = {
+    properties: { r: { $ref: "https://example.com/x.json" }, f: { $ref: "file:///etc/passwd#/a" } },
+  };
   assert.deepEqual(ts(schema), {
     type: "{\n  r?: unknown;\n  f?: unknown;\n}",
     named: "",
@@ -236,14 +280,22 @@ Deno.test("TypeRenderer.render() prefixes reserved words and digits in type name
   };
   assert.equal(
     ts(schema).named,
-    ["_1st", "_Promise", "_Record", "_default", "_string", "_unknown"].map((n) => `type ${n} = boolean;\n\n`).join(""),
+    ["_1st", "_Promise", "_Record", "_default", "_string", "_unknown"].map((n) => `type ${n} = boolean;\n\n`)
+      .join(""),
   );
 });
 
 Deno.test("TypeRenderer.render() keeps recursion through an array or a property", () => {
   const schema = {
     $ref: "#/$defs/Node",
-    $defs: { Node: { properties: { kids: { type: "array", items: { $ref: "#/$defs/Node" } }, next: { $ref: "#/$defs/Node" } } } },
+    $defs: {
+      Node: {
+        properties: {
+          kids: { type: "array", items: { $ref: "#/$defs/Node" } },
+          next: { $ref: "#/$defs/Node" },
+        },
+      },
+    },
   };
   const out = ts(schema);
   assert.equal(out.type, "Node");
@@ -253,7 +305,10 @@ Deno.test("TypeRenderer.render() keeps recursion through an array or a property"
 Deno.test("TypeRenderer.render() terminates on mutually recursive refs", () => {
   const schema = {
     properties: { a: { $ref: "#/$defs/A" } },
-    $defs: { A: { properties: { b: { $ref: "#/$defs/B" } } }, B: { properties: { a: { $ref: "#/$defs/A" } } } },
+    $defs: {
+      A: { properties: { b: { $ref: "#/$defs/B" } } },
+      B: { properties: { a: { $ref: "#/$defs/A" } } },
+    },
   };
   assert.equal(ts(schema).named, "type A = {\n  b?: B;\n};\n\ntype B = {\n  a?: A;\n};\n\n");
 });
@@ -280,7 +335,10 @@ Deno.test("TypeRenderer.render() drops a direct self-reference from a union-bodi
 Deno.test("TypeRenderer.render() breaks an alias cycle through several names", () => {
   const schema = {
     properties: { a: { $ref: "#/$defs/A" } },
-    $defs: { A: { anyOf: [{ $ref: "#/$defs/B" }, { type: "string" }] }, B: { anyOf: [{ $ref: "#/$defs/A" }, { type: "number" }] } },
+    $defs: {
+      A: { anyOf: [{ $ref: "#/$defs/B" }, { type: "string" }] },
+      B: { anyOf: [{ $ref: "#/$defs/A" }, { type: "number" }] },
+    },
   };
   assert.equal(ts(schema).named, "type A = B | string;\n\ntype B = number;\n\n");
 });
@@ -288,7 +346,9 @@ Deno.test("TypeRenderer.render() breaks an alias cycle through several names", (
 Deno.test("TypeRenderer.render() degrades a type whose body is only itself", () => {
   const out = ts({ properties: { l: { $ref: "#/$defs/Loop" } }, $defs: { Loop: { $ref: "#/$defs/Loop" } } });
   assert.equal(out.named, "type Loop = unknown;\n\n");
-  assert.deepEqual(out.warnings, ["tools.t.input.$defs.Loop: self-referencing type alias replaced by unknown"]);
+  assert.deepEqual(out.warnings, [
+    "tools.t.input.$defs.Loop: self-referencing type alias replaced by unknown",
+  ]);
   const root = ts({ $ref: "#" });
   assert.equal(root.type, "TInput");
   assert.equal(root.named, "type TInput = unknown;\n\n");
@@ -307,7 +367,10 @@ Deno.test("TypeRenderer.render() uses an index signature, not Record, for a map 
 
 Deno.test("TypeRenderer.render() intersects a $ref with sibling constraints and ignores sibling annotations", () => {
   const $defs = { B: { properties: { b: { type: "string" } } } };
-  assert.equal(type({ properties: { x: { $ref: "#/$defs/B", title: "T", default: {} } }, $defs }), "{\n  x?: B;\n}");
+  assert.equal(
+    type({ properties: { x: { $ref: "#/$defs/B", title: "T", default: {} } }, $defs }),
+    "{\n  x?: B;\n}",
+  );
   assert.equal(
     type({ properties: { x: { $ref: "#/$defs/B", properties: { c: { type: "number" } } } }, $defs }),
     "{\n  x?: B & {\n    c?: number;\n  };\n}",
@@ -323,8 +386,14 @@ Deno.test("TypeRenderer.render() accumulates named types across renders and keep
   assert.equal(renderer.render(withConfig("a"), { ...TARGET, toolPrefix: "One" }), "{\n  c?: Config;\n}");
   assert.equal(renderer.render(withConfig("b"), { ...TARGET, toolPrefix: "Two" }), "{\n  c?: Two_Config;\n}");
   assert.equal(renderer.render(withConfig("a"), { ...TARGET, toolPrefix: "Three" }), "{\n  c?: Config;\n}");
-  assert.equal(renderer.render(withConfig("c"), { ...TARGET, toolPrefix: "Two" }), "{\n  c?: Two_Config_2;\n}");
-  assert.match(renderer.renderNamedTypes(), /^type Config = [\s\S]*type Two_Config = [\s\S]*type Two_Config_2 = /);
+  assert.equal(
+    renderer.render(withConfig("c"), { ...TARGET, toolPrefix: "Two" }),
+    "{\n  c?: Two_Config_2;\n}",
+  );
+  assert.match(
+    renderer.renderNamedTypes(),
+    /^type Config = [\s\S]*type Two_Config = [\s\S]*type Two_Config_2 = /,
+  );
 });
 
 Deno.test("TypeRenderer.render() tells same-named defs apart by what they reference", () => {
@@ -334,7 +403,10 @@ Deno.test("TypeRenderer.render() tells same-named defs apart by what they refere
     $defs: { Wrapper: { properties: { x: { $ref: "#/$defs/Leaf" } } }, Leaf: { type: leaf } },
   });
   renderer.render(schema("string"), { ...TARGET, toolPrefix: "One" });
-  assert.equal(renderer.render(schema("number"), { ...TARGET, toolPrefix: "Two" }), "{\n  w?: Two_Wrapper;\n}");
+  assert.equal(
+    renderer.render(schema("number"), { ...TARGET, toolPrefix: "Two" }),
+    "{\n  w?: Two_Wrapper;\n}",
+  );
   assert.match(renderer.renderNamedTypes(), /type Two_Wrapper = \{\n {2}x\?: Two_Leaf;\n\};/);
 });
 
@@ -349,11 +421,15 @@ Deno.test("TypeRenderer.render() bounds nesting depth", () => {
   for (let i = 0; i < 10; i++) schema = { properties: { n: schema } };
   const out = ts(schema, { maxDepth: 4 });
   assert.match(out.type, /n\?: unknown;/);
-  assert.deepEqual(out.warnings, ["tools.t.input.n.n.n.n.n: schema nested deeper than 4 levels replaced by unknown"]);
+  assert.deepEqual(out.warnings, [
+    "tools.t.input.n.n.n.n.n: schema nested deeper than 4 levels replaced by unknown",
+  ]);
 });
 
 Deno.test("TypeRenderer.render() bounds the number of nodes with a single warning", () => {
-  const schema = { properties: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${i}`, { type: "string" }])) };
+  const schema = {
+    properties: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${i}`, { type: "string" }])),
+  };
   const out = ts(schema, { maxNodes: 5 });
   assert.match(out.type, /p3\?: string;\n {2}p4\?: unknown;/);
   assert.deepEqual(out.warnings, ["tools.t.input: schema larger than 5 nodes; the rest replaced by unknown"]);
@@ -363,11 +439,17 @@ Deno.test("TypeRenderer.render() survives a schema nested far deeper than the st
   let schema: unknown = { type: "string" };
   for (let i = 0; i < 20_000; i++) schema = { properties: { n: schema }, $defs: { D: { type: "string" } } };
   const out = ts({
-    properties: { d: { $ref: "#/properties/deep/properties/n/$defs/D" }, again: { $ref: "#/properties/deep" }, deep: schema },
+    properties: {
+      d: { $ref: "#/properties/deep/properties/n/$defs/D" },
+      again: { $ref: "#/properties/deep" },
+      deep: schema,
+    },
   });
   assert.match(out.type, /^\{\n {2}d\?: D;\n {2}again\?: deep;\n {2}deep\?: \{\n/);
   assert.equal(out.warnings.length, 2);
-  for (const warning of out.warnings) assert.match(warning, /nested deeper than 64 levels replaced by unknown$/);
+  for (const warning of out.warnings) {
+    assert.match(warning, /nested deeper than 64 levels replaced by unknown$/);
+  }
 });
 
 Deno.test("inputArity() says none, optional or required from the input schema", () => {
@@ -376,7 +458,16 @@ Deno.test("inputArity() says none, optional or required from the input schema", 
   assert.equal(inputArity({ properties: { a: {} } }), "optional");
   assert.equal(inputArity({ properties: { a: {} }, required: ["a"] }), "required");
   assert.equal(inputArity({ type: "object", additionalProperties: { type: "string" } }), "optional");
-  assert.equal(inputArity({ $ref: "#/$defs/A", $defs: { A: { properties: { a: {} }, required: ["a"] } } }), "required");
-  assert.equal(inputArity({ properties: { a: {}, b: {} }, oneOf: [{ required: ["a"] }, { required: ["b"] }] }), "required");
-  assert.equal(inputArity({ anyOf: [{ properties: { a: {} }, required: ["a"] }, { properties: { b: {} } }] }), "optional");
+  assert.equal(
+    inputArity({ $ref: "#/$defs/A", $defs: { A: { properties: { a: {} }, required: ["a"] } } }),
+    "required",
+  );
+  assert.equal(
+    inputArity({ properties: { a: {}, b: {} }, oneOf: [{ required: ["a"] }, { required: ["b"] }] }),
+    "required",
+  );
+  assert.equal(
+    inputArity({ anyOf: [{ properties: { a: {} }, required: ["a"] }, { properties: { b: {} } }] }),
+    "optional",
+  );
 });

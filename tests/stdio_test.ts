@@ -33,11 +33,16 @@ Deno.test("connectStdio() fails with the exit code and stderr tail when the serv
 
 Deno.test("connectStdio() fails with START_FAILED when the command does not exist", async () => {
   const spec = { ...fixtureSpec("ghost"), command: "/nonexistent/mcp-server", args: [] };
-  await assert.rejects(connectStdio(spec, ctx()), { code: "START_FAILED", message: /^ghost failed to start: / });
+  await assert.rejects(connectStdio(spec, ctx()), {
+    code: "START_FAILED",
+    message: /^ghost failed to start: /,
+  });
 });
 
 Deno.test("connectStdio() fails with STARTUP_TIMEOUT and the stderr tail when the handshake is too slow", async () => {
-  const spec = fixtureSpec("slow", ["--slow-start-ms=4000", "--stderr-bytes=200"], { startupTimeoutMs: 1_200 });
+  const spec = fixtureSpec("slow", ["--slow-start-ms=4000", "--stderr-bytes=200"], {
+    startupTimeoutMs: 1_200,
+  });
   const t0 = Date.now();
   await assert.rejects(connectStdio(spec, ctx()), (e: unknown) => {
     assert.ok(e instanceof BackendError);
@@ -49,7 +54,9 @@ Deno.test("connectStdio() fails with STARTUP_TIMEOUT and the stderr tail when th
 });
 
 Deno.test("connectStdio() waits longer while the server keeps writing progress to stderr", async () => {
-  const spec = fixtureSpec("npxlike", ["--slow-start-ms=2500", "--stderr-progress"], { startupTimeoutMs: 1_500 });
+  const spec = fixtureSpec("npxlike", ["--slow-start-ms=2500", "--stderr-progress"], {
+    startupTimeoutMs: 1_500,
+  });
   const conn = await connectStdio(spec, ctx());
   const result = await conn.callTool("echo", { message: "ready" }, { timeoutMs: 5_000 });
   assert.deepEqual(result.content, [{ type: "text", text: "ready" }]);
@@ -69,7 +76,12 @@ Deno.test("connectStdio() keeps working when the server writes megabytes to stde
 
 Deno.test("StdioProcessTransport keeps only a bounded stderr tail", async () => {
   const transport = new StdioProcessTransport(
-    { command: "sh", args: ["-c", "head -c 3000000 /dev/zero | tr '\\0' x >&2; echo END >&2; sleep 5"], env: {}, cwd: "/" },
+    {
+      command: "sh",
+      args: ["-c", "head -c 3000000 /dev/zero | tr '\\0' x >&2; echo END >&2; sleep 5"],
+      env: {},
+      cwd: "/",
+    },
     { shutdownGraceMs: 200 },
   );
   await transport.start();
@@ -124,7 +136,8 @@ Deno.test("close() kills a server that ignores stdin closing and SIGTERM after t
     fixtureSpec("stubborn", ["--ignore-sigterm", "--linger"]),
     ctx([], { shutdownGraceMs: 600 }),
   );
-  const pid = ((await conn.callTool("pid", {}, { timeoutMs: 5_000 })).structuredContent as { pid: number }).pid;
+  const pid =
+    ((await conn.callTool("pid", {}, { timeoutMs: 5_000 })).structuredContent as { pid: number }).pid;
   const t0 = Date.now();
   await conn.close();
   const took = Date.now() - t0;
@@ -133,7 +146,12 @@ Deno.test("close() kills a server that ignores stdin closing and SIGTERM after t
 });
 
 Deno.test("rootsForStdio() announces the workspace and every absolute directory argument", () => {
-  const spec = { command: "npx", args: ["-y", "pkg", "/tmp/data", "/etc/passwd", "rel/dir"], env: {}, cwd: "/ws" };
+  const spec = {
+    command: "npx",
+    args: ["-y", "pkg", "/tmp/data", "/etc/passwd", "rel/dir"],
+    env: {},
+    cwd: "/ws",
+  };
   const roots = rootsForStdio(spec, "/ws", (p) => p === "/tmp/data");
   assert.deepEqual(roots, [{ uri: "file:///ws", name: "ws" }, { uri: "file:///tmp/data", name: "data" }]);
 });
@@ -145,5 +163,33 @@ Deno.test("connectStdio() answers the server's roots/list request", async () => 
   );
   const result = await conn.callTool("roots", {}, { timeoutMs: 5_000 });
   assert.deepEqual(result.structuredContent, { roots: [{ uri: "file:///work/space", name: "space" }] });
+  await conn.close();
+});
+
+Deno.test("listTools() over stdio stops when the server's cursor never advances", async () => {
+  const conn = await connectStdio(fixtureSpec("loopy", ["--endless-cursor"]), ctx());
+  const listing = await conn.listTools({ timeoutMs: 5_000 });
+  const names = listing.tools.map((t) => t.name);
+  assert.equal(new Set(names).size, names.length);
+  assert.ok(names.includes("echo"));
+  assert.match(listing.warnings[0] ?? "", /^loopy: tools\/list cursor "c1" repeated/);
+  await conn.close();
+});
+
+Deno.test("callTool() over stdio fails with CALL_TIMEOUT on a hanging tool and the server stays usable", async () => {
+  const conn = await connectStdio(fixtureSpec("sleepy"), ctx());
+  await assert.rejects(conn.callTool("hang", {}, { timeoutMs: 300 }), {
+    code: "CALL_TIMEOUT",
+    message: /^sleepy\.hang did not answer within 0\.3s/,
+  });
+  const result = await conn.callTool("echo", { message: "still here" }, { timeoutMs: 5_000 });
+  assert.deepEqual(result.content, [{ type: "text", text: "still here" }]);
+  await conn.close();
+});
+
+Deno.test("callTool() over stdio returns image content blocks as sent", async () => {
+  const conn = await connectStdio(fixtureSpec("pics"), ctx());
+  const result = await conn.callTool("image", {}, { timeoutMs: 5_000 });
+  assert.deepEqual(result.content.map((c) => c.type), ["text", "image", "text"]);
   await conn.close();
 });

@@ -19,7 +19,11 @@ function assertError(result: ReturnType<typeof resolve>, code: string, message: 
 }
 
 Deno.test("buildBindingTable() binds an identifier name under itself only", () => {
-  assert.deepEqual(keys(["echo", "delete", "$x"]), [["echo", "echo", false], ["delete", "delete", false], ["$x", "$x", false]]);
+  assert.deepEqual(keys(["echo", "delete", "$x"]), [["echo", "echo", false], ["delete", "delete", false], [
+    "$x",
+    "$x",
+    false,
+  ]]);
 });
 
 Deno.test("buildBindingTable() binds a hyphenated name under both spellings, alias right after", () => {
@@ -65,7 +69,9 @@ Deno.test("buildBindingTable() aliases a dotted name to its identifier spelling"
 
 Deno.test("resolveToolKey() resolves each declared spelling to its own tool", () => {
   const wires = ["get-sum", "get_sum"];
-  for (const { key, wire } of buildBindingTable(wires).entries) assert.deepEqual(resolve(wires, key), { ok: true, value: wire });
+  for (const { key, wire } of buildBindingTable(wires).entries) {
+    assert.deepEqual(resolve(wires, key), { ok: true, value: wire });
+  }
 });
 
 Deno.test("resolveToolKey() lets an exact match win over a normalized one", () => {
@@ -110,15 +116,27 @@ Deno.test("resolveToolKey() names the closest tool when nothing matches", () => 
 });
 
 Deno.test("resolveToolKey() omits the suggestion when no tool is close", () => {
-  assertError(resolve(["echo"], "zzz"), "TOOL_UNKNOWN", "`srv` has no tool `zzz`. Call `list_tools` for the full list.");
+  assertError(
+    resolve(["echo"], "zzz"),
+    "TOOL_UNKNOWN",
+    "`srv` has no tool `zzz`. Call `list_tools` for the full list.",
+  );
 });
 
 Deno.test("resolveToolKey() says when the server exposes no tools", () => {
-  assertError(resolve([], "echo"), "TOOL_UNKNOWN", "`srv` exposes no tools. Call `list_tools` to see what is available.");
+  assertError(
+    resolve([], "echo"),
+    "TOOL_UNKNOWN",
+    "`srv` exposes no tools. Call `list_tools` to see what is available.",
+  );
 });
 
 Deno.test("resolveToolKey() does not resolve a key without alphanumerics", () => {
-  assertError(resolve(["_"], "-"), "TOOL_UNKNOWN", "`srv` has no tool `-`. Closest match: `_`. Call `list_tools` for the full list.");
+  assertError(
+    resolve(["_"], "-"),
+    "TOOL_UNKNOWN",
+    "`srv` has no tool `-`. Closest match: `_`. Call `list_tools` for the full list.",
+  );
   assert.deepEqual(resolve(["_"], "_"), { ok: true, value: "_" });
 });
 
@@ -127,7 +145,9 @@ Deno.test("resolveToolKey() cannot reach a tool absent from the table", () => {
 });
 
 Deno.test("resolveToolKey() does not treat prototype names as tools", () => {
-  for (const key of ["constructor", "toString", "__proto__", "hasOwnProperty"]) assert.equal(resolve(["echo"], key).ok, false);
+  for (const key of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+    assert.equal(resolve(["echo"], key).ok, false);
+  }
 });
 
 Deno.test("normalizeKey() keeps ASCII letters and digits, lower-cased", () => {

@@ -357,6 +357,9 @@ export function loginCommand(server: string): string {
   return `cargo agents mcp login ${arg}`;
 }
 
+/** The server a sign-in is described for: name, URL and manifest headers. */
+export type SignInTarget = CredentialTarget & { headers?: Record<string, string> | undefined };
+
 /**
  * Describes whether a remote server is signed in, without any network access (synchronous: reads
  * one small file). The description carries no token.
@@ -367,21 +370,37 @@ export function loginCommand(server: string): string {
  */
 export function describeSignIn(
   configDir: string,
-  spec: CredentialTarget & { headers?: Record<string, string> | undefined },
+  spec: SignInTarget,
+  options: { nowMs?: number } = {},
+): SignInDescription {
+  let text: string | null = null;
+  try {
+    text = Deno.readTextFileSync(credentialPath(configDir, spec.name));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) {
+      return {
+        state: "not-signed-in",
+        hint: `cannot read its credentials file; run \`${loginCommand(spec.name)}\``,
+      };
+    }
+  }
+  return describeSignInText(text, spec, options);
+}
+
+/**
+ * {@link describeSignIn} on the content of the server's credential file (read by the caller, e.g.
+ * through a `FileSystem` seam at {@link credentialPath}), or `null` when there is no file.
+ */
+export function describeSignInText(
+  text: string | null,
+  spec: SignInTarget,
   options: { nowMs?: number } = {},
 ): SignInDescription {
   if (Object.keys(spec.headers ?? {}).some((k) => k.toLowerCase() === "authorization")) {
     return { state: "header-auth" };
   }
   const login = loginCommand(spec.name);
-  let record: CredentialRecord | undefined;
-  try {
-    record = parseRecord(Deno.readTextFileSync(credentialPath(configDir, spec.name)), spec.name);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) {
-      return { state: "not-signed-in", hint: `cannot read its credentials file; run \`${login}\`` };
-    }
-  }
+  const record = text === null ? undefined : parseRecord(text, spec.name);
   if (record === undefined || record.tokens === undefined) {
     const why = record?.rejected ? "the server refused the stored sign-in; " : "";
     return { state: "not-signed-in", hint: `${why}run \`${login}\` if it requires authorization` };

@@ -239,7 +239,8 @@ async function probeChallenge(
 
 /**
  * Parses the `Bearer` challenge of a `WWW-Authenticate` value (RFC 9110 §11.6.1): several
- * challenges, quoted strings with `\` escapes, tokens, any spacing. Parameter names are lowercased.
+ * challenges, quoted strings with `\` escapes, unquoted values (bare URLs too), any spacing.
+ * Parameter names are lowercased.
  *
  * @returns The parameters of the first `Bearer` challenge (empty when there is none).
  * @example
@@ -284,8 +285,10 @@ export function parseBearerChallenge(header: string): Record<string, string> {
         }
         i++;
       } else {
-        value = token();
-        while (header[i] === "=") value += header[i++]; // token68 padding
+        // Unquoted: a token by the RFC, but servers send bare URLs too, so read up to `,` or space.
+        const start = i;
+        while (i < n && !" \t,".includes(header[i]!)) i++;
+        value = header.slice(start, i);
       }
       if (isBearer && current) current[name.toLowerCase()] ??= value;
       continue;

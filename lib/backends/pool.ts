@@ -237,7 +237,11 @@ export class ServerPool {
         : new BackendError("START_FAILED", spec.name, `${spec.name} failed to start: ${String(error)}`, {
           cause: error,
         });
-      if (err.code !== "CANCELLED") this.#recordFailure(sup, err);
+      if (err.code === "NEEDS_SIGN_IN") {
+        // Not a crash: the user signs in with `mcp login` in a terminal, and the next use tries again
+        // with the new credentials, without a backoff wait and without spending the restart budget.
+        sup.lastError = err;
+      } else if (err.code !== "CANCELLED") this.#recordFailure(sup, err);
       throw err;
     }
     if (this.#closed || this.#supervisors.get(sup.key) !== sup) {

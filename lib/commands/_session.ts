@@ -7,6 +7,8 @@
 import type { CommandContext } from "../command_context.ts";
 import { resolveConfigDir } from "../config.ts";
 import { Catalog } from "../catalog.ts";
+import { connectBySpec } from "../backends/pool.ts";
+import { withHttpConnector } from "../backends/http.ts";
 import { createLogger, type LogLevel, type SessionLogger } from "../log.ts";
 import type { ScriptRunner } from "../meta_server.ts";
 import { createSandboxRunner } from "./_sandbox_runner.ts";
@@ -38,7 +40,13 @@ export async function openSession(
   });
   let catalog: Catalog;
   try {
-    catalog = await Catalog.open({ cwd: ctx.cwd, env: ctx.env, homeDir: ctx.homeDir, logger });
+    catalog = await Catalog.open({
+      cwd: ctx.cwd,
+      env: ctx.env,
+      homeDir: ctx.homeDir,
+      logger,
+      connect: withHttpConnector(connectBySpec, { configDir }),
+    });
   } catch (error) {
     logger.close();
     throw error;

@@ -10,13 +10,14 @@ import type { CommandContext } from "../command_context.ts";
 import { type Location, renderDiagnostic, UserError } from "../diagnostics.ts";
 import { CONFIG_FILE_NAME } from "../config.ts";
 import { evaluateDependsOn } from "../depends_on.ts";
-import { denoFileSystem, type FileSystem } from "../file_system.ts";
+import { denoFileSystem, type FileSystem, readTextFileIfExists } from "../file_system.ts";
 import type { McpServerDecl } from "../manifest.ts";
 import type { LoadedPlugin } from "../plugins.ts";
 import { type LoadedResolution, loadResolution } from "../resolve.ts";
+import { credentialPath, describeSignInText, type SignInDescription } from "../auth/credentials.ts";
 
-/** Sign-in state of a remote server, as upstream names it. */
-export type AuthState = "signed-in" | "header-auth" | "no-credentials";
+/** Sign-in state of a remote server (see `describeSignIn()` in `lib/auth/credentials.ts`). */
+export type AuthState = SignInDescription["state"];
 
 /** One declared server in the `--json` document. */
 export interface StatusServer {
@@ -39,6 +40,10 @@ export interface StatusServer {
   headerNames?: string[] | undefined;
   /** Remote servers that apply: the sign-in state. */
   auth?: AuthState | undefined;
+  /** Remote servers that apply: when the stored access token expires(d), ms since the epoch. */
+  authExpiresAt?: number | undefined;
+  /** Remote servers that apply: what to do about the sign-in, e.g. the exact login command. */
+  authHint?: string | undefined;
   location: Location;
 }
 
@@ -174,7 +179,13 @@ async function describeServer(
   } else {
     entry.url = decl.url;
     entry.headerNames = Object.keys(decl.headers);
-    if (spec) entry.auth = await authState(decl.name, decl.headers, loaded.configDir, fs);
+    if (spec?.transport === "http") {
+      const text = await readTextFileIfExists(fs, credentialPath(loaded.configDir, spec.name));
+      const signIn = describeSignInText(text, spec);
+      entry.auth = signIn.state;
+      entry.authExpiresAt = signIn.expiresAt;
+      entry.authHint = signIn.hint;
+    }
   }
   return entry;
 }
@@ -184,28 +195,27 @@ function whyApplies(decl: McpServerDecl, plugin: LoadedPlugin, loaded: LoadedRes
   return evaluateDependsOn(atoms, loaded.workspace).reason;
 }
 
-/** The credentials file of a remote server. TODO(#6): share the name rule with `lib/auth/credentials.ts`. */
-function credentialsFile(configDir: string, server: string): string {
-  return join(configDir, "credentials", `${server.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
+/** The sign-in line of a remote server (never a token). */
+function authText(server: StatusServer, nowMs: number): string {
+  const hint = server.authHint ? `; ${server.authHint}` : "";
+  const expiry = server.authExpiresAt === undefined ? "" : new Date(server.authExpiresAt).toISOString();
+  switch (server.auth) {
+    case "signed-in":
+      return expiry
+        ? `signed in (token expires ${expiry}, in ${
+          Math.max(0, Math.round((server.authExpiresAt! - nowMs) / 60_000))
+        } min)`
+        : "signed in";
+    case "expired-refreshable":
+      return `signed in, token expired ${expiry}; it is refreshed on next use`;
+    case "expired":
+      return `token expired ${expiry}${hint}`;
+    case "header-auth":
+      return "authorization header configured";
+    default:
+      return `not signed in${hint}`;
+  }
 }
-
-async function authState(
-  server: string,
-  headers: Record<string, string>,
-  configDir: string,
-  fs: FileSystem,
-): Promise<AuthState> {
-  if ((await fs.stat(credentialsFile(configDir, server)))?.isFile) return "signed-in";
-  if (Object.keys(headers).some((h) => h.toLowerCase() === "authorization")) return "header-auth";
-  return "no-credentials";
-}
-
-const AUTH_TEXT: Record<AuthState, (server: string) => string> = {
-  "signed-in": () => "signed in",
-  "header-auth": () => "authorization header configured",
-  "no-credentials": (server) =>
-    `not signed in (if it requires authorization: \`cargo agents mcp login ${server}\`)`,
-};
 
 /** The text form of {@link StatusReport}: sections Config, Workspace, Plugins, Problems. */
 export function renderStatusText(report: StatusReport, loaded: LoadedResolution): string {
@@ -243,7 +253,7 @@ export function renderStatusText(report: StatusReport, loaded: LoadedResolution)
         const headers = server.headerNames?.length ? ` [headers: ${server.headerNames.join(", ")}]` : "";
         const sse = server.transport === "sse" ? " (sse)" : "";
         lines.push(`      http${sse}: ${server.url}${headers}`);
-        if (server.auth) lines.push(`      ${AUTH_TEXT[server.auth](server.name)}`);
+        if (server.auth) lines.push(`      ${authText(server, Date.now())}`);
       }
     }
   }

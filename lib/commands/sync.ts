@@ -38,9 +38,13 @@ export interface SyncOptions {
  */
 export async function runSync(options: SyncOptions, ctx: CommandContext): Promise<number> {
   if (ctx.homeDir === "") {
-    throw new UserError("SYNC_NO_HOME", "Cannot find the agents' config files: the home directory is unknown", {
-      hint: "set HOME (USERPROFILE on Windows)",
-    });
+    throw new UserError(
+      "SYNC_NO_HOME",
+      "Cannot find the agents' config files: the home directory is unknown",
+      {
+        hint: "set HOME (USERPROFILE on Windows)",
+      },
+    );
   }
   const outcomes = await syncAgents(options, {
     paths: { platform: toPlatform(Deno.build.os), homeDir: ctx.homeDir, env: ctx.env, cwd: ctx.cwd },
@@ -53,6 +57,8 @@ export async function runSync(options: SyncOptions, ctx: CommandContext): Promis
   if (detected === 0 && options.agents.length === 0 && !options.remove) {
     ctx.writeOut("No agent detected: name one with --agent NAME (see `cargo-agents sync --help`).\n");
   }
-  for (const o of outcomes) if (o.error) ctx.writeErr(renderDiagnostic(o.error, { verbose: ctx.verbose }) + "\n");
+  for (const o of outcomes) {
+    if (o.error) ctx.writeErr(renderDiagnostic(o.error, { verbose: ctx.verbose }) + "\n");
+  }
   return outcomes.some((o) => o.status === "error") ? 1 : 0;
 }

@@ -7,20 +7,25 @@
  * @module
  */
 import type { FileSystem } from "../file_system.ts";
-import { closestMatch, UsageError } from "../diagnostics.ts";
 import type { ConfigFormat, EntryAddress } from "./config_format.ts";
 import { JSONC, STRICT_JSON } from "./json_format.ts";
 import { TOML } from "./toml_format.ts";
 import { YAML } from "./yaml_format.ts";
 import { isPlainObject } from "./_values.ts";
+import { envPath, joinPath, type PathContext, vscodeUserDataDir, xdgConfigHome } from "./platform_paths.ts";
 import {
-  appDataDir,
-  envPath,
-  joinPath,
-  type PathContext,
-  vscodeUserDataDir,
-  xdgConfigHome,
-} from "./platform_paths.ts";
+  claudeCodeFile,
+  claudeDesktopDir,
+  CLINE_HOSTS,
+  CLINE_STORAGE,
+  clineCliDir,
+  codexDir,
+  exists,
+  firstExisting,
+  gooseDir,
+  vscodeDir,
+  zedDir,
+} from "./agent_locations.ts";
 
 /** The name of the entry written into every agent. */
 export const ENTRY_NAME = "symposium";
@@ -80,6 +85,8 @@ export interface DetectionHints {
   paths: string[];
   /** Program names; any found on `PATH` means installed. */
   binaries: string[];
+  /** A short account of `paths` for the "not detected" message, when listing them all is too long. */
+  summary?: string;
 }
 
 /** Options of {@link AgentDefinition.targets}. */
@@ -105,15 +112,6 @@ export interface AgentDefinition {
    * the agent has no install to write to.
    */
   targets(p: PathContext, fs: FileSystem, options: TargetOptions): Promise<ConfigTarget[]>;
-}
-
-async function exists(fs: FileSystem, path: string): Promise<boolean> {
-  return (await fs.stat(path)) !== null;
-}
-
-async function firstExisting(fs: FileSystem, paths: string[]): Promise<string | undefined> {
-  for (const path of paths) if (await exists(fs, path)) return path;
-  return undefined;
 }
 
 /** A target whose entry lives at a fixed container with a fixed shape. */
@@ -151,57 +149,6 @@ export function openCodeShape(doc: unknown, server: ServerCommand, variant?: str
       address: { containerPath: ["mcp"], name: ENTRY_NAME },
       value: { type: "local", command, enabled: true },
     };
-}
-
-/** Host editors whose global storage may hold Cline's settings. */
-export const CLINE_HOSTS = ["Code", "Code - Insiders", "Cursor", "Windsurf", "VSCodium"] as const;
-
-const CLINE_STORAGE = ["User", "globalStorage", "saoudrizwan.claude-dev"];
-
-function clineCliDir(p: PathContext): string {
-  return envPath(p, "CLINE_DIR") ?? joinPath(p, p.homeDir, ".cline");
-}
-
-async function claudeDesktopDir(p: PathContext, fs: FileSystem): Promise<string> {
-  if (p.platform === "windows" && p.env.LOCALAPPDATA !== undefined) {
-    // MSIX installs (the default since Feb 2026) are sandboxed under Packages\Claude_<id>.
-    const packages = joinPath(p, p.env.LOCALAPPDATA, "Packages");
-    const entries = await fs.readDir(packages).catch(() => []);
-    const pkg = entries.filter((e) =>
-      e.isDirectory && e.name.startsWith("Claude_")
-    ).map((e) => e.name).sort()[0];
-    if (pkg !== undefined) return joinPath(p, packages, pkg, "LocalCache", "Roaming", "Claude");
-  }
-  return joinPath(p, appDataDir(p), "Claude");
-}
-
-function zedDir(p: PathContext): string {
-  if (p.platform === "windows") return joinPath(p, appDataDir(p), "Zed");
-  if (p.platform === "darwin") return joinPath(p, p.homeDir, ".config", "zed");
-  return joinPath(p, envPath(p, "FLATPAK_XDG_CONFIG_HOME") ?? xdgConfigHome(p), "zed");
-}
-
-function gooseDir(p: PathContext): string {
-  if (p.platform === "windows") return joinPath(p, appDataDir(p), "Block", "goose", "config");
-  return joinPath(p, xdgConfigHome(p), "goose");
-}
-
-function codexDir(p: PathContext): string {
-  return envPath(p, "CODEX_HOME") ?? joinPath(p, p.homeDir, ".codex");
-}
-
-function claudeCodeFile(p: PathContext): string {
-  const dir = envPath(p, "CLAUDE_CONFIG_DIR");
-  return dir === undefined ? joinPath(p, p.homeDir, ".claude.json") : joinPath(p, dir, ".claude.json");
-}
-
-async function vscodeDir(p: PathContext, fs: FileSystem): Promise<string> {
-  const stable = vscodeUserDataDir(p, "Code");
-  const insiders = vscodeUserDataDir(p, "Code - Insiders");
-  if (!(await exists(fs, joinPath(p, stable, "User"))) && (await exists(fs, joinPath(p, insiders, "User")))) {
-    return insiders;
-  }
-  return stable;
 }
 
 /** Every agent, in {@link AGENT_IDS} order. */
@@ -454,41 +401,3 @@ export const AGENTS: readonly AgentDefinition[] = [
     },
   },
 ];
-
-/** An agent picked by name, with the layout its alias forces, if any. */
-export interface AgentSelection {
-  agent: AgentDefinition;
-  variant?: string;
-}
-
-/**
- * Resolves `--agent` names (ids or aliases, case-insensitive), dropping repeats.
- *
- * @throws {UsageError} for an unknown name, with a did-you-mean hint and the list of valid names.
- */
-export function selectAgents(names: readonly string[]): AgentSelection[] {
-  const known = new Map<string, AgentSelection>();
-  for (const agent of AGENTS) {
-    known.set(agent.id, { agent });
-    for (const alias of agent.aliases) {
-      known.set(alias.name, alias.variant === undefined ? { agent } : { agent, variant: alias.variant });
-    }
-  }
-  const picked: AgentSelection[] = [];
-  for (const raw of names) {
-    const selection = known.get(raw.trim().toLowerCase());
-    if (selection === undefined) {
-      const guess = closestMatch(raw, [...known.keys()]);
-      const list = AGENT_IDS.join(", ");
-      throw new UsageError(`Cannot sync agent "${raw}": no such agent`, {
-        hint: guess === undefined
-          ? `valid agents: ${list}`
-          : `did you mean "${guess}"? Valid agents: ${list}`,
-      });
-    }
-    if (!picked.some((s) => s.agent === selection.agent && s.variant === selection.variant)) {
-      picked.push(selection);
-    }
-  }
-  return picked;
-}

@@ -6,11 +6,19 @@
  * @module
  */
 import type { FileSystem } from "../file_system.ts";
-import type { AgentDefinition } from "./agents.ts";
+import type { AgentDefinition, DetectionHints } from "./agents.ts";
 import { joinPath, type PathContext } from "./platform_paths.ts";
 
 /** Extensions tried on Windows when `PATHEXT` is unset. */
 export const DEFAULT_PATHEXT = ".COM;.EXE;.BAT;.CMD";
+
+/** Where {@link findExecutable} and {@link detectAgent} look. */
+export interface LookupOptions {
+  /** Platform, home and environment snapshot (`PATH`, `PATHEXT`). */
+  paths: PathContext;
+  /** Existence checks go through this seam. */
+  fs: FileSystem;
+}
 
 /**
  * Finds a program on `PATH` the way a shell would: the first directory holding an executable
@@ -19,11 +27,8 @@ export const DEFAULT_PATHEXT = ".COM;.EXE;.BAT;.CMD";
  * @param name Program name without extension, e.g. `"codex"`.
  * @returns The absolute path, or `undefined`.
  */
-export async function findExecutable(
-  name: string,
-  p: PathContext,
-  fs: FileSystem,
-): Promise<string | undefined> {
+export async function findExecutable(name: string, options: LookupOptions): Promise<string | undefined> {
+  const { paths: p, fs } = options;
   const windows = p.platform === "windows";
   const pathVar = p.env.PATH ?? p.env.Path ?? "";
   const exts = windows
@@ -55,21 +60,18 @@ export interface Detection {
   /** What gave it away, e.g. `/home/me/.cursor` or `cursor on PATH`. */
   evidence: string | undefined;
   /** Everything looked for, for the "not detected" message. */
-  lookedFor: { paths: string[]; binaries: string[] };
+  lookedFor: DetectionHints;
 }
 
 /** Looks for the signs of `agent` listed in its detection hints. */
-export async function detectAgent(
-  agent: AgentDefinition,
-  p: PathContext,
-  fs: FileSystem,
-): Promise<Detection> {
+export async function detectAgent(agent: AgentDefinition, options: LookupOptions): Promise<Detection> {
+  const { paths: p, fs } = options;
   const hints = await agent.detection(p, fs);
   for (const path of hints.paths) {
     if ((await fs.stat(path)) !== null) return { isInstalled: true, evidence: path, lookedFor: hints };
   }
   for (const binary of hints.binaries) {
-    const found = await findExecutable(binary, p, fs);
+    const found = await findExecutable(binary, options);
     if (found !== undefined) return { isInstalled: true, evidence: `${binary} on PATH`, lookedFor: hints };
   }
   return { isInstalled: false, evidence: undefined, lookedFor: hints };

@@ -14,13 +14,16 @@ export interface ReportOptions {
   dryRun?: boolean;
 }
 
-const DRY_RUN_WORDS: Partial<Record<SyncStatus, string>> = { written: "would write", removed: "would remove" };
+const DRY_RUN_WORDS: Partial<Record<SyncStatus, string>> = {
+  written: "would write",
+  removed: "would remove",
+};
 
 /**
  * Renders the outcomes as an aligned table, e.g.
  *
  * ```
- * agent           result     file
+ * agent           result     details
  * Claude Code     written    ~/.claude.json (added the entry)
  * Cursor          unchanged  ~/.cursor/mcp.json (already registered)
  * Windsurf        skipped    not detected (no ~/.codeium/windsurf, no windsurf on PATH)
@@ -32,8 +35,10 @@ const DRY_RUN_WORDS: Partial<Record<SyncStatus, string>> = { written: "would wri
  * @returns The text, ending with a newline.
  */
 export function renderSyncReport(outcomes: readonly SyncOutcome[], options: ReportOptions): string {
-  const rows = outcomes.map((o) => [o.agentName, resultWord(o.status, options.dryRun === true), describe(o, options)]);
-  const header = ["agent", "result", "file"];
+  const rows = outcomes.map((
+    o,
+  ) => [o.agentName, resultWord(o.status, options.dryRun === true), describe(o, options)]);
+  const header = ["agent", "result", "details"];
   const widths = [0, 1].map((i) => Math.max(header[i]!.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => `${r[0]!.padEnd(widths[0]!)}  ${r[1]!.padEnd(widths[1]!)}  ${r[2]}`.trimEnd();
   const counts = new Map<SyncStatus, number>();
@@ -45,7 +50,8 @@ export function renderSyncReport(outcomes: readonly SyncOutcome[], options: Repo
     return `${n} ${word}`;
   });
   const tail = options.dryRun === true ? " (dry run: nothing was written)" : "";
-  return [line(header), ...rows.map(line), "", (summary.join(", ") || "nothing to do") + tail].join("\n") + "\n";
+  return [line(header), ...rows.map(line), "", (summary.join(", ") || "nothing to do") + tail].join("\n") +
+    "\n";
 }
 
 function resultWord(status: SyncStatus, dryRun: boolean): string {
@@ -55,7 +61,8 @@ function resultWord(status: SyncStatus, dryRun: boolean): string {
 function describe(o: SyncOutcome, options: ReportOptions): string {
   if (o.file === undefined) return o.detail;
   const loc = o.error?.location;
-  const where = displayPath(o.file, options.homeDir) + (loc === undefined ? "" : `:${loc.line}:${loc.column}`);
+  const where = displayPath(o.file, options.homeDir) +
+    (loc === undefined ? "" : `:${loc.line}:${loc.column}`);
   if (o.status !== "error") return `${where} (${o.detail})`;
   // The message repeats the path ('Cannot read "<file>": …'): keep only what follows it.
   const reason = o.detail.replace(/^Cannot [^:]*"[^"]*": /, "");

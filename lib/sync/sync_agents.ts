@@ -7,7 +7,15 @@
  */
 import { UserError } from "../diagnostics.ts";
 import { readTextFileIfExists } from "../file_system.ts";
-import { AGENTS, type AgentDefinition, type AgentId, type AgentSelection, type ConfigTarget, selectAgents, type ServerCommand } from "./agents.ts";
+import {
+  type AgentDefinition,
+  type AgentId,
+  AGENTS,
+  type ConfigTarget,
+  type DetectionHints,
+  type ServerCommand,
+} from "./agents.ts";
+import { type AgentSelection, selectAgents } from "./agent_selection.ts";
 import { writeFileAtomic } from "./atomic_write.ts";
 import { detectAgent } from "./detect.ts";
 import { displayPath, type PathContext } from "./platform_paths.ts";
@@ -35,7 +43,7 @@ export interface SyncDeps {
   server: ServerCommand;
   /** @default denoWritableFileSystem */
   fs?: WritableFileSystem;
-  /** Stops before the next agent when aborted. */
+  /** When aborted, stops before the next agent and returns the outcomes so far. */
   signal?: AbortSignal;
 }
 
@@ -74,31 +82,39 @@ export async function syncAgents(request: SyncRequest, deps: SyncDeps): Promise<
   const fs = deps.fs ?? denoWritableFileSystem;
   const p = deps.paths;
   const explicit = request.agents.length > 0;
-  const selections: AgentSelection[] = explicit ? selectAgents(request.agents) : AGENTS.map((agent) => ({ agent }));
+  const selections: AgentSelection[] = explicit
+    ? selectAgents(request.agents)
+    : AGENTS.map((agent) => ({ agent }));
   const projectRoot = request.project ? await findProjectRoot(p.cwd, fs) : undefined;
   const outcomes: SyncOutcome[] = [];
   for (const { agent, variant } of selections) {
-    deps.signal?.throwIfAborted();
+    if (deps.signal?.aborted) break; // Ctrl-C: report what was done so far.
     if (projectRoot !== undefined && !agent.hasProjectConfig) {
       outcomes.push(skipped(agent, "has no project-level config file"));
       continue;
     }
     if (!explicit && !request.remove) {
-      const detection = await detectAgent(agent, p, fs);
+      const detection = await detectAgent(agent, { paths: p, fs });
       if (!detection.isInstalled) {
         outcomes.push(skipped(agent, describeNotDetected(detection.lookedFor, p.homeDir)));
         continue;
       }
     }
     const options = variant === undefined ? {} : { variant };
-    const targets = await agent.targets(p, fs, projectRoot === undefined ? options : { ...options, projectRoot });
+    const targets = await agent.targets(
+      p,
+      fs,
+      projectRoot === undefined ? options : { ...options, projectRoot },
+    );
     for (const target of targets) outcomes.push(await syncTarget(agent, target, request, deps.server, fs));
   }
   return outcomes;
 }
 
-function describeNotDetected(lookedFor: { paths: string[]; binaries: string[] }, homeDir: string): string {
-  const parts = lookedFor.paths.map((path) => `no ${displayPath(path, homeDir)}`);
+function describeNotDetected(lookedFor: DetectionHints, homeDir: string): string {
+  const parts = lookedFor.summary === undefined
+    ? lookedFor.paths.map((path) => `no ${displayPath(path, homeDir)}`)
+    : [homeDir === "" ? lookedFor.summary : lookedFor.summary.replaceAll(homeDir, "~")];
   if (lookedFor.binaries.length > 0) parts.push(`no ${lookedFor.binaries.join("/")} on PATH`);
   return `not detected (${parts.join(", ")})`;
 }
@@ -135,13 +151,7 @@ async function syncTarget(
     if (request.remove && before === null) {
       return outcome(agent, target, { status: "unchanged", file, detail: "no config file" });
     }
-    const doc = before === null ? {} : target.format.read(before, file);
-    const shape = target.shape(doc, server);
-    const entryPath = [...shape.address.containerPath, shape.address.name];
-    const hadEntry = getAtPath(doc, entryPath) !== undefined;
-    const after = request.remove
-      ? target.format.removeEntry(before!, shape.address, file)
-      : target.format.setEntry(before ?? "", shape.address, shape.value, file);
+    const { after, hadEntry } = editConfigText(target, before, { server, remove: request.remove });
     if (after === before) {
       const detail = request.remove ? "no symposium entry" : "already registered";
       return outcome(agent, target, { status: "unchanged", file, detail });
@@ -163,6 +173,38 @@ async function syncTarget(
     if (!(error instanceof UserError)) throw error;
     return outcome(agent, target, { status: "error", file, detail: error.message, error });
   }
+}
+
+/** What {@link editConfigText} computed. */
+export interface ConfigEdit {
+  /** The new text; the very same string as `before` when nothing changes. */
+  after: string;
+  /** The file had a `symposium` entry before. */
+  hadEntry: boolean;
+}
+
+/**
+ * Computes the new text of one agent config file, without touching the disk.
+ *
+ * @param before The current text, or `null` when the file does not exist (`remove` then returns `""`).
+ * @param options.server The program the entry starts.
+ * @param options.remove Take the entry out instead of putting it in.
+ * @throws {ConfigSyntaxError} `SYNC_CONFIG_SYNTAX` when `before` does not parse.
+ * @throws {ConfigShapeError} `SYNC_CONFIG_SHAPE` when the document cannot hold the entry.
+ */
+export function editConfigText(
+  target: ConfigTarget,
+  before: string | null,
+  options: { server: ServerCommand; remove: boolean },
+): ConfigEdit {
+  const file = target.path;
+  const doc = before === null ? {} : target.format.read(before, file);
+  const shape = target.shape(doc, options.server);
+  const hadEntry = getAtPath(doc, [...shape.address.containerPath, shape.address.name]) !== undefined;
+  if (options.remove) {
+    return { after: before === null ? "" : target.format.removeEntry(before, shape.address, file), hadEntry };
+  }
+  return { after: target.format.setEntry(before ?? "", shape.address, shape.value, file), hadEntry };
 }
 
 async function readConfig(fs: WritableFileSystem, file: string): Promise<string | null> {

@@ -7,7 +7,8 @@
  * - `{"op":"login","url":…}`: opens the URL, fills oidc-provider's development login form, accepts
  *   the consent page, waits for the `/callback` redirect → `{"ok":true,"body":<page text>}`;
  * - `{"op":"cancel","url":…}`: opens the URL and clicks "[ Cancel ]" (→ `error=access_denied`);
- * - `{"op":"blocked"}`: → `{"ok":true,"blocked":[urls the page tried to reach off 127.0.0.1]}`.
+ * - `{"op":"blocked"}`: → `{"ok":true,"blocked":[urls the page tried to reach off 127.0.0.1]}`
+ *   (oidc-provider's development pages link a web font: that request is aborted).
  * Any failure → `{"ok":false,"error":…}`. Closes the browser and exits when stdin ends.
  *
  * Chromium may reach 127.0.0.1 only: host names do not resolve (`--host-resolver-rules`), and every
@@ -20,7 +21,7 @@ const browser = await chromium.launch({
   args: [
     "--no-sandbox",
     "--headless",
-    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
     "--no-proxy-server",
     "--disable-background-networking",
     "--disable-component-update",
@@ -44,11 +45,17 @@ async function run(command: { op: string; url?: string }): Promise<Record<string
   if (command.op === "cancel") {
     await page.click("text=[ Cancel ]");
   } else {
-    await page.fill("input[name=login]", "alice");
-    await page.fill("input[name=password]", "any");
-    await page.click("button[type=submit]");
-    await page.waitForSelector("text=Continue");
-    await page.click("button[type=submit]");
+    // The login form appears unless the browser already has a session; the consent page always does.
+    for (let step = 0; step < 4 && !page.url().includes("/callback?"); step++) {
+      if (await page.locator("input[name=login]").count() > 0) {
+        await page.fill("input[name=login]", "alice");
+        await page.fill("input[name=password]", "any");
+        await page.click("button[type=submit]");
+      } else if (await page.locator("text=Continue").count() > 0) {
+        await page.click("button[type=submit]");
+      }
+      await page.waitForLoadState();
+    }
   }
   await page.waitForURL(/\/callback\?/);
   return { ok: true, body: (await page.textContent("body")) ?? "" };

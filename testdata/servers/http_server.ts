@@ -11,8 +11,10 @@
  *
  * Tools: `echo({text})` → `text`; `add({a, b})` → the sum; `slow({ms})` → waits, then `"done"`.
  *
- * Run directly (`deno run --allow-net testdata/servers/http_server.ts [--port=N] [--require-header=K:V]`)
- * it prints `listening http://127.0.0.1:<port>/mcp` on stdout and serves until killed.
+ * Run directly (`deno run --allow-net --allow-read testdata/servers/http_server.ts [--port=N]
+ * [--hostname=A] [--tls-cert=PEM --tls-key=PEM] [--require-header=K:V]`) it prints
+ * `listening <url>` on stdout and serves until killed. `--hostname` other than 127.0.0.1 is only for
+ * a test host inside a network namespace that the test made.
  *
  * @module
  */
@@ -23,11 +25,15 @@ import { z } from "zod";
 export interface HttpFixtureOptions {
   /** @default 0 (any free port) */
   port?: number;
+  /** Address to listen on. @default "127.0.0.1" (a test host's address only inside a test network namespace) */
+  hostname?: string;
+  /** PEM certificate and key: serve https. */
+  tls?: { cert: string; key: string } | undefined;
   /** `serverInfo.name`. @default "http-fixture" */
   name?: string;
-  requireHeader?: { name: string; value: string };
-  unauthorized?: { status: 401 | 403; challenge: string };
-  redirectTo?: string;
+  requireHeader?: { name: string; value: string } | undefined;
+  unauthorized?: { status: 401 | 403; challenge: string } | undefined;
+  redirectTo?: string | undefined;
 }
 
 /** One HTTP request as the fixture saw it. */
@@ -162,7 +168,8 @@ export function startHttpFixture(options: HttpFixtureOptions = {}): HttpFixture 
   }
 
   let httpServer: Deno.HttpServer<Deno.NetAddr> | undefined;
-  const listen = (port: number) => Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, handle);
+  const hostname = options.hostname ?? "127.0.0.1";
+  const listen = (port: number) => Deno.serve({ hostname, port, onListen() {}, ...(options.tls ?? {}) }, handle);
   httpServer = listen(options.port ?? 0);
   const port = httpServer.addr.port;
 
@@ -173,7 +180,7 @@ export function startHttpFixture(options: HttpFixtureOptions = {}): HttpFixture 
   }
 
   const fixture: HttpFixture = {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `${options.tls ? "https" : "http"}://${hostname}:${port}/mcp`,
     port,
     hits,
     sessions,
@@ -199,8 +206,12 @@ if (import.meta.main) {
   const flag = (name: string) => Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const header = flag("require-header");
   const sep = header?.indexOf(":") ?? -1;
+  const cert = flag("tls-cert");
+  const key = flag("tls-key");
   const fixture = startHttpFixture({
     port: Number(flag("port") ?? 0),
+    hostname: flag("hostname") ?? "127.0.0.1",
+    ...(cert && key ? { tls: { cert: Deno.readTextFileSync(cert), key: Deno.readTextFileSync(key) } } : {}),
     ...(header && sep > 0 ? { requireHeader: { name: header.slice(0, sep), value: header.slice(sep + 1) } } : {}),
   });
   console.log(`listening ${fixture.url}`);

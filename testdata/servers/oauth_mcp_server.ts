@@ -93,7 +93,10 @@ const provider = new Provider(issuer, {
 });
 provider.on("grant.success", () => counters.tokenRequests++);
 provider.on("registration_create.success", () => counters.registrations++);
-provider.on("revocation.success", () => counters.revocations++);
+provider.use(async (ctx: { path: string; method: string; status: number }, next: () => Promise<void>) => {
+  await next();
+  if (ctx.path === "/token/revocation" && ctx.method === "POST" && ctx.status === 200) counters.revocations++;
+});
 asServer.on("request", provider.callback());
 
 // 3. Token verification: the resource server looks opaque tokens up in the AS's store (same process)

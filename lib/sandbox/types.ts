@@ -1,0 +1,90 @@
+/**
+ * The sandbox's public data shapes: the limits of one run, the host-call seam through which a script
+ * reaches tools, and the result that a run always returns (it never throws).
+ *
+ * @module
+ */
+
+/** The limits of one `execute` run, taken from `[mcp]` by `limitsFromConfig()`. */
+export interface SandboxLimits {
+  /** Wall-clock deadline of the run, milliseconds. Default 120_000. */
+  timeoutMs: number;
+  /** QuickJS heap limit, bytes. Default 64 MiB. */
+  memoryLimitBytes: number;
+  /** QuickJS stack limit, bytes; clamped to `MAX_SCRIPT_STACK_BYTES`. Default 384 KiB (after the clamp). */
+  stackLimitBytes: number;
+  /** Budget of captured console output, UTF-8 bytes (each line costs its length plus one). Default 8192. */
+  maxConsoleBytes: number;
+  /** Cap on the serialized return value, UTF-8 bytes; longer values are cut, not refused. Default 32768. */
+  maxResultBytes: number;
+  /** Tool calls one run may make; the call past it throws `ToolCallLimitError` in the script. Default 100. */
+  maxToolCalls: number;
+}
+
+/** One call a script made: `await <namespace>.<key>(args)`. */
+export interface HostCallRequest {
+  /** The global the script called through, one of `RunOptions.namespaces`. */
+  namespace: string;
+  /** The property the script called, exactly as written (`"create-entities"`, `"createEntities"`). */
+  key: string;
+  /** The script's first argument as a JSON value (BigInt became a decimal string), or `undefined` when absent. */
+  args: unknown;
+}
+
+/**
+ * Performs one host call. The resolved value must be JSON-serializable; it is handed back into the script.
+ * A rejection becomes a catchable `Error` in the script whose message is the rejection's message.
+ * `signal` is aborted when the run ends, times out or is cancelled while the call is pending.
+ */
+export type HostCall = (req: HostCallRequest, signal: AbortSignal) => Promise<unknown>;
+
+/** What `SandboxPool.run()` needs. */
+export interface RunOptions {
+  /** The script text as the agent sent it (Markdown fences, `export default`, TypeScript syntax allowed). */
+  script: string;
+  /** Global names to install, one namespace object each (e.g. `["github", "sqlx"]`). */
+  namespaces: string[];
+  /** Limits of this run. */
+  limits: SandboxLimits;
+  /** Where tool calls go. */
+  hostCall: HostCall;
+  /** Cancels the run: the script is interrupted and pending host calls are aborted. */
+  signal?: AbortSignal | undefined;
+}
+
+/** Why a run failed, as the tagged object the agent sees (SPEC §5). */
+export type SandboxFailure =
+  | { error: "script_timeout"; limit_secs: number }
+  | { error: "memory_exhausted"; limit_mb: number }
+  | { error: "script_error"; message: string }
+  | { error: "tool_call_limit"; limit: number }
+  | { error: "cancelled" }
+  | { error: "internal"; message: string };
+
+/** The outcome of one run. Console lines are those captured before the end, also on failure. */
+export type SandboxResult =
+  | {
+    ok: true;
+    /** Compact JSON of the return value (`undefined` → `null`), cut to `maxResultBytes` on a character boundary. */
+    valueJson: string;
+    /** UTF-8 length of the whole serialized value before any cut, bytes. */
+    originalBytes: number;
+    /** Whether `valueJson` is a cut prefix (then it is not valid JSON). */
+    truncated: boolean;
+    /** Captured console lines, `[warn] ` / `[error] ` prefixed where the level says so. */
+    console: string[];
+    /** Whether some console output did not fit `maxConsoleBytes`. */
+    consoleDropped: boolean;
+    /** Host calls dispatched. */
+    toolCalls: number;
+    /** Wall-clock time from `run()` to the result, including any wait for a free Worker, milliseconds. */
+    durationMs: number;
+  }
+  | {
+    ok: false;
+    failure: SandboxFailure;
+    console: string[];
+    consoleDropped: boolean;
+    toolCalls: number;
+    durationMs: number;
+  };
