@@ -6,7 +6,12 @@
  *
  * Pinning: the default {@link Connector} sends each request with `node:http`/`node:https` and a
  * `lookup` that answers only the checked addresses, so TLS still verifies the certificate and SNI
- * against the host name while the socket goes to an address that was checked.
+ * against the host name while the socket goes to an address that was checked. Measured on Deno
+ * 2.9.6 (tests pin it): the custom lookup is the only lookup (a name with no DNS record connects;
+ * a trap server where the system resolver points gets nothing); `Deno.createHttpClient` with
+ * `proxy: { transport: "tcp" }` pins too, but only for plain http (https through it is sent as
+ * plaintext), so it is not used. The `net.deny` list of `deno.json` (cloud metadata, link-local) is
+ * enforced by Deno on the pinned address itself, before any packet, as a backstop.
  *
  * @module
  */

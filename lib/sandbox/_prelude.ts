@@ -1,0 +1,235 @@
+/**
+ * The guest-side half of the sandbox: JavaScript evaluated in each fresh QuickJS context before the script.
+ * It installs `console`, `setTimeout`/`clearTimeout` and one namespace object per server, and returns the
+ * internal functions the host drives (`run`, `settle`, `fireTimer`, `serialize`, `describe`, `unobserved`).
+ * Everything it needs later is captured up front, so a script that patches built-ins only breaks itself.
+ *
+ * @module
+ */
+
+/** File name the prelude is compiled under; its frames are dropped from the stacks shown to the agent. */
+export const PRELUDE_FILE = "sandbox-prelude.js";
+
+/**
+ * Source of a function `(native, namespacesJson) => internals`.
+ *
+ * `native` holds the host functions: `call(ns, key, argsJson) → id | ToolCallLimitError`,
+ * `log(line)`, `startTimer(id, delayMs) → boolean`, `cancelTimer(id)`.
+ */
+export const PRELUDE_SOURCE = String.raw`(function (native, namespacesJson) {
+  "use strict";
+  const G = globalThis;
+  const P = Promise;
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
+  const RangeErrorCtor = RangeError;
+  const StringCtor = String;
+  const create = Object.create;
+  const defineProperty = Object.defineProperty;
+  const ProxyCtor = Proxy;
+  const apply = Reflect.apply;
+  const promiseThen = P.prototype.then;
+  const originalReject = P.reject;
+  const nativeCall = native.call;
+  const nativeLog = native.log;
+  const nativeStartTimer = native.startTimer;
+  const nativeCancelTimer = native.cancelTimer;
+
+  // BigInt has no JSON form: it crosses as its decimal string, in results, logs and tool arguments alike.
+  const replacer = function (key, value) { return typeof value === "bigint" ? StringCtor(value) : value; };
+  const toJson = function (value) { return stringify(value, replacer); };
+
+  // Tool-call promises (and Promise.reject) remember whether anything ever observed them, so a rejection
+  // nobody handled and a call still pending when the script returned can be reported.
+  const records = [];
+  class TrackedPromise extends P {
+    #record;
+    static get [Symbol.species]() { return P; }
+    static track(promise, record) { promise.#record = record; records[records.length] = record; return promise; }
+    then(onFulfilled, onRejected) {
+      const record = this.#record;
+      if (record !== undefined) record.handled = true;
+      return apply(promiseThen, this, [onFulfilled, onRejected]);
+    }
+  }
+  const track = TrackedPromise.track;
+  const rejectedWith = function (reason, record) {
+    record.state = 2;
+    record.reason = reason;
+    return track(new TrackedPromise(function (_resolve, reject) { reject(reason); }), record);
+  };
+
+  const pending = create(null);
+  const callTool = function (ns, key, args) {
+    const record = { label: ns + "." + key + "()", state: 0, handled: false, reason: undefined };
+    let argsJson;
+    try {
+      argsJson = args === undefined ? undefined : toJson(args);
+    } catch (error) {
+      return rejectedWith(error, record);
+    }
+    const id = nativeCall(ns, key, argsJson);
+    if (typeof id !== "number") return rejectedWith(id, record);
+    return track(new TrackedPromise(function (resolve, reject) {
+      pending[id] = { resolve: resolve, reject: reject, record: record };
+    }), record);
+  };
+  const settle = function (id, ok, payload) {
+    const entry = pending[id];
+    if (entry === undefined) return;
+    delete pending[id];
+    const record = entry.record;
+    if (!ok) {
+      const error = new ErrorCtor(payload);
+      record.state = 2;
+      record.reason = error;
+      entry.reject(error);
+      return;
+    }
+    let value;
+    try {
+      value = payload === undefined ? undefined : parse(payload);
+    } catch (error) {
+      record.state = 2;
+      record.reason = error;
+      entry.reject(error);
+      return;
+    }
+    record.state = 1;
+    entry.resolve(value);
+  };
+
+  defineProperty(P, "reject", {
+    value: function reject(reason) {
+      if (this !== P) return apply(originalReject, this, [reason]);
+      return rejectedWith(reason, { label: "", state: 2, handled: false, reason: reason });
+    },
+    writable: true, configurable: true, enumerable: false,
+  });
+
+  const format = function (value) {
+    if (typeof value === "string") return value;
+    if (value === undefined) return "undefined";
+    if (typeof value === "bigint" || typeof value === "symbol") return StringCtor(value);
+    if (typeof value === "function") return "[Function" + (value.name ? ": " + value.name : "") + "]";
+    if (value instanceof ErrorCtor) return StringCtor(value.name) + ": " + StringCtor(value.message);
+    try {
+      const json = toJson(value);
+      return json === undefined ? "undefined" : json;
+    } catch (_error) {
+      try { return StringCtor(value); } catch (_again) { return "[unprintable]"; }
+    }
+  };
+  const logger = function (prefix) {
+    return function () {
+      let line = prefix;
+      for (let i = 0; i < arguments.length; i++) line += (i > 0 ? " " : "") + format(arguments[i]);
+      nativeLog(line);
+    };
+  };
+  const bare = logger("");
+  const consoleObject = {
+    log: bare, info: bare, debug: bare, trace: bare, dir: bare, table: bare,
+    warn: logger("[warn] "), error: logger("[error] "),
+  };
+  defineProperty(G, "console", { value: consoleObject, writable: true, configurable: true, enumerable: false });
+
+  const timers = create(null);
+  let nextTimerId = 1;
+  const setTimeoutFn = function setTimeout(callback) {
+    if (typeof callback !== "function") {
+      throw new TypeErrorCtor("setTimeout needs a function callback (strings are not evaluated)");
+    }
+    let delay = +arguments[1];
+    if (!(delay > 0)) delay = 0;
+    const args = [];
+    for (let i = 2; i < arguments.length; i++) args[args.length] = arguments[i];
+    const id = nextTimerId++;
+    if (!nativeStartTimer(id, delay)) throw new RangeErrorCtor("Too many pending timers in one script");
+    timers[id] = { callback: callback, args: args };
+    return id;
+  };
+  const clearTimeoutFn = function clearTimeout(id) {
+    if (typeof id === "number" && timers[id] !== undefined) {
+      delete timers[id];
+      nativeCancelTimer(id);
+    }
+  };
+  const fireTimer = function (id) {
+    const timer = timers[id];
+    if (timer === undefined) return;
+    delete timers[id];
+    apply(timer.callback, undefined, timer.args);
+  };
+  defineProperty(G, "setTimeout", { value: setTimeoutFn, writable: true, configurable: true, enumerable: false });
+  defineProperty(G, "clearTimeout", { value: clearTimeoutFn, writable: true, configurable: true, enumerable: false });
+
+  // A namespace answers every string key with an async tool function, except the keys below (so it is not a
+  // thenable, serializes as {} and prints sanely) and symbols.
+  const reserved = create(null);
+  const reservedKeys = ["then", "catch", "finally", "constructor", "prototype", "__proto__", "toJSON", "toString",
+    "valueOf", "inspect"];
+  for (let i = 0; i < reservedKeys.length; i++) reserved[reservedKeys[i]] = true;
+  const makeNamespace = function (ns) {
+    const handler = create(null);
+    handler.get = function (_target, key) {
+      if (typeof key !== "string" || reserved[key] === true) return undefined;
+      return function (args) { return callTool(ns, key, args); };
+    };
+    handler.set = function () { return false; };
+    handler.defineProperty = function () { return false; };
+    handler.deleteProperty = function () { return false; };
+    return new ProxyCtor(create(null), handler);
+  };
+  const names = parse(namespacesJson);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    try {
+      defineProperty(G, name, { value: makeNamespace(name), writable: false, configurable: false, enumerable: true });
+    } catch (_error) {
+      throw new TypeErrorCtor("Cannot install namespace " + stringify(name) + ": the global already exists and is fixed");
+    }
+  }
+
+  const run = async function (main) {
+    let value = await main();
+    if (typeof value === "function") value = await value();
+    return value;
+  };
+  const serialize = function (value) {
+    const json = toJson(value);
+    return json === undefined ? "null" : json;
+  };
+  const describe = function (thrown) {
+    try {
+      if (thrown !== null && typeof thrown === "object" && typeof thrown.message === "string") {
+        const name = typeof thrown.name === "string" && thrown.name !== "" ? thrown.name : "Error";
+        const stack = typeof thrown.stack === "string" ? thrown.stack : "";
+        return stringify({ name: name, message: thrown.message, stack: stack });
+      }
+      return stringify({ text: typeof thrown === "string" ? stringify(thrown) : format(thrown) });
+    } catch (_error) {
+      return stringify({ text: "[unprintable thrown value]" });
+    }
+  };
+  const unobserved = function () {
+    const lines = [];
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i];
+      if (record.state === 2 && !record.handled) {
+        const reason = record.reason;
+        const text = reason instanceof ErrorCtor ? format(reason) : "Uncaught " + format(reason);
+        lines[lines.length] = "[error] Unhandled promise rejection" +
+          (record.label === "" ? "" : " from " + record.label) + ": " + text;
+      } else if (record.state === 0) {
+        lines[lines.length] = "[warn] " + record.label +
+          " was still pending when the script returned and was cancelled; await every tool call";
+      }
+    }
+    return stringify(lines);
+  };
+  return { run: run, settle: settle, fireTimer: fireTimer, serialize: serialize, describe: describe,
+    unobserved: unobserved };
+})`;
