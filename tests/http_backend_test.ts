@@ -306,3 +306,23 @@ Deno.test("connectHttp() checks the configured URL text, which the transport wou
     await fixture.close();
   }
 });
+
+Deno.test("connectHttp() fails a pending call with CONNECTION_LOST when the server goes away during it", async () => {
+  const fixture = startHttpFixture();
+  try {
+    const conn = await connectHttp(httpSpec(fixture.url), context());
+    const pending = conn.callTool("slow", { ms: 3_000 }, { timeoutMs: 20_000 }).catch((e) => e);
+    while (!fixture.hits.some((h) => h.rpcMethod === "tools/call")) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await fixture.stop();
+    const error = await pending;
+    assert.ok(error instanceof BackendError, String(error));
+    assert.equal(error.code, "CONNECTION_LOST", error.message); // Not CALL_TIMEOUT: it did not wait 20 s.
+    assert.match(error.message, /^remote: connection lost: 127\.0\.0\.1:\d+ is unreachable/);
+    assert.equal((await conn.ended).isExpected, false);
+    await conn.close();
+  } finally {
+    await fixture.close();
+  }
+});

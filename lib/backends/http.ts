@@ -161,6 +161,10 @@ export async function connectHttp(
       : undefined);
   const endpoint = new URL(spec.url);
   const exchange: Exchange = { isSessionGone: false };
+  let isEstablished = false;
+  let isClosing = false;
+  let isClosed = false;
+  let lost: BackendError | undefined;
 
   // Every request of this server: manifest headers only to the MCP endpoint itself (never to an
   // authorization server), the transport's own headers winning; outcomes noted for the mapping below.
@@ -174,7 +178,12 @@ export async function connectHttp(
     try {
       response = await guarded(input, { ...init, headers });
     } catch (error) {
-      if (!(error instanceof EndpointPolicyError) && !init?.signal?.aborted) exchange.networkError = error;
+      if (!(error instanceof EndpointPolicyError) && !init?.signal?.aborted) {
+        exchange.networkError = error;
+        // Once connected, any request failing below HTTP (a call, the background GET stream's
+        // reconnect) means the server is gone: end now, so pending calls fail fast.
+        if (isEstablished && !isClosing) markUnreachable(error);
+      }
       throw error;
     }
     logger.debug(`${init?.method ?? "GET"} ${url.pathname} → ${response.status}`);
@@ -240,8 +249,8 @@ export async function connectHttp(
     if (!options.fetch) guarded.close();
     throw error;
   }
+  isEstablished = true;
   const connectedAtMs = session.connection.connectedAtMs;
-  let isClosed = false;
   let resolveEnded!: (end: ConnectionEnd) => void;
   const ended = new Promise<ConnectionEnd>((resolve) => (resolveEnded = resolve));
 
@@ -258,28 +267,32 @@ export async function connectHttp(
   }
   watch(session);
 
-  async function endUnreachable(error: unknown): Promise<BackendError> {
+  function markUnreachable(error: unknown): BackendError {
+    if (lost || isClosed) {
+      return lost ?? new BackendError("CONNECTION_LOST", server, `${server}: connection lost`);
+    }
     const why = error instanceof Error ? error.message : String(error);
     const reason = `${endpoint.host} is unreachable: ${why}`;
     logger.warn(`connection ended: ${reason}`);
-    await session.connection.close();
-    finish({ reason, isExpected: false });
-    return new BackendError("CONNECTION_LOST", server, `${server}: connection lost: ${reason}`, {
+    lost = new BackendError("CONNECTION_LOST", server, `${server}: connection lost: ${reason}`, {
       cause: error,
     });
+    finish({ reason, isExpected: false });
+    void session.connection.close(); // Pending requests fail now with CONNECTION_LOST.
+    return lost;
   }
 
   /** Runs one request; a gone session is re-initialized once, then the request is sent again. */
   async function run<T>(op: (connection: BackendConnection) => Promise<T>): Promise<T> {
     for (let attempt = 1;; attempt++) {
-      if (isClosed) throw new BackendError("CONNECTION_LOST", server, `${server}: connection lost`);
+      if (isClosed) throw lost ?? new BackendError("CONNECTION_LOST", server, `${server}: connection lost`);
       resetExchange();
       try {
         return await op(session.connection);
       } catch (error) {
-        if (error instanceof BackendError && (error.code === "CANCELLED" || error.code === "CALL_TIMEOUT")) {
-          throw error;
-        }
+        if (error instanceof BackendError && error.code === "CANCELLED") throw error;
+        if (lost) throw lost;
+        if (error instanceof BackendError && error.code === "CALL_TIMEOUT") throw error;
         const mapped = authOrPolicyError(error);
         if (mapped instanceof AuthRequiredError) throw mapped;
         if (exchange.isSessionGone && attempt === 1) {
@@ -297,7 +310,7 @@ export async function connectHttp(
           await old.connection.close(); // No DELETE: the server already forgot it.
           continue;
         }
-        if (exchange.networkError !== undefined) throw await endUnreachable(exchange.networkError);
+        if (exchange.networkError !== undefined) throw markUnreachable(exchange.networkError);
         throw error;
       }
     }
@@ -316,7 +329,8 @@ export async function connectHttp(
     listTools: (listOptions) => run((c) => c.listTools(listOptions)),
     callTool: (tool, args, callOptions) => run((c) => c.callTool(tool, args, callOptions)),
     async close() {
-      if (isClosed) return;
+      if (isClosed || isClosing) return;
+      isClosing = true;
       const current = session;
       try {
         await withTimeout(

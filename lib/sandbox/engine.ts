@@ -1,0 +1,578 @@
+/**
+ * One script run in QuickJS on the current thread: a fresh runtime and context, the prelude, the script,
+ * then a loop that feeds host-call answers and timers back in until the script's promise settles, the
+ * deadline passes or the run is stopped. Hard limits that QuickJS cannot enforce by itself (native
+ * built-ins that never poll the interrupt handler, V8 stack overflows that escape the WASM module) are the
+ * Worker pool's job: this module reports `poisoned` so the caller drops the module.
+ *
+ * @module
+ */
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten-core";
+import { clampStackBytes } from "./limits.ts";
+import { javascriptCandidates, normalizeScript, type TypeStripper } from "./normalize.ts";
+import { PRELUDE_FILE, PRELUDE_SOURCE } from "./_prelude.ts";
+import { truncateUtf8, utf8ByteLength } from "./_utf8.ts";
+import type { SandboxFailure, SandboxLimits } from "./types.ts";
+
+/** File name scripts are compiled under; stack lines that mention it are shown to the agent. */
+export const SCRIPT_FILE = "script.js";
+
+/** Timers one run may have pending at once. */
+export const MAX_PENDING_TIMERS = 1000;
+
+/** Time the engine allows itself to read the outcome out of QuickJS after the script ended, milliseconds. */
+const EXTRACTION_BUDGET_MS = 250;
+
+/** Why a run was stopped from outside. */
+export type StopReason = "timeout" | "cancelled";
+
+/** A host call's answer: the result as JSON text (`undefined` for no value), or the failure's message. */
+export type HostReply = { ok: true; json: string | undefined } | { ok: false; message: string };
+
+/** The effects one run needs. */
+export interface EngineIo {
+  /** Performs a tool call; must not throw synchronously. */
+  hostCall(namespace: string, key: string, argsJson: string | undefined): Promise<HostReply>;
+  /** Receives each console line that fit the budget, as it is logged. */
+  onConsole(line: string): void;
+  /** Called once, when the first console line did not fit the budget. */
+  onConsoleDropped(): void;
+  /** Aborted (reason: a {@link StopReason}) to stop a run that is waiting on a promise. */
+  signal?: AbortSignal | undefined;
+  /** Polled by the interrupt handler, so that a busy script can be stopped from another thread. */
+  pollStop?: (() => StopReason | undefined) | undefined;
+}
+
+/** What {@link QuickJSEngine.run} needs besides its effects. */
+export interface EngineRequest {
+  script: string;
+  namespaces: string[];
+  limits: SandboxLimits;
+}
+
+/** How a run ended. `poisoned` means the WASM module is in an unknown state and must not be used again. */
+export type EngineOutcome =
+  & ({ ok: true; valueJson: string; originalBytes: number; truncated: boolean } | {
+    ok: false;
+    failure: SandboxFailure;
+  })
+  & { toolCalls: number; poisoned: boolean };
+
+/** Options of {@link QuickJSEngine}. */
+export interface EngineOptions {
+  /** Strips TypeScript syntax when the script does not parse as JavaScript. Default: none (no stripping). */
+  stripTypes?: TypeStripper | undefined;
+}
+
+/**
+ * Runs scripts in a QuickJS WASM module (sync variant), one fresh runtime and context per run.
+ *
+ * @example
+ * ```ts ignore
+ * const engine = new QuickJSEngine(await newQuickJSWASMModuleFromVariant(import("@jitl/quickjs-singlefile-mjs-release-sync")));
+ * const outcome = await engine.run({ script: "return 1 + 1", namespaces: [], limits }, io);
+ * ```
+ */
+export class QuickJSEngine {
+  #module: QuickJSWASMModule;
+  #stripTypes: TypeStripper | undefined;
+
+  constructor(module: QuickJSWASMModule, options: EngineOptions = {}) {
+    this.#module = module;
+    this.#stripTypes = options.stripTypes;
+  }
+
+  /**
+   * Runs one script. Never throws: every failure, including a crash of the WASM module, is an outcome.
+   *
+   * @param request Script, namespaces and limits (the deadline starts now).
+   * @param io Host calls, console sink and stop signals.
+   */
+  run(request: EngineRequest, io: EngineIo): Promise<EngineOutcome> {
+    return new ScriptRun(this.#module, request, io, this.#stripTypes).execute();
+  }
+}
+
+type Internals = {
+  run: QuickJSHandle;
+  settle: QuickJSHandle;
+  fireTimer: QuickJSHandle;
+  serialize: QuickJSHandle;
+  describe: QuickJSHandle;
+  unobserved: QuickJSHandle;
+};
+
+/** A failure found while running, before the outcome is assembled. */
+type Ending =
+  | { kind: "settled" }
+  | { kind: "stopped"; reason: StopReason }
+  | { kind: "failed"; failure: SandboxFailure }
+  | { kind: "thrown"; prefix: string; error: QuickJSHandle };
+
+class ScriptRun {
+  readonly #module: QuickJSWASMModule;
+  readonly #request: EngineRequest;
+  readonly #io: EngineIo;
+  readonly #stripTypes: TypeStripper | undefined;
+  readonly #deadline: number;
+  #rt: QuickJSRuntime | undefined;
+  #ctx: QuickJSContext | undefined;
+  #internals: Internals | undefined;
+  #limitError: QuickJSHandle | undefined;
+  #stopReason: StopReason | undefined;
+  #extractionDeadline = 0;
+  #finished = false;
+  #toolCalls = 0;
+  #nextCallId = 1;
+  #pendingCalls = 0;
+  #timers = new Map<number, ReturnType<typeof setTimeout>>();
+  #events: Array<() => Ending | undefined> = [];
+  #wake: (() => void) | undefined;
+  #consoleBytes = 0;
+  #consoleDropped = false;
+  #owned: QuickJSHandle[] = [];
+
+  constructor(module: QuickJSWASMModule, request: EngineRequest, io: EngineIo, stripTypes: TypeStripper | undefined) {
+    this.#module = module;
+    this.#request = request;
+    this.#io = io;
+    this.#stripTypes = stripTypes;
+    this.#deadline = Date.now() + request.limits.timeoutMs;
+  }
+
+  async execute(): Promise<EngineOutcome> {
+    const onAbort = () => this.#stop(stopReasonOf(this.#io.signal?.reason));
+    this.#io.signal?.addEventListener("abort", onAbort);
+    const deadlineTimer = setTimeout(() => this.#stop("timeout"), Math.max(0, this.#deadline - Date.now()));
+    try {
+      if (this.#io.signal?.aborted) onAbort();
+      let outcome: EngineOutcome;
+      try {
+        outcome = await this.#runToOutcome();
+      } catch (error) {
+        // An exception out of the quickjs-emscripten API itself: most often V8's stack overflow escaping the
+        // WASM module, or a WebAssembly trap. The module's C state is unknown from here on.
+        this.#finished = true;
+        return { ok: false, failure: crashFailure(error), toolCalls: this.#toolCalls, poisoned: true };
+      }
+      this.#finished = true;
+      try {
+        this.#dispose();
+      } catch {
+        // Disposal failing (e.g. QuickJS's gc_obj_list assertion) means the module is no longer trustworthy;
+        // the outcome itself is still right.
+        return { ...outcome, poisoned: true };
+      }
+      return outcome;
+    } finally {
+      this.#finished = true;
+      clearTimeout(deadlineTimer);
+      for (const timer of this.#timers.values()) clearTimeout(timer);
+      this.#timers.clear();
+      this.#io.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async #runToOutcome(): Promise<EngineOutcome> {
+    const { limits } = this.#request;
+    if (this.#stopReason) return this.#conclude({ kind: "stopped", reason: this.#stopReason }, undefined);
+    const rt = this.#rt = this.#module.newRuntime();
+    rt.setMemoryLimit(Math.max(1024 * 1024, Math.floor(limits.memoryLimitBytes)));
+    rt.setMaxStackSize(clampStackBytes(limits.stackLimitBytes));
+    rt.setInterruptHandler(() => this.#shouldInterrupt());
+    const ctx = this.#ctx = rt.newContext();
+
+    const setupEnding = this.#installPrelude(ctx);
+    if (setupEnding) return this.#conclude(setupEnding, undefined);
+
+    const compiled = await this.#compile(ctx);
+    if ("ending" in compiled) return this.#conclude(compiled.ending, undefined);
+
+    const internals = this.#internals!;
+    const started = ctx.callFunction(internals.run, ctx.undefined, compiled.main);
+    compiled.main.dispose();
+    if (started.error) return this.#conclude({ kind: "thrown", prefix: "", error: started.error }, undefined);
+    const mainPromise = this.#own(started.value);
+
+    const ending = await this.#loop(rt, ctx, mainPromise);
+    return this.#conclude(ending, mainPromise);
+  }
+
+  /** Evaluates the prelude and keeps handles to its internals; returns an ending if that failed. */
+  #installPrelude(ctx: QuickJSContext): Ending | undefined {
+    const native = this.#own(ctx.newObject());
+    const fn = (name: string, impl: (...args: QuickJSHandle[]) => QuickJSHandle | undefined) => {
+      const handle = ctx.newFunction(name, impl);
+      ctx.setProp(native, name, handle);
+      handle.dispose();
+    };
+    fn("call", (ns, key, argsJson) => this.#startCall(ctx, ns!, key!, argsJson!));
+    fn("log", (line) => {
+      this.#log(ctx.getString(line!));
+      return undefined;
+    });
+    fn("startTimer", (id, delay) => this.#startTimer(ctx, ctx.getNumber(id!), ctx.getNumber(delay!)));
+    fn("cancelTimer", (id) => {
+      const key = ctx.getNumber(id!);
+      clearTimeout(this.#timers.get(key));
+      this.#timers.delete(key);
+      return undefined;
+    });
+    this.#limitError = this.#own(ctx.newError({
+      name: "ToolCallLimitError",
+      message: `This script reached its limit of ${this.#request.limits.maxToolCalls} tool calls (max-tool-calls)`,
+    }));
+
+    const factory = ctx.evalCode(PRELUDE_SOURCE, PRELUDE_FILE);
+    if (factory.error) return { kind: "thrown", prefix: "Cannot start the sandbox: ", error: factory.error };
+    const names = ctx.newString(JSON.stringify(this.#request.namespaces));
+    const made = ctx.callFunction(factory.value, ctx.undefined, native, names);
+    factory.value.dispose();
+    names.dispose();
+    if (made.error) return { kind: "thrown", prefix: "Cannot start the sandbox: ", error: made.error };
+    const obj = made.value;
+    const get = (key: string) => this.#own(ctx.getProp(obj, key));
+    this.#internals = {
+      run: get("run"),
+      settle: get("settle"),
+      fireTimer: get("fireTimer"),
+      serialize: get("serialize"),
+      describe: get("describe"),
+      unobserved: get("unobserved"),
+    };
+    obj.dispose();
+    return undefined;
+  }
+
+  /** Compiles the script into its async main function, trying JavaScript forms, then TypeScript ones. */
+  async #compile(ctx: QuickJSContext): Promise<{ main: QuickJSHandle } | { ending: Ending }> {
+    const code = normalizeScript(this.#request.script);
+    if (code === "") {
+      const empty = ctx.evalCode("(async () => null)", SCRIPT_FILE);
+      if (empty.error) return { ending: { kind: "thrown", prefix: "", error: empty.error } };
+      return { main: empty.value };
+    }
+    let syntaxError: string | undefined;
+    const attempt = (source: string): { main: QuickJSHandle } | { ending: Ending } | undefined => {
+      const result = ctx.evalCode(source, SCRIPT_FILE);
+      if (!result.error) return { main: result.value };
+      const described = this.#describe(ctx, result.error, true);
+      if (described.name === "SyntaxError") {
+        syntaxError = described.text;
+        result.error.dispose();
+        return undefined;
+      }
+      return { ending: { kind: "thrown", prefix: "", error: result.error } };
+    };
+    for (const candidate of javascriptCandidates(code)) {
+      const compiled = attempt(candidate.source);
+      if (compiled) return compiled;
+    }
+    const jsError = syntaxError;
+    if (this.#stripTypes) {
+      for (const form of ["expression", "statements"] as const) {
+        const stripped = await this.#stripTypes(code, form);
+        if (this.#stopReason) return { ending: { kind: "stopped", reason: this.#stopReason } };
+        if (stripped === undefined) continue;
+        const candidate = javascriptCandidates(stripped).find((c) => c.form === form)!;
+        const compiled = attempt(candidate.source);
+        if (compiled) return compiled;
+      }
+    }
+    return {
+      ending: {
+        kind: "failed",
+        failure: {
+          error: "script_error",
+          message: `${jsError ?? syntaxError ?? "SyntaxError"}\nThe script did not parse as JavaScript or ` +
+            "TypeScript. Send an expression, a statement body that returns a value, or an async arrow function.",
+        },
+      },
+    };
+  }
+
+  /** Delivers events and runs jobs until the main promise settles or the run has to end. */
+  async #loop(rt: QuickJSRuntime, ctx: QuickJSContext, mainPromise: QuickJSHandle): Promise<Ending> {
+    for (;;) {
+      while (this.#events.length > 0 && !this.#stopReason) {
+        const ending = this.#events.shift()!();
+        if (ending) return ending;
+      }
+      if (this.#stopReason) return { kind: "stopped", reason: this.#stopReason };
+      const jobs = rt.executePendingJobs();
+      if (jobs.error) {
+        if (this.#stopReason) {
+          jobs.error.dispose();
+          return { kind: "stopped", reason: this.#stopReason };
+        }
+        return { kind: "thrown", prefix: "Uncaught exception in a promise job: ", error: jobs.error };
+      }
+      const state = ctx.getPromiseState(mainPromise);
+      if (state.type !== "pending") {
+        if (state.type === "fulfilled") {
+          if (state.value !== mainPromise) state.value.dispose();
+        } else state.error.dispose();
+        return { kind: "settled" };
+      }
+      if (this.#stopReason) return { kind: "stopped", reason: this.#stopReason };
+      if (this.#events.length > 0) continue;
+      if (this.#pendingCalls === 0 && this.#timers.size === 0 && !rt.hasPendingJob()) {
+        return {
+          kind: "failed",
+          failure: {
+            error: "script_error",
+            message: "The script is waiting for a promise that nothing can settle: no tool call or timer is " +
+              "pending. Await the tool calls and timers the result depends on.",
+          },
+        };
+      }
+      await new Promise<void>((resolve) => this.#wake = resolve);
+      this.#wake = undefined;
+    }
+  }
+
+  /** Turns the ending into an outcome, reading values out of QuickJS under a short extraction budget. */
+  #conclude(ending: Ending, mainPromise: QuickJSHandle | undefined): EngineOutcome {
+    const base = { toolCalls: this.#toolCalls, poisoned: false };
+    if (ending.kind === "stopped") {
+      const failure: SandboxFailure = ending.reason === "timeout"
+        ? { error: "script_timeout", limit_secs: this.#request.limits.timeoutMs / 1000 }
+        : { error: "cancelled" };
+      return { ok: false, failure, ...base };
+    }
+    // The script is over: let the engine allocate and compute freely, but not forever.
+    this.#extractionDeadline = Date.now() + EXTRACTION_BUDGET_MS;
+    this.#rt!.setMemoryLimit(-1);
+    const ctx = this.#ctx!;
+    if (ending.kind === "failed") {
+      this.#reportUnobserved(ctx);
+      return { ok: false, failure: ending.failure, ...base };
+    }
+    if (ending.kind === "thrown") {
+      const failure = this.#failureOf(ctx, ending.error, ending.prefix);
+      ending.error.dispose();
+      this.#reportUnobserved(ctx);
+      return { ok: false, failure, ...base };
+    }
+    const state = ctx.getPromiseState(mainPromise!);
+    if (state.type === "rejected") {
+      const failure = this.#failureOf(ctx, state.error, "");
+      state.error.dispose();
+      this.#reportUnobserved(ctx);
+      return { ok: false, failure, ...base };
+    }
+    if (state.type !== "fulfilled") {
+      return { ok: false, failure: { error: "internal", message: "The script's promise is still pending" }, ...base };
+    }
+    const serialized = ctx.callFunction(this.#internals!.serialize, ctx.undefined, state.value);
+    if (state.value !== mainPromise) state.value.dispose();
+    if (serialized.error) {
+      const failure = this.#failureOf(ctx, serialized.error, "Cannot serialize the return value as JSON: ");
+      serialized.error.dispose();
+      return { ok: false, failure, ...base };
+    }
+    const json = ctx.getString(serialized.value);
+    serialized.value.dispose();
+    this.#reportUnobserved(ctx);
+    const cut = truncateUtf8(json, this.#request.limits.maxResultBytes);
+    return { ok: true, valueJson: cut.text, originalBytes: cut.originalBytes, truncated: cut.truncated, ...base };
+  }
+
+  /** Classifies a thrown value: tool-call limit, memory, or a script error with the script's stack lines. */
+  #failureOf(ctx: QuickJSContext, error: QuickJSHandle, prefix: string): SandboxFailure {
+    const { limits } = this.#request;
+    if (this.#limitError && ctx.sameValue(error, this.#limitError)) {
+      return { error: "tool_call_limit", limit: limits.maxToolCalls };
+    }
+    const described = this.#describe(ctx, error, false);
+    if (described.message === "out of memory" || (described.isNullish && this.#nearMemoryLimit())) {
+      return { error: "memory_exhausted", limit_mb: limits.memoryLimitBytes / (1024 * 1024) };
+    }
+    if (described.message === "interrupted" && this.#stopReason) {
+      return this.#stopReason === "timeout"
+        ? { error: "script_timeout", limit_secs: limits.timeoutMs / 1000 }
+        : { error: "cancelled" };
+    }
+    return { error: "script_error", message: prefix + described.text };
+  }
+
+  /** Reads a thrown value through the prelude's `describe()`, falling back to the type alone. */
+  #describe(
+    ctx: QuickJSContext,
+    error: QuickJSHandle,
+    isCompile: boolean,
+  ): { name: string | undefined; message: string | undefined; text: string; isNullish: boolean } {
+    const type = ctx.typeof(error);
+    const isNullish = type === "undefined" || (type === "object" && ctx.sameValue(error, ctx.null));
+    const internals = this.#internals;
+    if (!internals) return { name: undefined, message: undefined, text: `Uncaught ${type}`, isNullish };
+    const result = ctx.callFunction(internals.describe, ctx.undefined, error);
+    if (result.error) {
+      result.error.dispose();
+      return { name: undefined, message: undefined, text: "Uncaught exception (it could not be read)", isNullish };
+    }
+    const raw = ctx.getString(result.value);
+    result.value.dispose();
+    const parsed = JSON.parse(raw) as { name?: string; message?: string; stack?: string; text?: string };
+    if (parsed.text !== undefined) return { name: undefined, message: undefined, text: `Uncaught ${parsed.text}`, isNullish };
+    const frames = (parsed.stack ?? "").split("\n").filter((line) => line.includes(SCRIPT_FILE)).slice(0, 10);
+    // A syntax error's only "frame" is its position; say where it is in the agent's terms.
+    const where = isCompile ? frames.map((f) => f.replace(/^\s*at\s+/, " at ")).join("") : "";
+    const text = isCompile
+      ? `${parsed.name}: ${parsed.message}${where}`
+      : [`${parsed.name}: ${parsed.message}`, ...frames].join("\n");
+    return { name: parsed.name, message: parsed.message, text, isNullish };
+  }
+
+  #nearMemoryLimit(): boolean {
+    const rt = this.#rt!;
+    const ctx = this.#ctx!;
+    const usage = rt.computeMemoryUsage();
+    try {
+      const used = ctx.getProp(usage, "malloc_size");
+      const bytes = ctx.getNumber(used);
+      used.dispose();
+      return bytes >= 0.8 * this.#request.limits.memoryLimitBytes;
+    } finally {
+      usage.dispose();
+    }
+  }
+
+  /** Adds console lines for rejections nobody handled and calls still pending when the script ended. */
+  #reportUnobserved(ctx: QuickJSContext): void {
+    const internals = this.#internals;
+    if (!internals) return;
+    const result = ctx.callFunction(internals.unobserved, ctx.undefined);
+    if (result.error) {
+      result.error.dispose();
+      return;
+    }
+    const lines = JSON.parse(ctx.getString(result.value)) as string[];
+    result.value.dispose();
+    for (const line of lines) this.#log(line);
+  }
+
+  #startCall(ctx: QuickJSContext, nsHandle: QuickJSHandle, keyHandle: QuickJSHandle, argsHandle: QuickJSHandle) {
+    if (this.#toolCalls >= this.#request.limits.maxToolCalls) return this.#limitError!.dup();
+    const namespace = ctx.getString(nsHandle);
+    const key = ctx.getString(keyHandle);
+    const argsJson = ctx.typeof(argsHandle) === "string" ? ctx.getString(argsHandle) : undefined;
+    this.#toolCalls++;
+    this.#pendingCalls++;
+    const id = this.#nextCallId++;
+    const deliver = (reply: HostReply) => {
+      this.#pendingCalls--;
+      if (this.#finished) return;
+      this.#push(() => this.#settle(ctx, id, reply));
+    };
+    let started: Promise<HostReply>;
+    try {
+      started = this.#io.hostCall(namespace, key, argsJson);
+    } catch (error) {
+      started = Promise.resolve({ ok: false, message: error instanceof Error ? error.message : String(error) });
+    }
+    started.then(deliver, (error: unknown) =>
+      deliver({ ok: false, message: error instanceof Error ? error.message : String(error) })
+    );
+    return ctx.newNumber(id);
+  }
+
+  #settle(ctx: QuickJSContext, id: number, reply: HostReply): Ending | undefined {
+    const args = [ctx.newNumber(id), reply.ok ? ctx.true : ctx.false];
+    const payload = reply.ok ? (reply.json === undefined ? undefined : ctx.newString(reply.json)) : ctx.newString(
+      reply.message,
+    );
+    const result = ctx.callFunction(this.#internals!.settle, ctx.undefined, ...args, payload ?? ctx.undefined);
+    args[0]!.dispose();
+    payload?.dispose();
+    if (result.error) return { kind: "thrown", prefix: "Cannot deliver a tool result: ", error: result.error };
+    result.value.dispose();
+    return undefined;
+  }
+
+  #startTimer(ctx: QuickJSContext, id: number, delayMs: number): QuickJSHandle {
+    if (this.#timers.size >= MAX_PENDING_TIMERS) return ctx.false;
+    const timer = setTimeout(() => {
+      this.#timers.delete(id);
+      if (this.#finished) return;
+      this.#push(() => {
+        const idHandle = ctx.newNumber(id);
+        const result = ctx.callFunction(this.#internals!.fireTimer, ctx.undefined, idHandle);
+        idHandle.dispose();
+        if (result.error) {
+          return { kind: "thrown", prefix: "Uncaught exception in a setTimeout callback: ", error: result.error };
+        }
+        result.value.dispose();
+        return undefined;
+      });
+    }, Math.min(delayMs, 2 ** 31 - 1));
+    this.#timers.set(id, timer);
+    return ctx.true;
+  }
+
+  #log(line: string): void {
+    const cost = utf8ByteLength(line) + 1;
+    if (this.#consoleBytes + cost <= this.#request.limits.maxConsoleBytes) {
+      this.#consoleBytes += cost;
+      this.#io.onConsole(line);
+    } else if (!this.#consoleDropped) {
+      this.#consoleDropped = true;
+      this.#io.onConsoleDropped();
+    }
+  }
+
+  #push(event: () => Ending | undefined): void {
+    this.#events.push(event);
+    this.#wake?.();
+  }
+
+  #stop(reason: StopReason): void {
+    if (this.#finished || this.#stopReason) return;
+    this.#stopReason = reason;
+    this.#wake?.();
+  }
+
+  #shouldInterrupt(): boolean {
+    if (this.#extractionDeadline > 0) return Date.now() > this.#extractionDeadline;
+    if (this.#stopReason) return true;
+    if (Date.now() >= this.#deadline) {
+      this.#stopReason = "timeout";
+      return true;
+    }
+    const polled = this.#io.pollStop?.();
+    if (polled) {
+      this.#stopReason = polled;
+      return true;
+    }
+    return false;
+  }
+
+  #own(handle: QuickJSHandle): QuickJSHandle {
+    this.#owned.push(handle);
+    return handle;
+  }
+
+  #dispose(): void {
+    for (const handle of this.#owned) if (handle.alive) handle.dispose();
+    this.#owned = [];
+    this.#ctx?.dispose();
+    this.#rt?.dispose();
+  }
+}
+
+function stopReasonOf(reason: unknown): StopReason {
+  return reason === "timeout" ? "timeout" : "cancelled";
+}
+
+/** The failure reported when the WASM module itself failed. */
+function crashFailure(error: unknown): SandboxFailure {
+  if (error instanceof RangeError && /call stack/i.test(error.message)) {
+    return {
+      error: "script_error",
+      message: "InternalError: stack overflow (the script nests too deeply: deep recursion, or deeply nested " +
+        "source or JSON)",
+    };
+  }
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return { error: "internal", message: `The sandbox engine failed: ${text}` };
+}
