@@ -70,6 +70,12 @@ export async function makeWorld(fileCount = 200, fileBytes = 2_000): Promise<Wor
       todo ? `${body.slice(0, 500)}\nTODO: revisit\n${body.slice(500)}` : body,
     );
   }
+  // The seed's script makes one call per file; allow more than the default 100 per execute.
+  await Deno.mkdir(home, { recursive: true });
+  await Deno.writeTextFile(
+    `${home}/config.toml`,
+    `[mcp]\nmax-tool-calls = ${Math.max(2_000, fileCount * 2)}\n`,
+  );
   const plugin = async (name: string, body: string) => {
     await Deno.mkdir(`${home}/plugins/${name}`, { recursive: true });
     await Deno.writeTextFile(

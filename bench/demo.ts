@@ -18,6 +18,7 @@ const world = await makeWorld(FILES);
 try {
   console.log(`Generated ${FILES} files in ${world.data} (${world.todoFiles.length} mention TODO).`);
   console.log(`Plugin: ${world.home}/plugins/fs-tools/SYMPOSIUM.toml (filesystem server, depends-on serde)`);
+  console.log(`Config: ${world.home}/config.toml ([mcp] max-tool-calls raised for one call per file)`);
   console.log(`Workspace: ${world.ws} (depends on serde)\n`);
   const t0 = performance.now();
   const { client, counter } = await connectMetaServer(world);

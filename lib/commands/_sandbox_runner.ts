@@ -8,7 +8,9 @@
 import type { McpConfig } from "../config_types.ts";
 import type { Logger } from "../log.ts";
 import { extractMedia, type MediaBlock, type ScriptRunner } from "../meta_server.ts";
-import { limitsFromConfig, renderExecuteText, SandboxPool } from "/tmp/exp/fake_sandbox.ts"; // TEMP
+import { limitsFromConfig } from "../sandbox/limits.ts";
+import { SandboxPool } from "../sandbox/pool.ts";
+import { renderExecuteText } from "../sandbox/render.ts";
 import type { SandboxResult } from "../sandbox/types.ts";
 
 /** Creates the runner `execute` uses; `close()` ends the sandbox workers. */
@@ -43,5 +45,8 @@ function withoutMedia(result: SandboxResult): { shown: SandboxResult; blocks: Me
   const media = extractMedia(JSON.parse(result.valueJson));
   if (media.blocks.length === 0) return { shown: result, blocks: [] };
   const valueJson = JSON.stringify(media.value);
-  return { shown: { ...result, valueJson, originalBytes: new TextEncoder().encode(valueJson).length }, blocks: media.blocks };
+  return {
+    shown: { ...result, valueJson, originalBytes: new TextEncoder().encode(valueJson).length },
+    blocks: media.blocks,
+  };
 }

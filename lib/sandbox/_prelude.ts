@@ -1,7 +1,8 @@
 /**
  * The guest-side half of the sandbox: JavaScript evaluated in each fresh QuickJS context before the script.
  * It installs `console`, `setTimeout`/`clearTimeout` and one namespace object per server, and returns the
- * internal functions the host drives (`run`, `settle`, `fireTimer`, `serialize`, `describe`, `unobserved`).
+ * internal functions the host drives (`run`, `settle`, `fireTimer`, `serialize`, `describe`, `unobserved`,
+ * `release`).
  * Everything it needs later is captured up front, so a script that patches built-ins only breaks itself.
  *
  * @module
@@ -36,6 +37,8 @@ export const PRELUDE_SOURCE = String.raw`(function (native, namespacesJson) {
   const nativeLog = native.log;
   const nativeStartTimer = native.startTimer;
   const nativeCancelTimer = native.cancelTimer;
+  // Freed when the script ends, so the host can read the outcome even when the script filled the heap.
+  let reserve = new ArrayBuffer(1048576);
 
   // BigInt has no JSON form: it crosses as its decimal string, in results, logs and tool arguments alike.
   const replacer = function (key, value) { return typeof value === "bigint" ? StringCtor(value) : value; };
@@ -230,6 +233,7 @@ export const PRELUDE_SOURCE = String.raw`(function (native, namespacesJson) {
     }
     return stringify(lines);
   };
+  const release = function () { reserve = undefined; };
   return { run: run, settle: settle, fireTimer: fireTimer, serialize: serialize, describe: describe,
-    unobserved: unobserved };
+    unobserved: unobserved, release: release };
 })`;

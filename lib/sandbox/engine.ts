@@ -7,12 +7,13 @@
  *
  * @module
  */
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten-core";
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import { clampStackBytes } from "./limits.ts";
 import { javascriptCandidates, normalizeScript, type TypeStripper } from "./normalize.ts";
 import { PRELUDE_FILE, PRELUDE_SOURCE } from "./_prelude.ts";
 import { truncateUtf8, utf8ByteLength } from "./_utf8.ts";
 import type { SandboxFailure, SandboxLimits } from "./types.ts";
+import type { SandboxModule } from "./wasm_module.ts";
 
 /** File name scripts are compiled under; stack lines that mention it are shown to the agent. */
 export const SCRIPT_FILE = "script.js";
@@ -65,19 +66,21 @@ export interface EngineOptions {
 }
 
 /**
- * Runs scripts in a QuickJS WASM module (sync variant), one fresh runtime and context per run.
+ * Runs scripts in a QuickJS WASM module (sync variant), one fresh runtime and context per run. The
+ * module's heap cap (see `loadSandboxModule()`) is the memory limit; a run's `memoryLimitBytes` is also
+ * given to QuickJS, which counts allocations rather than bytes in this build.
  *
  * @example
  * ```ts ignore
- * const engine = new QuickJSEngine(await newQuickJSWASMModuleFromVariant(import("@jitl/quickjs-singlefile-mjs-release-sync")));
+ * const engine = new QuickJSEngine(await loadSandboxModule(limits.memoryLimitBytes));
  * const outcome = await engine.run({ script: "return 1 + 1", namespaces: [], limits }, io);
  * ```
  */
 export class QuickJSEngine {
-  #module: QuickJSWASMModule;
+  #module: SandboxModule;
   #stripTypes: TypeStripper | undefined;
 
-  constructor(module: QuickJSWASMModule, options: EngineOptions = {}) {
+  constructor(module: SandboxModule, options: EngineOptions = {}) {
     this.#module = module;
     this.#stripTypes = options.stripTypes;
   }
@@ -100,6 +103,7 @@ type Internals = {
   serialize: QuickJSHandle;
   describe: QuickJSHandle;
   unobserved: QuickJSHandle;
+  release: QuickJSHandle;
 };
 
 /** A failure found while running, before the outcome is assembled. */
@@ -110,7 +114,7 @@ type Ending =
   | { kind: "thrown"; prefix: string; error: QuickJSHandle };
 
 class ScriptRun {
-  readonly #module: QuickJSWASMModule;
+  readonly #module: SandboxModule;
   readonly #request: EngineRequest;
   readonly #io: EngineIo;
   readonly #stripTypes: TypeStripper | undefined;
@@ -131,8 +135,9 @@ class ScriptRun {
   #consoleBytes = 0;
   #consoleDropped = false;
   #owned: QuickJSHandle[] = [];
+  #growFailuresAtStart = 0;
 
-  constructor(module: QuickJSWASMModule, request: EngineRequest, io: EngineIo, stripTypes: TypeStripper | undefined) {
+  constructor(module: SandboxModule, request: EngineRequest, io: EngineIo, stripTypes: TypeStripper | undefined) {
     this.#module = module;
     this.#request = request;
     this.#io = io;
@@ -176,7 +181,8 @@ class ScriptRun {
   async #runToOutcome(): Promise<EngineOutcome> {
     const { limits } = this.#request;
     if (this.#stopReason) return this.#conclude({ kind: "stopped", reason: this.#stopReason }, undefined);
-    const rt = this.#rt = this.#module.newRuntime();
+    this.#growFailuresAtStart = this.#module.heapGrowFailures();
+    const rt = this.#rt = this.#module.module.newRuntime();
     rt.setMemoryLimit(Math.max(1024 * 1024, Math.floor(limits.memoryLimitBytes)));
     rt.setMaxStackSize(clampStackBytes(limits.stackLimitBytes));
     rt.setInterruptHandler(() => this.#shouldInterrupt());
@@ -239,6 +245,7 @@ class ScriptRun {
       serialize: get("serialize"),
       describe: get("describe"),
       unobserved: get("unobserved"),
+      release: get("release"),
     };
     obj.dispose();
     return undefined;
@@ -344,6 +351,11 @@ class ScriptRun {
     this.#extractionDeadline = Date.now() + EXTRACTION_BUDGET_MS;
     this.#rt!.setMemoryLimit(-1);
     const ctx = this.#ctx!;
+    if (this.#internals) {
+      const released = ctx.callFunction(this.#internals.release, ctx.undefined);
+      if (released.error) released.error.dispose();
+      else released.value.dispose();
+    }
     if (ending.kind === "failed") {
       this.#reportUnobserved(ctx);
       return { ok: false, failure: ending.failure, ...base };
@@ -385,7 +397,9 @@ class ScriptRun {
       return { error: "tool_call_limit", limit: limits.maxToolCalls };
     }
     const described = this.#describe(ctx, error, false);
-    if (described.message === "out of memory" || (described.isNullish && this.#nearMemoryLimit())) {
+    const capHit = this.#module.heapGrowFailures() > this.#growFailuresAtStart;
+    const opaque = described.isNullish || described.message === undefined;
+    if (described.message === "out of memory" || (opaque && (capHit || this.#nearMemoryLimit()))) {
       return { error: "memory_exhausted", limit_mb: limits.memoryLimitBytes / (1024 * 1024) };
     }
     if (described.message === "interrupted" && this.#stopReason) {
@@ -415,7 +429,7 @@ class ScriptRun {
     result.value.dispose();
     const parsed = JSON.parse(raw) as { name?: string; message?: string; stack?: string; text?: string };
     if (parsed.text !== undefined) return { name: undefined, message: undefined, text: `Uncaught ${parsed.text}`, isNullish };
-    const frames = (parsed.stack ?? "").split("\n").filter((line) => line.includes(SCRIPT_FILE)).slice(0, 10);
+    const frames = compactFrames((parsed.stack ?? "").split("\n").filter((line) => line.includes(SCRIPT_FILE)));
     // A syntax error's only "frame" is its position; say where it is in the agent's terms.
     const where = isCompile ? frames.map((f) => f.replace(/^\s*at\s+/, " at ")).join("") : "";
     const text = isCompile
@@ -429,7 +443,7 @@ class ScriptRun {
     const ctx = this.#ctx!;
     const usage = rt.computeMemoryUsage();
     try {
-      const used = ctx.getProp(usage, "malloc_size");
+      const used = ctx.getProp(usage, "memory_used_size");
       const bytes = ctx.getNumber(used);
       used.dispose();
       return bytes >= 0.8 * this.#request.limits.memoryLimitBytes;
@@ -449,7 +463,9 @@ class ScriptRun {
     }
     const lines = JSON.parse(ctx.getString(result.value)) as string[];
     result.value.dispose();
-    for (const line of lines) this.#log(line);
+    const counts = new Map<string, number>();
+    for (const line of lines) counts.set(line, (counts.get(line) ?? 0) + 1);
+    for (const [line, count] of counts) this.#log(count > 1 ? `${line} (×${count})` : line);
   }
 
   #startCall(ctx: QuickJSContext, nsHandle: QuickJSHandle, keyHandle: QuickJSHandle, argsHandle: QuickJSHandle) {
@@ -558,6 +574,19 @@ class ScriptRun {
     this.#ctx?.dispose();
     this.#rt?.dispose();
   }
+}
+
+/** At most 6 stack lines, a run of identical lines (recursion) shown once with its count. */
+function compactFrames(lines: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < lines.length && out.length < 6;) {
+    let j = i;
+    while (j + 1 < lines.length && lines[j + 1] === lines[i]) j++;
+    const count = j - i + 1;
+    out.push(count > 1 ? `${lines[i]} (×${count})` : lines[i]!);
+    i = j + 1;
+  }
+  return out;
 }
 
 function stopReasonOf(reason: unknown): StopReason {
