@@ -2,8 +2,8 @@
  * The servers in scope for this session and their tools: resolution from the plugins and the
  * workspace, each server's tool list (live when it runs, else the on-disk cache keyed by its
  * spawn key), the enabled/disabled/read-only filters, binding tables for dispatch, and
- * re-resolution when `Cargo.lock` or a member `Cargo.toml` changes, with running servers whose
- * spawn key is unchanged carried across.
+ * re-resolution when `Cargo.lock`, a member `Cargo.toml`, `config.toml` or a plugin manifest
+ * changes, with running servers whose spawn key is unchanged carried across.
  *
  * @module
  */
@@ -15,10 +15,13 @@ import { type BindingTable, buildBindingTable, resolveToolKey } from "./tool_bin
 import type { Workspace } from "./workspace.ts";
 import type { Logger } from "./log.ts";
 import { NULL_LOGGER } from "./log.ts";
-import type { BackendConnection, CallToolResult, Tool } from "./backends/connection.ts";
+import type { BackendConnection, CallOptions, CallToolResult, Tool } from "./backends/connection.ts";
 import { BackendError } from "./backends/connection.ts";
-import { type Clock, type ConnectFn, ServerPool, SYSTEM_CLOCK } from "./backends/pool.ts";
+import { type Clock, type ConnectFn, type PoolLimits, ServerPool, SYSTEM_CLOCK } from "./backends/pool.ts";
+import { denoFileSystem, type FileSystem, readTextFileIfExists } from "./file_system.ts";
 import { rootsForStdio } from "./backends/stdio.ts";
+import { CONFIG_FILE_NAME } from "./config.ts";
+import { MAX_PLUGIN_DEPTH, PLUGIN_MANIFEST_NAME } from "./plugins.ts";
 
 /** How long a cached tool list is trusted without the server running, in ms (24 h). */
 export const TOOL_CACHE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -113,12 +116,9 @@ export class Catalog {
     this.#options = options;
     this.#clock = options.clock ?? SYSTEM_CLOCK;
     this.#logger = options.logger ?? NULL_LOGGER;
-    const config = loaded.config;
     this.#pool = new ServerPool({
       connect: options.connect,
-      maxRestarts: config.maxServerRestarts,
-      restartStableResetMs: config.restartStableResetSecs * 1000,
-      shutdownGraceMs: config.shutdownGraceSecs * 1000,
+      ...poolLimits(loaded.config),
       clock: this.#clock,
       logger: this.#logger,
       roots: (spec) =>
@@ -140,7 +140,7 @@ export class Catalog {
   static async open(options: CatalogOptions): Promise<Catalog> {
     const load = options.load ?? loadResolution;
     const loaded = await load({ cwd: options.cwd, env: options.env, homeDir: options.homeDir });
-    return new Catalog(loaded, await fingerprintOf(loaded.workspace, options.cwd), options);
+    return new Catalog(loaded, await fingerprintOf(loaded, options.cwd), options);
   }
 
   /** The effective `[mcp]` settings. */
@@ -254,8 +254,11 @@ export class Catalog {
   /**
    * Dispatches one call from a script: starts the server if needed (waiting out a restart
    * backoff), resolves `key` against the live tool list (exact, then tolerant spelling), and
-   * sends `tools/call` under the server's call timeout. Never retries.
+   * sends `tools/call` under the server's call timeout. At most `MAX_CALLS_IN_FLIGHT_PER_SERVER`
+   * calls per server are in flight; later ones wait their turn in order. Never retries.
    *
+   * @param options.signal Cancels the wait or the call (the server gets `notifications/cancelled`).
+   * @param options.onProgress Receives the server's progress notifications for this call.
    * @param namespace The global the script used (`namespaceKey(server)`).
    * @param key The property the script called, e.g. `createEntities`.
    * @throws {UserError} `SERVER_UNKNOWN`, `TOOL_UNKNOWN`, `TOOL_AMBIGUOUS`; {@link BackendError}.
@@ -264,36 +267,41 @@ export class Catalog {
     namespace: string,
     key: string,
     args: Record<string, unknown>,
-    options: { signal?: AbortSignal | undefined; onProgress?: (() => void) | undefined } = {},
+    options: { signal?: AbortSignal | undefined; onProgress?: CallOptions["onProgress"] } = {},
   ): Promise<CallOutcome> {
     const spec = this.serverByNamespace(namespace);
     if (!spec) {
       throw new BackendError("REQUEST_FAILED", namespace, `no server named \`${namespace}\` is in scope`);
     }
-    const connection = await this.#pool.acquire(spec, { signal: options.signal, waitForRestart: true });
-    const listing = await this.#live(spec, connection, options.signal);
-    const { tools } = visibleTools(spec, listing.tools, this.config);
-    const table: BindingTable = buildBindingTable(tools.map((t) => t.name));
-    const resolved = resolveToolKey(table, spec.name, key);
-    if (!resolved.ok) throw resolved.error;
-    const definition = tools.find((t) => t.name === resolved.value)!;
-    const result = await connection.callTool(resolved.value, args, {
-      timeoutMs: spec.toolCallTimeoutMs,
-      signal: options.signal,
-      onProgress: options.onProgress,
-    });
-    return { server: spec.name, tool: resolved.value, definition, result };
+    return await this.#pool.withCallSlot(spec, async () => {
+      const connection = await this.#pool.acquire(spec, { signal: options.signal, waitForRestart: true });
+      const listing = await this.#live(spec, connection, options.signal);
+      const { tools } = visibleTools(spec, listing.tools, this.config);
+      const table: BindingTable = buildBindingTable(tools.map((t) => t.name));
+      const resolved = resolveToolKey(table, spec.name, key);
+      if (!resolved.ok) throw resolved.error;
+      const definition = tools.find((t) => t.name === resolved.value)!;
+      const result = await connection.callTool(resolved.value, args, {
+        timeoutMs: spec.toolCallTimeoutMs,
+        signal: options.signal,
+        onProgress: options.onProgress,
+      });
+      return { server: spec.name, tool: resolved.value, definition, result };
+    }, { signal: options.signal });
   }
 
   /**
-   * Re-resolves when `Cargo.lock` or a member `Cargo.toml` changed since the last look: servers
-   * whose spawn key is unchanged keep running, the others are shut down, listeners are told.
+   * Re-resolves when `Cargo.lock`, a member `Cargo.toml`, `config.toml` or the plugins folder
+   * (a manifest edited, a plugin added or removed) changed since the last look, judged by
+   * modification times and sizes: servers whose spawn key is unchanged keep running, the others
+   * are shut down, new `[mcp]` restart and shutdown settings apply, listeners are told when the
+   * servers in scope, the refusals or the settings changed.
    *
-   * @returns `true` when something changed.
+   * @returns `true` when something the agent sees changed.
    */
   async refreshIfChanged(): Promise<boolean> {
     if (this.#closed) return false;
-    const fingerprint = await fingerprintOf(this.#loaded.workspace, this.#options.cwd);
+    const fingerprint = await fingerprintOf(this.#loaded, this.#options.cwd);
     if (fingerprint === this.#fingerprint) return false;
     const load = this.#options.load ?? loadResolution;
     const loaded = await load({
@@ -302,18 +310,36 @@ export class Catalog {
       homeDir: this.#options.homeDir,
     });
     if (this.#closed) return false;
-    const before = JSON.stringify([this.servers.map(spawnKey), this.refused]);
+    const before = this.#visibleState();
     this.#loaded = loaded;
-    this.#fingerprint = await fingerprintOf(loaded.workspace, this.#options.cwd);
+    // A file that changes while it is being loaded is seen on the next look: the fingerprint taken
+    // before the load is kept unless the set of workspace files itself changed.
+    const isSameFileSet = watchedFiles(loaded, this.#options.cwd).join("|") === before.files;
+    this.#fingerprint = isSameFileSet ? fingerprint : await fingerprintOf(loaded, this.#options.cwd);
+    this.#pool.configure(poolLimits(loaded.config));
     const keep = new Set(loaded.resolution.servers.map(spawnKey));
     for (const key of [...this.#listings.keys()]) if (!keep.has(key)) this.#listings.delete(key);
     await this.#pool.retain(keep);
-    const after = JSON.stringify([this.servers.map(spawnKey), this.refused]);
+    const changed = before.text !== this.#visibleState().text;
     this.#logger.info(
-      `workspace changed; servers in scope: ${this.servers.map((s) => s.name).join(", ") || "none"}`,
+      `workspace or plugins changed; servers in scope: ${
+        this.servers.map((s) => s.name).join(", ") || "none"
+      }`,
     );
-    if (before !== after) this.#emitChange();
-    return before !== after;
+    if (changed) this.#emitChange();
+    return changed;
+  }
+
+  #visibleState(): { text: string; files: string } {
+    return {
+      text: JSON.stringify([
+        this.servers.map(spawnKey),
+        this.refused,
+        this.config,
+        this.configError?.message,
+      ]),
+      files: watchedFiles(this.#loaded, this.#options.cwd).join("|"),
+    };
   }
 
   /** Shuts every running server down. Idempotent. */
@@ -324,25 +350,15 @@ export class Catalog {
   }
 
   async #cachePath(spec: ServerSpec): Promise<string> {
-    return `${this.configDir}/cache/tools/${(await sha256Hex(spawnKey(spec))).slice(0, 32)}.json`;
+    return await toolCachePath(this.configDir, spec);
   }
 
   async #readCache(spec: ServerSpec): Promise<Tool[] | undefined> {
     if (this.#options.useToolCache === false) return undefined;
     try {
-      const path = await this.#cachePath(spec);
-      const data = JSON.parse(await Deno.readTextFile(path)) as {
-        spawnKey?: string;
-        fetchedAtMs?: number;
-        tools?: Tool[];
-      };
-      if (
-        data.spawnKey !== spawnKey(spec) || !Array.isArray(data.tools) || typeof data.fetchedAtMs !== "number"
-      ) {
-        return undefined;
-      }
-      if (this.#clock.now() - data.fetchedAtMs > TOOL_CACHE_TTL_MS) return undefined;
-      return data.tools;
+      const entry = parseCacheEntry(await Deno.readTextFile(await this.#cachePath(spec)), spec);
+      if (!entry || this.#clock.now() - entry.fetchedAtMs > TOOL_CACHE_TTL_MS) return undefined;
+      return entry.tools;
     } catch {
       return undefined; // No cache or an unreadable one: a miss, the server is asked instead.
     }
@@ -371,20 +387,136 @@ export class Catalog {
   }
 }
 
-/** Modification times and sizes of the files whose change means re-resolution. */
-async function fingerprintOf(workspace: Workspace, cwd: string): Promise<string> {
-  const root = workspace.root;
-  const files = new Set<string>(workspace.manifests);
+/**
+ * Where the tool list of `spec` is cached: `<config>/cache/tools/<32 hex of sha256(spawnKey)>.json`.
+ *
+ * @param configDir The `<config>` directory.
+ */
+export async function toolCachePath(configDir: string, spec: ServerSpec): Promise<string> {
+  return `${configDir}/cache/tools/${(await sha256Hex(spawnKey(spec))).slice(0, 32)}.json`;
+}
+
+function parseCacheEntry(text: string, spec: ServerSpec): { fetchedAtMs: number; tools: Tool[] } | undefined {
+  const data = JSON.parse(text) as { spawnKey?: string; fetchedAtMs?: number; tools?: Tool[] };
+  if (
+    data.spawnKey !== spawnKey(spec) || !Array.isArray(data.tools) || typeof data.fetchedAtMs !== "number"
+  ) {
+    return undefined;
+  }
+  return { fetchedAtMs: data.fetchedAtMs, tools: data.tools };
+}
+
+/**
+ * What the on-disk tool cache holds for one server: `fresh` (younger than
+ * {@link TOOL_CACHE_TTL_MS}: `list_tools` answers from it without starting the server), `stale`
+ * (older: the server is started to list its tools), or `none` (never listed, invalidated by
+ * `tools/list_changed`, written for another spawn spec, or unreadable).
+ */
+export type ToolCacheState =
+  | { state: "fresh" | "stale"; /** Age of the listing, ms. */ ageMs: number; toolCount: number }
+  | { state: "none" };
+
+/**
+ * Reads the tool-cache state of `spec` (for `status`; never starts or contacts anything).
+ *
+ * @param configDir The `<config>` directory.
+ * @param options.nowMs The current time, ms since the epoch. @default Date.now()
+ * @param options.fs File access. @default denoFileSystem
+ */
+export async function readToolCacheState(
+  configDir: string,
+  spec: ServerSpec,
+  options: { nowMs?: number; fs?: FileSystem } = {},
+): Promise<ToolCacheState> {
+  const fs = options.fs ?? denoFileSystem;
+  let entry: { fetchedAtMs: number; tools: Tool[] } | undefined;
+  try {
+    const text = await readTextFileIfExists(fs, await toolCachePath(configDir, spec));
+    entry = text === null ? undefined : parseCacheEntry(text, spec);
+  } catch {
+    entry = undefined; // An unreadable or corrupt cache is no cache: the server is asked instead.
+  }
+  if (!entry) return { state: "none" };
+  const ageMs = Math.max(0, (options.nowMs ?? Date.now()) - entry.fetchedAtMs);
+  return { state: ageMs > TOOL_CACHE_TTL_MS ? "stale" : "fresh", ageMs, toolCount: entry.tools.length };
+}
+
+function poolLimits(config: McpConfig): PoolLimits {
+  return {
+    maxRestarts: config.maxServerRestarts,
+    restartStableResetMs: config.restartStableResetSecs * 1000,
+    shutdownGraceMs: config.shutdownGraceSecs * 1000,
+  };
+}
+
+/** The files whose change means re-resolution, besides the plugins folder: Cargo files and `config.toml`. */
+function watchedFiles(loaded: LoadedResolution, cwd: string): string[] {
+  const root = loaded.workspace.root;
+  const files = new Set<string>(loaded.workspace.manifests);
   if (root) files.add(`${root}/Cargo.lock`);
   else files.add(`${cwd}/Cargo.toml`);
-  const parts: string[] = [];
-  for (const file of [...files].sort()) {
-    try {
-      const info = await Deno.stat(file);
-      parts.push(`${file}:${info.mtime?.getTime() ?? 0}:${info.size}`);
-    } catch {
-      parts.push(`${file}:missing`);
-    }
+  files.add(`${loaded.configDir}/${CONFIG_FILE_NAME}`);
+  return [...files].sort();
+}
+
+async function statPart(path: string): Promise<string> {
+  try {
+    const info = await Deno.stat(path);
+    return `${path}:${info.mtime?.getTime() ?? 0}:${info.size}`;
+  } catch {
+    return `${path}:missing`; // A missing file is a state too: its appearance is a change.
   }
+}
+
+/**
+ * The plugins folder as `loadPlugins()` walks it: every folder's modification time (a plugin
+ * folder added, removed or renamed changes its parent's) and every manifest's time and size.
+ * Plugin folders are not descended into, dot-folders are skipped, symlinks are followed once.
+ */
+async function pluginTreeParts(
+  dir: string,
+  depth: number,
+  visited: Set<string>,
+  out: string[],
+): Promise<void> {
+  let real: string;
+  try {
+    real = await Deno.realPath(dir);
+  } catch {
+    out.push(`${dir}:missing`);
+    return;
+  }
+  if (visited.has(real)) return;
+  visited.add(real);
+  out.push(await statPart(dir));
+  const manifest = `${dir}/${PLUGIN_MANIFEST_NAME}`;
+  const manifestPart = await statPart(manifest);
+  if (!manifestPart.endsWith(":missing") && depth > 0) {
+    out.push(manifestPart);
+    return;
+  }
+  if (depth > 0 && depth >= MAX_PLUGIN_DEPTH) return;
+  if (depth === 0) out.push(manifestPart); // `plugins/SYMPOSIUM.toml` is reported as a problem
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.name.startsWith(".") || entry.isFile) continue;
+      names.push(entry.name);
+    }
+  } catch (error) {
+    out.push(`${dir}:unreadable:${String(error)}`);
+    return;
+  }
+  for (const name of names.sort()) {
+    const path = `${dir}/${name}`;
+    const info = await Deno.stat(path).catch(() => undefined); // a dangling symlink is no folder
+    if (info?.isDirectory) await pluginTreeParts(path, depth + 1, visited, out);
+  }
+}
+
+/** Modification times and sizes of the files whose change means re-resolution. */
+async function fingerprintOf(loaded: LoadedResolution, cwd: string): Promise<string> {
+  const parts = await Promise.all(watchedFiles(loaded, cwd).map(statPart));
+  await pluginTreeParts(`${loaded.configDir}/plugins`, 0, new Set(), parts);
   return parts.join("|");
 }

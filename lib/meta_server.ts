@@ -10,6 +10,7 @@ import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/
 import type { CallToolResult, Transport } from "@modelcontextprotocol/server";
 import type { Catalog, ServerTools } from "./catalog.ts";
 import { renderDeclarations, renderIndex } from "./declarations.ts";
+import { buildBindingTable } from "./tool_binding.ts";
 import type { Logger } from "./log.ts";
 import { NULL_LOGGER } from "./log.ts";
 import { namespaceKey } from "./server_spec.ts";
@@ -131,11 +132,16 @@ export async function renderListTools(
       }
       if (query.tools !== undefined || pattern !== undefined) continue;
     }
-    sections.push(
-      detail === "names"
-        ? renderIndex(entry.spec.name, shown)
-        : renderDeclarations(entry.spec.name, shown, { detail }).text,
-    );
+    if (detail === "names") {
+      sections.push(renderIndex(entry.spec.name, shown));
+    } else {
+      // Bind over every visible tool, not the filtered subset, so the declared keys are exactly
+      // the keys `execute` resolves (aliases depend on the whole set).
+      const table = buildBindingTable(entry.tools.map((t) => t.name));
+      const rendered = renderDeclarations(entry.spec.name, shown, { detail, table });
+      sections.push(rendered.text);
+      problems.push(...rendered.warnings.map((w) => `\`${entry.spec.name}\`: ${w}`));
+    }
   }
   if (sections.length === 0 && problems.length === 0) return "No tools matched.";
   const parts = [sections.join(detail === "names" ? "\n" : "\n\n")];
@@ -233,19 +239,44 @@ export function toolArguments(args: unknown): Record<string, unknown> {
   return { value: args };
 }
 
+/** One progress report of an `execute` run (see {@link ExecuteOptions.onProgress}). */
+export interface ExecuteProgress {
+  /**
+   * Backing calls completed so far (a whole number when a call completes), plus a fraction below
+   * 1 while a running call reports its own progress. Strictly increasing within a run.
+   */
+  progress: number;
+  /** What happened, naming the tool: `fx.echo done (2 calls completed)`, `fx.sleep: 300/500`. */
+  message: string;
+}
+
 /** Options of {@link runExecute}. */
 export interface ExecuteOptions {
   signal?: AbortSignal | undefined;
-  /** Called after each backing call completes (successfully or not) with the count so far. */
-  onCallCompleted?: ((count: number) => void) | undefined;
+  /**
+   * Receives progress: one report per completed backing call (successful or not) and the backing
+   * servers' own progress notifications for the calls this run makes. A forwarded report that
+   * would not increase `progress` (two calls reporting at once) is dropped: MCP requires progress
+   * to increase. Default: none (and then no progress is forwarded).
+   */
+  onProgress?: ((progress: ExecuteProgress) => void) | undefined;
   /** One checker per session, so a schema is compiled once. */
   checker?: OutputShapeChecker | undefined;
   logger?: Logger | undefined;
 }
 
+/** Share of a running call's own progress, in [0, 0.99]: `progress/total`, else `p/(p+1)`. */
+function progressFraction(p: { progress: number; total?: number | undefined }): number {
+  const value = Math.max(0, Number.isFinite(p.progress) ? p.progress : 0);
+  const fraction = p.total !== undefined && p.total > 0 ? value / p.total : value / (value + 1);
+  return Math.min(0.99, fraction);
+}
+
 /**
  * Runs `script` exactly as the `execute` tool does (also `cargo-agents mcp exec`).
  *
+ * @param options.signal Cancels the run: the script is interrupted (`{"error":"cancelled"}`) and
+ *   its in-flight backing calls are cancelled (each server gets `notifications/cancelled`).
  * @returns The `CallToolResult` for the agent.
  */
 export async function runExecute(
@@ -268,12 +299,28 @@ export async function runExecute(
   const checker = options.checker ?? new OutputShapeChecker();
   const logger = options.logger ?? NULL_LOGGER;
   const offShape = new Set<string>();
+  const onProgress = options.onProgress;
   let completed = 0;
+  let lastProgress = 0;
+  const report = (progress: number, message: string) => {
+    if (!onProgress || progress <= lastProgress) return;
+    lastProgress = progress;
+    onProgress({ progress, message });
+  };
   const hostCall = async (request: HostCallRequest, signal: AbortSignal): Promise<unknown> => {
+    let label = `${request.namespace}.${request.key}`;
+    let status = "failed";
     try {
       const outcome = await catalog.call(request.namespace, request.key, toolArguments(request.args), {
         signal,
+        onProgress: onProgress
+          ? (p) => {
+            const detail = p.message ?? `${p.progress}${p.total === undefined ? "" : `/${p.total}`}`;
+            report(completed + progressFraction(p), `${label}: ${detail}`);
+          }
+          : undefined,
       });
+      label = `${namespaceKey(outcome.server)}.${outcome.tool}`;
       const unwrapped = unwrapToolResult(outcome.result);
       if (!unwrapped.ok) throw new Error(unwrapped.message);
       if (checker.check(outcome.definition.outputSchema, outcome.result, unwrapped.value) === "off-shape") {
@@ -281,10 +328,13 @@ export async function runExecute(
         if (!offShape.has(notice)) logger.debug(notice);
         offShape.add(notice);
       }
+      status = "done";
       return unwrapped.value;
     } finally {
       completed++;
-      options.onCallCompleted?.(completed);
+      if (!signal.aborted) {
+        report(completed, `${label} ${status} (${completed} call${completed === 1 ? "" : "s"} completed)`);
+      }
     }
   };
   const refusals = catalog.refused.map((r) => `\`${r.server}\`: ${r.reason}`);
@@ -299,6 +349,33 @@ export async function runExecute(
     content: [{ type: "text", text: outcome.text }, ...(outcome.extraContent ?? [])],
     ...(outcome.isError ? { isError: true } : {}),
   };
+}
+
+/** The two tools as `tools/list` answers them. */
+function listedTools(catalog: Catalog) {
+  return [
+    {
+      name: "list_tools",
+      description: LIST_TOOLS_DESCRIPTION,
+      inputSchema: LIST_TOOLS_SCHEMA,
+      annotations: { readOnlyHint: true },
+    },
+    {
+      name: "execute",
+      description: executeDescription(catalog),
+      inputSchema: EXECUTE_SCHEMA,
+      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+    },
+  ];
+}
+
+/** Re-resolves if files changed; a failure is logged and the last resolution stays in use. */
+async function refreshQuietly(catalog: Catalog, logger: Logger): Promise<void> {
+  try {
+    await catalog.refreshIfChanged();
+  } catch (error) {
+    logger.warn(`re-resolution failed: ${String(error)}`);
+  }
 }
 
 /** Options of {@link createMetaServer}. */
@@ -321,22 +398,10 @@ export function createMetaServer(options: MetaServerOptions): Server {
     { name: "symposium", version: META_SERVER_VERSION },
     { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
   );
-  server.setRequestHandler("tools/list", () => ({
-    tools: [
-      {
-        name: "list_tools",
-        description: LIST_TOOLS_DESCRIPTION,
-        inputSchema: LIST_TOOLS_SCHEMA,
-        annotations: { readOnlyHint: true },
-      },
-      {
-        name: "execute",
-        description: executeDescription(catalog),
-        inputSchema: EXECUTE_SCHEMA,
-        annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
-      },
-    ],
-  }));
+  server.setRequestHandler("tools/list", async () => {
+    await refreshQuietly(catalog, logger); // `execute`'s description names the servers in scope now
+    return { tools: listedTools(catalog) };
+  });
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const name = request.params.name;
     const signal = ctx.mcpReq.signal;
@@ -355,14 +420,15 @@ export function createMetaServer(options: MetaServerOptions): Server {
         signal,
         checker,
         logger,
-        onCallCompleted: progressToken === undefined ? undefined : (count) => {
+        onProgress: progressToken === undefined ? undefined : ({ progress, message }) => {
           void ctx.mcpReq.notify({
             method: "notifications/progress",
-            params: { progressToken, progress: count, message: `${count} tool call(s) completed` },
+            params: { progressToken, progress, message },
           }).catch(() => {}); // The agent may be gone; progress is best effort.
         },
       });
-      logger.info(`execute: ${result.isError ? "error" : "ok"} in ${Date.now() - started} ms`);
+      const outcome = signal.aborted ? "cancelled by the agent" : result.isError ? "error" : "ok";
+      logger.info(`execute: ${outcome} in ${Date.now() - started} ms`);
       return result;
     }
     throw new ProtocolError(
@@ -381,7 +447,8 @@ export function createMetaServer(options: MetaServerOptions): Server {
  * Serves the meta-server on `transport` until the agent disconnects (stdin closes) or `signal`
  * aborts, then shuts every backing server down.
  *
- * @param options.watchIntervalMs How often the workspace files are checked for changes, in ms. @default 2000
+ * @param options.watchIntervalMs How often the workspace, plugin and config files are checked for
+ *   changes (then re-resolved, and the agent told), in ms. @default 2000
  */
 export async function serveMetaServer(
   options: MetaServerOptions & {
@@ -400,11 +467,10 @@ export async function serveMetaServer(
   logger.info(
     `serving; servers in scope: ${options.catalog.servers.map((s) => s.name).join(", ") || "none"}`,
   );
-  const watch = setInterval(() => {
-    options.catalog.refreshIfChanged().catch((error) =>
-      logger.warn(`re-resolution failed: ${String(error)}`)
-    );
-  }, options.watchIntervalMs ?? 2_000);
+  const watch = setInterval(
+    () => void refreshQuietly(options.catalog, logger),
+    options.watchIntervalMs ?? 2_000,
+  );
   try {
     await closed;
   } finally {

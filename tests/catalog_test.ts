@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Catalog, TOOL_CACHE_TTL_MS } from "../lib/catalog.ts";
+import { Catalog, readToolCacheState, TOOL_CACHE_TTL_MS, toolCachePath } from "../lib/catalog.ts";
 import { isAlive } from "./_fakes_backends.ts";
 import { ManualClock } from "./_fakes_backends.ts";
 import {
@@ -102,5 +102,66 @@ Deno.test("refreshIfChanged() shuts down a server that no longer applies and kee
   assert.equal(again, keepPid);
   await catalog.close();
   assert.equal(await isAlive(keepPid), false);
+  await dirs.remove();
+});
+
+Deno.test("refreshIfChanged() restarts only the server whose manifest entry changed when a plugin is edited", async () => {
+  const dirs = await makeDirs();
+  const body = (flags: string[]) => fixtureServerToml("same") + "\n" + fixtureServerToml("edited", flags);
+  await writePlugin(dirs.home, "pair", body([]));
+  const catalog = await open(dirs);
+  const pid = async (ns: string) =>
+    ((await catalog.call(ns, "pid", {})).result.structuredContent as { pid: number }).pid;
+  const [samePid, editedPid] = [await pid("same"), await pid("edited")];
+  await writePlugin(dirs.home, "pair", body(["--page-size=5"]));
+  assert.equal(await catalog.refreshIfChanged(), true);
+  assert.equal(await pid("same"), samePid);
+  assert.notEqual(await pid("edited"), editedPid);
+  assert.equal(await isAlive(editedPid), false);
+  assert.equal(await catalog.refreshIfChanged(), false);
+  await catalog.close();
+  await dirs.remove();
+});
+
+Deno.test("refreshIfChanged() notices a plugin added in a nested folder and a removed config.toml", async () => {
+  const dirs = await makeDirs();
+  await Deno.writeTextFile(`${dirs.home}/config.toml`, "[mcp]\nmax-tool-calls = 7\n");
+  const catalog = await open(dirs);
+  assert.equal(catalog.config.maxToolCalls, 7);
+  await Deno.mkdir(`${dirs.home}/plugins/team/deep/x`, { recursive: true });
+  assert.equal(await catalog.refreshIfChanged(), false); // a folder without a manifest changes nothing
+  await Deno.writeTextFile(
+    `${dirs.home}/plugins/team/deep/x/SYMPOSIUM.toml`,
+    `name = "deep"\ndepends-on = "*"\n\n${fixtureServerToml("deep")}`,
+  );
+  assert.equal(await catalog.refreshIfChanged(), true);
+  assert.deepEqual(catalog.servers.map((s) => s.name), ["deep"]);
+  await Deno.remove(`${dirs.home}/config.toml`);
+  assert.equal(await catalog.refreshIfChanged(), true);
+  assert.equal(catalog.config.maxToolCalls, 100);
+  assert.deepEqual(catalog.runningServers(), []);
+  await catalog.close();
+  await dirs.remove();
+});
+
+Deno.test("readToolCacheState() says fresh with the age, stale past the TTL, or none", async () => {
+  const dirs = await makeDirs();
+  await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
+  await writePlugin(dirs.home, "cold", fixtureServerToml("cold"));
+  const clock = new ManualClock();
+  const catalog = await open(dirs, clock);
+  const [cold, fx] = catalog.servers;
+  const listed = await catalog.listServerTools(fx!);
+  await catalog.close();
+  const state = (nowMs: number) => readToolCacheState(catalog.configDir, fx!, { nowMs });
+  assert.deepEqual(await state(clock.nowMs + 5_000), {
+    state: "fresh",
+    ageMs: 5_000,
+    toolCount: listed.tools.length,
+  });
+  assert.equal((await state(clock.nowMs + TOOL_CACHE_TTL_MS + 1)).state, "stale");
+  assert.deepEqual(await readToolCacheState(catalog.configDir, cold!), { state: "none" });
+  await Deno.writeTextFile(await toolCachePath(catalog.configDir, cold!), "{not json");
+  assert.deepEqual(await readToolCacheState(catalog.configDir, cold!), { state: "none" });
   await dirs.remove();
 });

@@ -228,6 +228,65 @@ Deno.test("mcp-serve answers a real agent through real backing servers", async (
       );
     });
 
+    await t.step("an image larger than max-result-bytes comes back whole as an image block", async () => {
+      const result = await client.callTool({
+        name: "execute",
+        arguments: {
+          script: "const [, image] = await fx.image({ bytes: 100000 }); return { kind: 'shot', image }",
+        },
+      });
+      const content = result.content as { type: string; mimeType?: string; data?: string }[];
+      assert.deepEqual(content.map((c) => c.type), ["text", "image"]);
+      assert.equal(content[1]!.data, "A".repeat(100_000));
+      assert.equal(
+        textOf(result),
+        '{"kind":"shot","image":{"type":"image","mimeType":"image/png","attachment":1}}',
+      );
+    });
+
+    await t.step(
+      "progress: calls completed and the backing server's own progress reach the agent",
+      async () => {
+        const seen: string[] = [];
+        const result = await client.callTool(
+          { name: "execute", arguments: { script: "return await fx.sleep({ ms: 300 })" } },
+          { onprogress: (p) => seen.push(`${Math.round(p.progress * 100) / 100} ${p.message}`) },
+        );
+        assert.equal(textOf(result), '"SLOW-OK"');
+        assert.deepEqual(seen.slice(0, 2), ["0.33 fx.sleep: 100/300", "0.67 fx.sleep: 200/300"]);
+        assert.equal(seen.at(-1), "1 fx.sleep done (1 call completed)");
+      },
+    );
+
+    await t.step("cancelling an execute interrupts the script and cancels its backing call", async () => {
+      const pid = textOf(
+        await client.callTool({ name: "execute", arguments: { script: "return (await fx.pid()).pid" } }),
+      );
+      const abort = new AbortController();
+      const pending = client.callTool(
+        { name: "execute", arguments: { script: "await fx.hang({}); return 'never'" } },
+        { signal: abort.signal },
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      abort.abort("the user pressed Escape");
+      await assert.rejects(pending);
+      assert.ok(
+        await waitFor(async () => {
+          const log = await logText(world);
+          return /\[fx\] stderr: fixture: hang cancelled: /.test(log) &&
+            /execute failed: \{"error":"cancelled"\}/.test(log) &&
+            /execute: cancelled by the agent in \d+ ms/.test(log);
+        }),
+        "the cancellation did not reach the sandbox and the backing server:\n" +
+          (await logText(world)).split("\n").filter((l) => /cancel|execute|hang/.test(l)).join("\n"),
+      );
+      const after = await client.callTool({
+        name: "execute",
+        arguments: { script: "return [(await fx.pid()).pid, (await fx.stats()).cancelled]" },
+      });
+      assert.equal(textOf(after), `[${pid},1]`);
+    });
+
     await t.step("a call to a crashed server fails fast and the next one gets a fresh process", async () => {
       const script =
         `const a = (await fx.pid()).pid; let b; try { await fx.hang({}) } catch (e) { b = e.message } return [a, b]`;

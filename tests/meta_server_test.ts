@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { Catalog } from "../lib/catalog.ts";
 import { createMetaServer, parseListToolsArgs, renderListTools, toolArguments } from "../lib/meta_server.ts";
+import { MAX_CALLS_IN_FLIGHT_PER_SERVER } from "../lib/backends/pool.ts";
+import { waitFor } from "./_fakes_backends.ts";
 import {
   cargoLock,
   cargoToml,
@@ -208,18 +210,96 @@ Deno.test("execute sees a tool that the server added mid-script after tools/list
   await h.close();
 });
 
-Deno.test("execute reports calls completed as progress when the agent asks for it", async () => {
+Deno.test("execute reports calls completed as progress, naming each tool, when the agent asks for it", async () => {
   const h = await harness((d) => writePlugin(d.home, "fx", fixtureServerToml("fx")));
-  const seen: number[] = [];
+  const seen: { progress: number; message?: string | undefined }[] = [];
   const result = await h.client.callTool(
     {
       name: "execute",
-      arguments: { script: "await fx.echo({message: 'a'}); return await fx.echo({message: 'b'})" },
+      arguments: {
+        script:
+          "await fx.echo({message: 'a'}); try { await fx.fail({}) } catch {} return await fx.echo({message: 'b'})",
+      },
     },
-    { onprogress: (p) => seen.push(p.progress) },
+    { onprogress: (p) => seen.push({ progress: p.progress, message: p.message }) },
   );
   assert.equal(textOf(result), '"b"');
-  assert.deepEqual(seen, [1, 2]);
+  assert.deepEqual(seen, [
+    { progress: 1, message: "fx.echo done (1 call completed)" },
+    { progress: 2, message: "fx.fail failed (2 calls completed)" },
+    { progress: 3, message: "fx.echo done (3 calls completed)" },
+  ]);
+  await h.close();
+});
+
+Deno.test("execute forwards a backing server's progress for its calls, always increasing", async () => {
+  const h = await harness((d) => writePlugin(d.home, "fx", fixtureServerToml("fx")));
+  const seen: { progress: number; message?: string | undefined }[] = [];
+  const result = await h.client.callTool(
+    {
+      name: "execute",
+      arguments: { script: "await fx.echo({message: 'a'}); return await fx.sleep({ms: 300})" },
+    },
+    { onprogress: (p) => seen.push({ progress: p.progress, message: p.message }) },
+  );
+  assert.equal(textOf(result), '"SLOW-OK"');
+  // The server's last report races its own response inside the SDK client (the response wins and
+  // drops the progress handler), so "300/300" may or may not be forwarded.
+  const shown = seen.filter((p) => p.message !== "fx.sleep: 300/300");
+  assert.deepEqual(shown.map((p) => p.message), [
+    "fx.echo done (1 call completed)",
+    "fx.sleep: 100/300",
+    "fx.sleep: 200/300",
+    "fx.sleep done (2 calls completed)",
+  ]);
+  assert.deepEqual(shown.map((p) => Math.round(p.progress * 100) / 100), [1, 1.33, 1.67, 2]);
+  assert.ok(seen.every((p, i) => i === 0 || p.progress > seen[i - 1]!.progress), JSON.stringify(seen));
+  await h.close();
+});
+
+Deno.test("execute sends no progress when the agent did not ask for it", async () => {
+  const h = await harness((d) => writePlugin(d.home, "fx", fixtureServerToml("fx")));
+  await execute(h, "return await fx.sleep({ms: 200})");
+  assert.ok(!h.notifications.includes("notifications/progress"), h.notifications.join(", "));
+  await h.close();
+});
+
+Deno.test("execute runs calls under Promise.all at most 8 at a time per server, and all 100 complete", async () => {
+  const h = await harness(async (d) => {
+    await writePlugin(d.home, "fx", fixtureServerToml("fx"));
+    await writePlugin(d.home, "other", fixtureServerToml("other"));
+  });
+  const result = await execute(
+    h,
+    `const calls = [];
+     for (let i = 0; i < 100; i++) calls.push(fx.sleep({ms: 40}));
+     for (let i = 0; i < 10; i++) calls.push(other.sleep({ms: 40}));
+     const done = await Promise.all(calls);
+     return [done.filter((d) => d === "SLOW-OK").length, (await fx.stats()).maxInFlight,
+       (await other.stats()).maxInFlight];`,
+  );
+  assert.equal(result.text, `[110,${MAX_CALLS_IN_FLIGHT_PER_SERVER},${MAX_CALLS_IN_FLIGHT_PER_SERVER}]`);
+  await h.close();
+});
+
+Deno.test("execute cancelled by the agent cancels its in-flight backing calls and the session keeps serving", async () => {
+  const h = await harness((d) =>
+    writePlugin(d.home, "fx", fixtureServerToml("fx", [`--calls-file=${d.root}/calls`]))
+  );
+  const callsFile = `${h.dirs.root}/calls`;
+  const pid = (await execute(h, "return (await fx.pid()).pid")).text;
+  const abort = new AbortController();
+  const pending = h.client.callTool(
+    { name: "execute", arguments: { script: "await Promise.all([fx.hang({}), fx.hang({})]); return 1" } },
+    { signal: abort.signal },
+  );
+  const hangs = async () =>
+    (await Deno.readTextFile(callsFile)).split("\n").filter((l) => l === "hang").length;
+  assert.ok(await waitFor(async () => await hangs() === 2), "the two hanging calls never reached the server");
+  abort.abort("the user pressed Escape");
+  await assert.rejects(pending);
+  const after = await execute(h, "return [(await fx.pid()).pid, (await fx.stats()).cancelled]");
+  assert.equal(after.text, `[${pid},2]`);
   await h.close();
 });
 
@@ -249,6 +329,78 @@ Deno.test("a dependency added mid-session brings its server in and keeps running
   assert.equal(after.text, `[${before.text},"hi"]`);
   assert.ok(h.notifications.includes("tools/list_changed"));
   assert.match((await h.client.listTools()).tools[1]!.description ?? "", /Servers in scope: base, tok\./);
+  await h.close();
+});
+
+Deno.test("a plugin added mid-session brings its server in without restarting the running one", async () => {
+  const h = await harness((d) => writePlugin(d.home, "base", fixtureServerToml("base")));
+  const before = await execute(h, "return (await base.pid()).pid");
+  await writePlugin(h.dirs.home, "late", fixtureServerToml("late"));
+  assert.ok(
+    await waitFor(async () =>
+      /Servers in scope: base, late\./.test((await h.client.listTools()).tools[1]!.description!)
+    ),
+    "the new server never appeared in execute's description",
+  );
+  assert.ok(h.notifications.includes("tools/list_changed"));
+  const after = await execute(h, "return [(await base.pid()).pid, await late.echo({message: 'hi'})]");
+  assert.equal(after.text, `[${before.text},"hi"]`);
+  await h.close();
+});
+
+Deno.test("a config.toml written mid-session applies to the next list_tools and tells the agent", async () => {
+  const h = await harness((d) => writePlugin(d.home, "fx", fixtureServerToml("fx")));
+  const pid = (await execute(h, "return (await fx.pid()).pid")).text;
+  assert.match(textOf(await h.client.callTool({ name: "list_tools", arguments: {} })), /\n {2}fail - /);
+  await Deno.writeTextFile(`${h.dirs.home}/config.toml`, "[mcp]\nread-only = true\n");
+  const text = textOf(await h.client.callTool({ name: "list_tools", arguments: {} }));
+  assert.equal(text, "fx:\n  echo - Echo a message back.\n  pid - The process id.");
+  assert.ok(h.notifications.includes("tools/list_changed"));
+  assert.equal((await execute(h, "return (await fx.pid()).pid")).text, pid);
+  await h.close();
+});
+
+Deno.test("an unfiltered list_tools starts nothing when the cache is fresh; a script starts only the server it calls", async () => {
+  const warm = await harness(async (d) => {
+    await writePlugin(d.home, "fx", fixtureServerToml("fx"));
+    await writePlugin(d.home, "my-tools", fixtureServerToml("my-tools"));
+  });
+  await warm.client.callTool({ name: "list_tools", arguments: {} });
+  await warm.catalog.close();
+  const catalog = await Catalog.open({
+    cwd: warm.dirs.ws,
+    env: { SYMPOSIUM_HOME: warm.dirs.home },
+    homeDir: warm.dirs.root,
+  });
+  const server = createMetaServer({ catalog, runner: hostRunner });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(b);
+  const client = new Client({ name: "test-agent", version: "1" });
+  await client.connect(a);
+  const index = textOf(await client.callTool({ name: "list_tools", arguments: {} }));
+  assert.match(index, /^fx:\n {2}echo - [^]*\nmy-tools \(as my_tools\):\n {2}echo - /);
+  assert.deepEqual(catalog.runningServers(), []);
+  const result = await client.callTool({
+    name: "execute",
+    arguments: { script: "return await my_tools.echo({message: 'x'})" },
+  });
+  assert.equal(textOf(result), '"x"');
+  assert.deepEqual(catalog.runningServers(), ["my-tools"]);
+  await client.close();
+  await server.close();
+  await catalog.close();
+  await warm.close();
+});
+
+Deno.test("list_tools accepts a server's raw name and its script global in `servers`", async () => {
+  const h = await harness((d) => writePlugin(d.home, "my-tools", fixtureServerToml("my-tools")));
+  for (const name of ["my-tools", "my_tools"]) {
+    const text = textOf(
+      await h.client.callTool({ name: "list_tools", arguments: { servers: [name], tools: ["pid"] } }),
+    );
+    assert.match(text, /^declare const my_tools: \{/, name);
+    assert.doesNotMatch(text, /Problems:/, name);
+  }
   await h.close();
 });
 

@@ -164,3 +164,55 @@ Deno.test("acquire() starts a real server that failed its first two starts", asy
   await pool.close();
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("withCallSlot() runs at most maxCallsInFlight calls per server and starts the others in order", async () => {
+  const pool = new ServerPool({ connect: fakeConnector(new ManualClock()).connect, maxCallsInFlight: 2 });
+  const started: number[] = [];
+  const finish = new Map<number, () => void>();
+  const calls = [0, 1, 2, 3, 4].map((i) =>
+    pool.withCallSlot(SPEC, () => {
+      started.push(i);
+      return new Promise<number>((resolve) => finish.set(i, () => resolve(i)));
+    })
+  );
+  const other = pool.withCallSlot(OTHER, () => Promise.resolve("other"));
+  assert.equal(await other, "other"); // another server's slots are its own
+  await Promise.resolve();
+  assert.deepEqual(started, [0, 1]);
+  assert.deepEqual(pool.callLoad(SPEC), { inFlight: 2, queued: 3 });
+  finish.get(1)!();
+  await calls[1];
+  await Promise.resolve();
+  assert.deepEqual(started, [0, 1, 2]);
+  finish.get(0)!();
+  finish.get(2)!();
+  await Promise.all([calls[0], calls[2]]);
+  await Promise.resolve();
+  assert.deepEqual(started, [0, 1, 2, 3, 4]);
+  finish.get(3)!();
+  finish.get(4)!();
+  assert.deepEqual(await Promise.all(calls), [0, 1, 2, 3, 4]);
+  assert.deepEqual(pool.callLoad(SPEC), { inFlight: 0, queued: 0 });
+  await pool.close();
+});
+
+Deno.test("withCallSlot() drops a waiting call whose signal aborts and frees the slot of a failed call", async () => {
+  const pool = new ServerPool({ connect: fakeConnector(new ManualClock()).connect, maxCallsInFlight: 1 });
+  let release!: () => void;
+  const first = pool.withCallSlot(SPEC, () => new Promise<void>((resolve) => (release = resolve)));
+  const abort = new AbortController();
+  let ranCancelled = false;
+  const cancelled = pool.withCallSlot(SPEC, () => Promise.resolve(ranCancelled = true), {
+    signal: abort.signal,
+  });
+  const failing = pool.withCallSlot(SPEC, () => Promise.reject(new Error("tool broke")));
+  abort.abort();
+  await assert.rejects(cancelled, { code: "CANCELLED", message: /^alpha: call cancelled$/ });
+  release();
+  await first;
+  await assert.rejects(failing, /tool broke/);
+  assert.equal(await pool.withCallSlot(SPEC, () => Promise.resolve("next")), "next");
+  assert.equal(ranCancelled, false);
+  assert.deepEqual(pool.callLoad(SPEC), { inFlight: 0, queued: 0 });
+  await pool.close();
+});

@@ -51,6 +51,12 @@ export type ConnectFn = (spec: ServerSpec, ctx: ConnectContext) => Promise<Backe
 export const BASE_BACKOFF_MS = 1_000;
 /** Longest restart delay, in ms. */
 export const MAX_BACKOFF_MS = 60_000;
+/**
+ * Most calls in flight at once per backing server (default of {@link PoolOptions.maxCallsInFlight}).
+ * A script's `Promise.all` over 100 calls sends 8 at a time to one server; the others wait their
+ * turn in the order they were made, so a slow or single-threaded server is never flooded.
+ */
+export const MAX_CALLS_IN_FLIGHT_PER_SERVER = 8;
 
 /**
  * The default connector: stdio specs spawn a child; http specs are refused until the http
@@ -87,7 +93,12 @@ export interface PoolOptions {
   onToolListChanged?: ((spec: ServerSpec) => void) | undefined;
   /** Called after each successful start (e.g. to refresh the tool cache). */
   onStarted?: ((spec: ServerSpec, connection: BackendConnection) => void) | undefined;
+  /** Most calls in flight per server; more wait in FIFO order. @default MAX_CALLS_IN_FLIGHT_PER_SERVER */
+  maxCallsInFlight?: number | undefined;
 }
+
+/** The pool settings `[mcp]` controls; {@link ServerPool.configure} changes them mid-session. */
+export type PoolLimits = Pick<PoolOptions, "maxRestarts" | "restartStableResetMs" | "shutdownGraceMs">;
 
 /** What a server is doing, for `list_tools` Problems and `status`. */
 export interface ServerState {
@@ -113,6 +124,10 @@ interface Supervisor {
   lastError?: BackendError | undefined;
   nextAttemptAtMs: number;
   logger: Logger;
+  /** Calls holding a slot now. */
+  callsInFlight: number;
+  /** Calls waiting for a slot, oldest first. */
+  callQueue: (() => void)[];
 }
 
 /** Options of {@link ServerPool.acquire}. */
@@ -129,9 +144,10 @@ export interface AcquireOptions {
 /** The session's backing servers, keyed by {@link spawnKey}. */
 export class ServerPool {
   readonly #connect: ConnectFn;
-  readonly #maxRestarts: number;
-  readonly #stableResetMs: number;
-  readonly #graceMs: number;
+  #maxRestarts: number;
+  #stableResetMs: number;
+  #graceMs: number;
+  readonly #maxCallsInFlight: number;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #options: PoolOptions;
@@ -146,6 +162,14 @@ export class ServerPool {
     this.#graceMs = options.shutdownGraceMs ?? 5_000;
     this.#clock = options.clock ?? SYSTEM_CLOCK;
     this.#logger = options.logger ?? NULL_LOGGER;
+    this.#maxCallsInFlight = Math.max(1, options.maxCallsInFlight ?? MAX_CALLS_IN_FLIGHT_PER_SERVER);
+  }
+
+  /** Applies new restart and shutdown settings (after `config.toml` changed); unset fields stay. */
+  configure(limits: PoolLimits): void {
+    this.#maxRestarts = limits.maxRestarts ?? this.#maxRestarts;
+    this.#stableResetMs = limits.restartStableResetMs ?? this.#stableResetMs;
+    this.#graceMs = limits.shutdownGraceMs ?? this.#graceMs;
   }
 
   #supervisor(spec: ServerSpec): Supervisor {
@@ -160,6 +184,8 @@ export class ServerPool {
         isFailed: false,
         nextAttemptAtMs: 0,
         logger: this.#logger.child(spec.name),
+        callsInFlight: 0,
+        callQueue: [],
       };
       this.#supervisors.set(key, sup);
     } else sup.spec = spec; // same process identity; timeouts and filters may have changed
@@ -216,6 +242,62 @@ export class ServerPool {
     } finally {
       sup.starting = undefined;
     }
+  }
+
+  /**
+   * Runs `call` once one of `spec`'s call slots is free: at most `maxCallsInFlight` calls per server
+   * run at once, the others wait in the order they asked. The slot is released when `call` settles.
+   *
+   * @param call The work done while holding the slot (typically acquire, then `callTool`).
+   * @param options.signal Aborts the wait: the call leaves the queue and is never run.
+   * @returns What `call` returned.
+   * @throws {BackendError} `CANCELLED` when `signal` aborts while waiting; whatever `call` throws.
+   */
+  async withCallSlot<T>(
+    spec: ServerSpec,
+    call: () => Promise<T>,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<T> {
+    const sup = this.#supervisor(spec);
+    await this.#takeSlot(sup, options.signal);
+    try {
+      return await call();
+    } finally {
+      const next = sup.callQueue.shift();
+      if (next) next(); // the slot passes straight to the oldest waiter
+      else sup.callsInFlight--;
+    }
+  }
+
+  #takeSlot(sup: Supervisor, signal: AbortSignal | undefined): Promise<void> {
+    const cancelled = () =>
+      new BackendError("CANCELLED", sup.spec.name, `${sup.spec.name}: call cancelled`, {
+        cause: signal?.reason,
+      });
+    if (signal?.aborted) return Promise.reject(cancelled());
+    if (sup.callsInFlight < this.#maxCallsInFlight) {
+      sup.callsInFlight++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const grant = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        const index = sup.callQueue.indexOf(grant);
+        if (index >= 0) sup.callQueue.splice(index, 1);
+        reject(cancelled());
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      sup.callQueue.push(grant);
+    });
+  }
+
+  /** Calls of `spec` holding a slot and waiting for one (see {@link withCallSlot}). */
+  callLoad(spec: ServerSpec): { inFlight: number; queued: number } {
+    const sup = this.#supervisors.get(spawnKey(spec));
+    return { inFlight: sup?.callsInFlight ?? 0, queued: sup?.callQueue.length ?? 0 };
   }
 
   async #start(sup: Supervisor, signal: AbortSignal | undefined): Promise<BackendConnection> {

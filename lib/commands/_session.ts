@@ -54,7 +54,7 @@ export async function openSession(
   if (catalog.configError) logger.warn(`config.toml ignored: ${catalog.configError.message}`);
   for (const problem of catalog.workspace.problems) logger.warn(problem.message);
   for (const refusal of catalog.refused) logger.warn(`server ${refusal.server} refused: ${refusal.reason}`);
-  const runner = createSandboxRunner(catalog.config, logger);
+  const runner = createSandboxRunner(() => catalog.config, logger);
   let closed = false;
   return {
     logger,

@@ -1,7 +1,9 @@
 /**
  * `cargo-agents status [--json]`: what the meta-server would serve in this workspace and why —
  * config, workspace, every plugin and server (applies / dormant / refused, with the reason), the
- * transport and, for remote servers, the sign-in state. It starts nothing and never connects.
+ * transport, the tool-cache state and, for remote servers, the sign-in state and whether the
+ * endpoint policy refuses the URL (checked offline: no name is looked up). It starts nothing and
+ * never connects.
  *
  * @module
  */
@@ -15,6 +17,8 @@ import type { McpServerDecl } from "../manifest.ts";
 import type { LoadedPlugin } from "../plugins.ts";
 import { type LoadedResolution, loadResolution } from "../resolve.ts";
 import { credentialPath, describeSignInText, type SignInDescription } from "../auth/credentials.ts";
+import { readToolCacheState, type ToolCacheState } from "../catalog.ts";
+import { checkEndpointUrl, EndpointPolicyError } from "../endpoint_policy.ts";
 
 /** Sign-in state of a remote server (see `describeSignIn()` in `lib/auth/credentials.ts`). */
 export type AuthState = SignInDescription["state"];
@@ -44,6 +48,13 @@ export interface StatusServer {
   authExpiresAt?: number | undefined;
   /** Remote servers that apply: what to do about the sign-in, e.g. the exact login command. */
   authHint?: string | undefined;
+  /**
+   * Remote servers that apply: why the endpoint policy refuses the URL (scheme, host form, literal
+   * address class; decided offline, so a name that resolves to a private address is not caught here).
+   */
+  endpointRefusal?: (StatusProblem & { /** The rule's verdict alone. */ reason: string }) | undefined;
+  /** Servers that apply: what the on-disk tool cache holds (`ageMs` in ms). */
+  toolCache?: ToolCacheState | undefined;
   location: Location;
 }
 
@@ -63,7 +74,7 @@ export interface StatusReport {
   workspace: { root: string | null; lockfile: string | null; manifests: string[]; dependencyCount: number };
   plugins: { name: string; file: string; dependsOn: string[] | null; servers: string[] }[];
   servers: StatusServer[];
-  /** Config, workspace, plugin-loading and server refusals, in that order. */
+  /** Config, workspace, plugin-loading and server refusals, then endpoint-policy refusals, in that order. */
   problems: StatusProblem[];
 }
 
@@ -81,19 +92,32 @@ export async function runStatus(
   fs: FileSystem = denoFileSystem,
 ): Promise<number> {
   const loaded = await loadResolution({ cwd: ctx.cwd, env: ctx.env, homeDir: ctx.homeDir, fs });
-  const report = await buildStatusReport(loaded, fs);
-  ctx.writeOut(options.json ? JSON.stringify(report, null, 2) + "\n" : renderStatusText(report, loaded));
+  const nowMs = Date.now();
+  const report = await buildStatusReport(loaded, fs, { nowMs });
+  ctx.writeOut(
+    options.json ? JSON.stringify(report, null, 2) + "\n" : renderStatusText(report, loaded, { nowMs }),
+  );
   const pluginFailed = loaded.resolution.refused.some((r) => r.code.startsWith("PLUGIN"));
   return loaded.configError !== null || pluginFailed ? 1 : 0;
 }
 
-/** Builds the report from a resolution (reads only the credentials folder, for sign-in states). */
-export async function buildStatusReport(loaded: LoadedResolution, fs: FileSystem): Promise<StatusReport> {
+/**
+ * Builds the report from a resolution. Reads only the credentials folder (sign-in states) and the
+ * tool cache; never connects or looks a name up.
+ *
+ * @param options.nowMs The current time, ms since the epoch (tool-cache ages). @default Date.now()
+ */
+export async function buildStatusReport(
+  loaded: LoadedResolution,
+  fs: FileSystem,
+  options: { nowMs?: number } = {},
+): Promise<StatusReport> {
   const { resolution, workspace } = loaded;
+  const nowMs = options.nowMs ?? Date.now();
   const servers: StatusServer[] = [];
   for (const plugin of loaded.plugins) {
     for (const decl of plugin.manifest.mcpServers) {
-      servers.push(await describeServer(decl, plugin, loaded, fs));
+      servers.push(await describeServer(decl, plugin, loaded, fs, nowMs));
     }
   }
   const diagnostic = (e: UserError): StatusProblem => ({
@@ -113,6 +137,12 @@ export async function buildStatusReport(loaded: LoadedResolution, fs: FileSystem
       hint: r.hint,
       location: r.location,
     })),
+    ...servers.flatMap((server) => {
+      const refusal = server.endpointRefusal;
+      return refusal
+        ? [{ code: refusal.code, message: refusal.message, hint: refusal.hint, location: refusal.location }]
+        : [];
+    }),
   ];
   return {
     configDir: loaded.configDir,
@@ -140,6 +170,7 @@ async function describeServer(
   plugin: LoadedPlugin,
   loaded: LoadedResolution,
   fs: FileSystem,
+  nowMs: number,
 ): Promise<StatusServer> {
   const { resolution } = loaded;
   const spec = resolution.servers.find((s) => s.name === decl.name && s.plugin === plugin.name);
@@ -185,9 +216,49 @@ async function describeServer(
       entry.auth = signIn.state;
       entry.authExpiresAt = signIn.expiresAt;
       entry.authHint = signIn.hint;
+      entry.endpointRefusal = endpointRefusal(spec.url, spec.name, decl.location);
     }
   }
+  if (spec) entry.toolCache = await readToolCacheState(loaded.configDir, spec, { nowMs, fs });
   return entry;
+}
+
+/** The endpoint policy's verdict on `url` as text only (no lookup), or `undefined` when it passes. */
+function endpointRefusal(
+  url: string,
+  server: string,
+  location: Location,
+): StatusServer["endpointRefusal"] {
+  try {
+    checkEndpointUrl(url, { server });
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof EndpointPolicyError)) throw error;
+    return { code: error.code, message: error.message, reason: error.reason, hint: error.hint, location };
+  }
+}
+
+/** `42 s`, `5 min`, `3 h`, `2 d`. */
+function ageText(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 48 * 3600) return `${Math.floor(s / 3600)} h`;
+  return `${Math.floor(s / 86_400)} d`;
+}
+
+/** The tool-cache line of a server that applies. */
+function toolCacheText(cache: ToolCacheState): string {
+  switch (cache.state) {
+    case "fresh":
+      return `tool cache: fresh (${cache.toolCount} tools, listed ${
+        ageText(cache.ageMs)
+      } ago; list_tools answers without starting the server)`;
+    case "stale":
+      return `tool cache: stale (listed ${ageText(cache.ageMs)} ago; the server starts for list_tools)`;
+    default:
+      return "tool cache: none (the server starts for list_tools)";
+  }
 }
 
 function whyApplies(decl: McpServerDecl, plugin: LoadedPlugin, loaded: LoadedResolution): string {
@@ -217,8 +288,17 @@ function authText(server: StatusServer, nowMs: number): string {
   }
 }
 
-/** The text form of {@link StatusReport}: sections Config, Workspace, Plugins, Problems. */
-export function renderStatusText(report: StatusReport, loaded: LoadedResolution): string {
+/**
+ * The text form of {@link StatusReport}: sections Config, Workspace, Plugins, Problems.
+ *
+ * @param options.nowMs The current time, ms since the epoch (token expiry). @default Date.now()
+ */
+export function renderStatusText(
+  report: StatusReport,
+  loaded: LoadedResolution,
+  options: { nowMs?: number } = {},
+): string {
+  const nowMs = options.nowMs ?? Date.now();
   const lines: string[] = [];
   lines.push(`Config:    ${report.configDir}`);
   lines.push(
@@ -253,8 +333,12 @@ export function renderStatusText(report: StatusReport, loaded: LoadedResolution)
         const headers = server.headerNames?.length ? ` [headers: ${server.headerNames.join(", ")}]` : "";
         const sse = server.transport === "sse" ? " (sse)" : "";
         lines.push(`      http${sse}: ${server.url}${headers}`);
-        if (server.auth) lines.push(`      ${authText(server, Date.now())}`);
+        if (server.endpointRefusal) {
+          // Signing in cannot help a URL the policy refuses: say only what is wrong.
+          lines.push(`      endpoint policy refuses it: ${server.endpointRefusal.reason} (see Problems)`);
+        } else if (server.auth) lines.push(`      ${authText(server, nowMs)}`);
       }
+      if (server.toolCache) lines.push(`      ${toolCacheText(server.toolCache)}`);
     }
   }
   const counts = loaded.resolution;

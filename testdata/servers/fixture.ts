@@ -16,10 +16,14 @@
  * --linger              keep running after stdin closes
  * --calls-file=PATH     append one line per tools/call (the tool name) to PATH
  *
+ * Every tools/call is counted while in flight (tool `stats` answers the most seen at once and how
+ * many calls were cancelled); a cancelled call (`notifications/cancelled`) prints
+ * `fixture: <tool> cancelled: <reason>` on stderr.
+ *
  * @module
  */
 import { Server } from "@modelcontextprotocol/server";
-import type { Tool } from "@modelcontextprotocol/server";
+import type { CallToolResult, ServerContext, Tool } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 
 const flags = new Map<string, string>();
@@ -79,7 +83,8 @@ const TOOLS = (): Tool[] => [
   { name: "echo", description: "Echo a message back.\nSecond line.", inputSchema: obj({ message: { type: "string" } }, ["message"]), annotations: { readOnlyHint: true } },
   { name: "echo_args", description: "Return the arguments as structured content.", inputSchema: obj() },
   { name: "fail", description: "Always fails with isError.", inputSchema: obj({ message: { type: "string" } }) },
-  { name: "hang", description: "Never answers.", inputSchema: obj() },
+  { name: "hang", description: "Never answers (until cancelled).", inputSchema: obj() },
+  { name: "stats", description: "Most tools/call in flight at once so far, and cancelled calls.", inputSchema: obj() },
   { name: "big", description: "Return a text of `bytes` bytes.", inputSchema: obj({ bytes: { type: "number" } }) },
   { name: "sleep", description: "Sleep `ms`, reporting progress.", inputSchema: obj({ ms: { type: "number" } }) },
   {
@@ -101,7 +106,7 @@ const TOOLS = (): Tool[] => [
     outputSchema: obj({ total: { type: "number" }, items: { type: "array", items: { type: "string" } } }, ["total"]),
   },
   { name: "wrapped", description: "FastMCP-style {result} envelope.", inputSchema: obj(), outputSchema: obj({ result: { type: "number" } }, ["result"]) },
-  { name: "image", description: "Answers text, an image, text.", inputSchema: obj() },
+  { name: "image", description: "Answers text, an image (`bytes` base64 characters, default 12), text.", inputSchema: obj({ bytes: { type: "number" } }) },
   { name: "two_blocks", description: "Two text blocks.", inputSchema: obj() },
   { name: "json_text", description: "JSON array as text.", inputSchema: obj() },
   { name: "roots", description: "Asks the client for its roots.", inputSchema: obj() },
@@ -126,10 +131,27 @@ server.setRequestHandler("tools/list", (request) => {
 });
 
 let calls = 0;
+let inFlight = 0;
+let maxInFlight = 0;
+let cancelled = 0;
 const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
 server.setRequestHandler("tools/call", async (request, ctx) => {
-  const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+  inFlight++;
+  maxInFlight = Math.max(maxInFlight, inFlight);
   const tool = request.params.name;
+  ctx.mcpReq.signal.addEventListener("abort", () => {
+    cancelled++;
+    err(`fixture: ${tool} cancelled: ${String(ctx.mcpReq.signal.reason)}\n`);
+  });
+  try {
+    return await callTool(request.params.arguments ?? {}, tool, ctx);
+  } finally {
+    inFlight--;
+  }
+});
+
+async function callTool(rawArgs: unknown, tool: string, ctx: ServerContext): Promise<CallToolResult> {
+  const args = rawArgs as Record<string, unknown>;
   if (flags.has("calls-file")) Deno.writeTextFileSync(flags.get("calls-file")!, tool + "\n", { append: true });
   calls++;
   const after = num("crash-after", 0);
@@ -149,6 +171,8 @@ server.setRequestHandler("tools/call", async (request, ctx) => {
       return { content: [{ type: "text", text: String(args.message ?? "it broke") }], isError: true };
     case "hang":
       return await new Promise<never>(() => {});
+    case "stats":
+      return { content: [{ type: "text", text: JSON.stringify({ maxInFlight, cancelled }) }], structuredContent: { maxInFlight, cancelled } };
     case "big":
       return text("x".repeat(Number(args.bytes ?? 5_000_000)));
     case "sleep": {
@@ -174,7 +198,7 @@ server.setRequestHandler("tools/call", async (request, ctx) => {
       return {
         content: [
           { type: "text", text: "Here's the image you requested:" },
-          { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+          { type: "image", data: args.bytes === undefined ? "iVBORw0KGgo=" : "A".repeat(Number(args.bytes)), mimeType: "image/png" },
           { type: "text", text: "The image above is the MCP logo." },
         ],
       };
@@ -203,7 +227,7 @@ server.setRequestHandler("tools/call", async (request, ctx) => {
     default:
       return { content: [{ type: "text", text: `Unknown tool: ${tool}` }], isError: true };
   }
-});
+}
 
 await server.connect(new StdioServerTransport());
 err(`fixture ${name} ready (pid ${Deno.pid})\n`);
