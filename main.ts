@@ -233,7 +233,7 @@ function selfCommand(): { command: string; args: string[] } {
   const here = new URL(".", import.meta.url).pathname;
   return {
     command: exe,
-    args: ["run", "-P", "--v8-flags=--stack-size=7000", "--config", `${here}deno.json`, `${here}main.ts`],
+    args: ["run", "-P", "--v8-flags=--stack-size=1800", "--config", `${here}deno.json`, `${here}main.ts`],
   };
 }
 

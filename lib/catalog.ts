@@ -108,6 +108,7 @@ export class Catalog {
   readonly #listings = new Map<string, Listing>();
   readonly #listeners = new Set<() => void>();
   #fingerprint: string;
+  #refreshing: Promise<boolean> = Promise.resolve(false);
   #closed = false;
 
   private constructor(loaded: LoadedResolution, fingerprint: string, options: CatalogOptions) {
@@ -297,9 +298,19 @@ export class Catalog {
    * are shut down, new `[mcp]` restart and shutdown settings apply, listeners are told when the
    * servers in scope, the refusals or the settings changed.
    *
+   * Looks run one at a time, each after the previous one ended, so a caller always sees the
+   * files as they were when it asked.
+   *
    * @returns `true` when something the agent sees changed.
    */
-  async refreshIfChanged(): Promise<boolean> {
+  refreshIfChanged(): Promise<boolean> {
+    const previous = this.#refreshing.catch(() => false); // its own caller reports its failure
+    const look = previous.then(() => this.#refresh());
+    this.#refreshing = look;
+    return look;
+  }
+
+  async #refresh(): Promise<boolean> {
     if (this.#closed) return false;
     const fingerprint = await fingerprintOf(this.#loaded, this.#options.cwd);
     if (fingerprint === this.#fingerprint) return false;
@@ -472,51 +483,49 @@ async function statPart(path: string): Promise<string> {
  * The plugins folder as `loadPlugins()` walks it: every folder's modification time (a plugin
  * folder added, removed or renamed changes its parent's) and every manifest's time and size.
  * Plugin folders are not descended into, dot-folders are skipped, symlinks are followed once.
+ * Siblings are looked at concurrently; the parts come out in a fixed order.
  */
-async function pluginTreeParts(
-  dir: string,
-  depth: number,
-  visited: Set<string>,
-  out: string[],
-): Promise<void> {
+async function pluginTreeParts(dir: string, depth: number, visited: Set<string>): Promise<string[]> {
   let real: string;
   try {
     real = await Deno.realPath(dir);
   } catch {
-    out.push(`${dir}:missing`);
-    return;
+    return [`${dir}:missing`];
   }
-  if (visited.has(real)) return;
+  if (visited.has(real)) return [];
   visited.add(real);
-  out.push(await statPart(dir));
-  const manifest = `${dir}/${PLUGIN_MANIFEST_NAME}`;
-  const manifestPart = await statPart(manifest);
-  if (!manifestPart.endsWith(":missing") && depth > 0) {
-    out.push(manifestPart);
-    return;
-  }
-  if (depth > 0 && depth >= MAX_PLUGIN_DEPTH) return;
-  if (depth === 0) out.push(manifestPart); // `plugins/SYMPOSIUM.toml` is reported as a problem
+  const [dirPart, manifestPart] = await Promise.all([
+    statPart(dir),
+    statPart(`${dir}/${PLUGIN_MANIFEST_NAME}`),
+  ]);
+  const isPlugin = !manifestPart.endsWith(":missing");
+  if (depth > 0 && isPlugin) return [dirPart, manifestPart];
+  // `plugins/SYMPOSIUM.toml` itself is reported as a problem: its appearance is a change too.
+  const parts = depth === 0 ? [dirPart, manifestPart] : [dirPart];
+  if (depth > 0 && depth >= MAX_PLUGIN_DEPTH) return parts;
   const names: string[] = [];
   try {
     for await (const entry of Deno.readDir(dir)) {
-      if (entry.name.startsWith(".") || entry.isFile) continue;
-      names.push(entry.name);
+      if (!entry.name.startsWith(".") && !entry.isFile) names.push(entry.name);
     }
   } catch (error) {
-    out.push(`${dir}:unreadable:${String(error)}`);
-    return;
+    return [...parts, `${dir}:unreadable:${String(error)}`];
   }
-  for (const name of names.sort()) {
-    const path = `${dir}/${name}`;
-    const info = await Deno.stat(path).catch(() => undefined); // a dangling symlink is no folder
-    if (info?.isDirectory) await pluginTreeParts(path, depth + 1, visited, out);
-  }
+  const children = await Promise.all(
+    names.sort().map(async (name) => {
+      const path = `${dir}/${name}`;
+      const info = await Deno.stat(path).catch(() => undefined); // a dangling symlink is no folder
+      return info?.isDirectory ? await pluginTreeParts(path, depth + 1, visited) : [];
+    }),
+  );
+  return [...parts, ...children.flat()];
 }
 
 /** Modification times and sizes of the files whose change means re-resolution. */
 async function fingerprintOf(loaded: LoadedResolution, cwd: string): Promise<string> {
-  const parts = await Promise.all(watchedFiles(loaded, cwd).map(statPart));
-  await pluginTreeParts(`${loaded.configDir}/plugins`, 0, new Set(), parts);
-  return parts.join("|");
+  const [files, plugins] = await Promise.all([
+    Promise.all(watchedFiles(loaded, cwd).map(statPart)),
+    pluginTreeParts(`${loaded.configDir}/plugins`, 0, new Set()),
+  ]);
+  return [...files, ...plugins].join("|");
 }

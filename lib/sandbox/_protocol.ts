@@ -1,25 +1,48 @@
 /**
- * Messages between `SandboxPool` (host thread) and `worker.ts` (one sandbox Worker), and the layout of the
- * shared stop flags that let the host interrupt a script that keeps the Worker's event loop busy.
+ * Messages between `SandboxPool` (host thread), the spawner Worker and the sandbox Workers (both roles are
+ * `worker.ts`), and the layout of the shared stop flags that let the host interrupt a busy script.
+ *
+ * Sandbox Workers are created by the spawner, not by the host: `new Worker()` blocks its caller until the
+ * new isolate exists (30–190 ms measured on a loaded 2-core machine), and the host's event loop must not
+ * stall when a killed Worker is replaced. The host talks to each sandbox over its own `MessagePort`.
  *
  * @module
  */
 import type { EngineOutcome, HostReply, StopReason } from "./engine.ts";
 import type { SandboxLimits } from "./types.ts";
 
-/** Host → Worker. */
-export type ToWorker =
-  /** First message: the shared stop flags, and the memory limit to prepare a QuickJS module for. */
-  | { type: "init"; stopFlags: SharedArrayBuffer; heapLimitBytes: number }
+/** Host → spawner (over the spawner Worker's own channel). */
+export type ToSpawner =
+  /** First message: this Worker is the spawner. */
+  | { type: "spawner" }
+  /** Start sandbox `slotId`; `init` is forwarded to it (with its port transferred). */
+  | { type: "spawn"; slotId: number; init: SandboxInit }
+  | { type: "kill"; slotId: number };
+
+/** Spawner → host. */
+export type FromSpawner = { type: "died"; slotId: number; message: string };
+
+/** Spawner → sandbox: its first message. */
+export interface SandboxInit {
+  type: "init";
+  /** The sandbox's channel to the host. */
+  port: MessagePort;
+  stopFlags: SharedArrayBuffer;
+  /** Memory limit to prepare a QuickJS module for, bytes. */
+  heapLimitBytes: number;
+}
+
+/** Host → sandbox, over the port. */
+export type ToSandbox =
   | { type: "run"; runId: number; script: string; namespaces: string[]; limits: SandboxLimits }
   | { type: "reply"; runId: number; callId: number; reply: HostReply }
   /** The run must end; sent with the stop flags set, for a script that waits on a promise. */
   | { type: "stop"; runId: number; reason: StopReason };
 
-/** Worker → Host. */
-export type FromWorker =
+/** Sandbox → host, over the port. */
+export type FromSandbox =
   | { type: "ready" }
-  /** The Worker cannot run scripts (e.g. the WASM module failed to load). */
+  /** The sandbox cannot run scripts (e.g. the WASM module failed to load). */
   | { type: "fatal"; message: string }
   | { type: "call"; runId: number; callId: number; namespace: string; key: string; argsJson: string | undefined }
   | { type: "console"; runId: number; line: string }

@@ -286,12 +286,18 @@ class ScriptRun {
         if (compiled) return compiled;
       }
     }
+    // The wrapper closes on the line after the script: an error there means the script ended too early.
+    const lastLine = code.split("\n").length;
+    const shown = (jsError ?? syntaxError ?? "SyntaxError").replace(
+      /at script\.js:(\d+):\d+$/,
+      (found, line) => Number(line) > lastLine ? "at the end of the script" : found,
+    );
     return {
       ending: {
         kind: "failed",
         failure: {
           error: "script_error",
-          message: `${jsError ?? syntaxError ?? "SyntaxError"}\nThe script did not parse as JavaScript or ` +
+          message: `${shown}\nThe script did not parse as JavaScript or ` +
             "TypeScript. Send an expression, a statement body that returns a value, or an async arrow function.",
         },
       },
@@ -314,6 +320,9 @@ class ScriptRun {
         }
         return { kind: "thrown", prefix: "Uncaught exception in a promise job: ", error: jobs.error };
       }
+      // Once the interrupt handler fired, the script's promise may be rejected with a stray TypeError or left
+      // pending (QuickJS does not always surface "interrupted" from a job): the stop is the outcome.
+      if (this.#stopReason) return { kind: "stopped", reason: this.#stopReason };
       const state = ctx.getPromiseState(mainPromise);
       if (state.type !== "pending") {
         if (state.type === "fulfilled") {
@@ -341,6 +350,12 @@ class ScriptRun {
   /** Turns the ending into an outcome, reading values out of QuickJS under a short extraction budget. */
   #conclude(ending: Ending, mainPromise: QuickJSHandle | undefined): EngineOutcome {
     const base = { toolCalls: this.#toolCalls, poisoned: false };
+    if (this.#stopReason && ending.kind !== "stopped") {
+      // Interrupted while running host-driven guest code (setup, a callback, a delivery): a stop, whatever
+      // the thrown value looks like.
+      if (ending.kind === "thrown") ending.error.dispose();
+      ending = { kind: "stopped", reason: this.#stopReason };
+    }
     if (ending.kind === "stopped") {
       const failure: SandboxFailure = ending.reason === "timeout"
         ? { error: "script_timeout", limit_secs: this.#request.limits.timeoutMs / 1000 }

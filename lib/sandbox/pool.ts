@@ -1,20 +1,23 @@
 /**
  * A bounded pool of warm sandbox Workers. Each run gets a Worker to itself; the host enforces the deadline
  * and cancellation from outside (shared stop flags for a busy script, a stop message and aborted host calls
- * for a waiting one) and `terminate()`s a Worker that has not answered `hardKillGraceMs` later, because
- * QuickJS polls its interrupt handler only between interpreter steps and a native built-in can run for
- * minutes. A Worker whose WASM module failed is replaced too. The host thread only passes messages.
+ * for a waiting one) and kills a Worker that has not answered `hardKillGraceMs` later, because QuickJS
+ * polls its interrupt handler only between interpreter steps and a native built-in can run for minutes.
+ * A Worker whose WASM module failed is replaced too. Workers are created and killed by a spawner Worker,
+ * so the host thread only ever passes messages.
  *
  * @module
  */
 import type { EngineOutcome, HostReply, StopReason } from "./engine.ts";
 import {
   encodeStopReason,
-  type FromWorker,
+  type FromSandbox,
+  type FromSpawner,
   STOP_FLAGS_BYTES,
   STOP_REASON,
   STOP_RUN_ID,
-  type ToWorker,
+  type ToSandbox,
+  type ToSpawner,
 } from "./_protocol.ts";
 import type { RunOptions, SandboxFailure, SandboxResult } from "./types.ts";
 
@@ -40,7 +43,9 @@ export interface SandboxPoolOptions {
 }
 
 /**
- * Runs scripts in QuickJS inside Workers that the host can kill. `run()` never throws.
+ * Runs scripts in QuickJS inside Workers that the host can kill. `run()` never throws. The constructor
+ * starts the spawner Worker (its creation blocks the calling thread once, tens of milliseconds) and `size`
+ * sandbox Workers in the background, so the first run finds them warm.
  *
  * @example
  * ```ts ignore
@@ -59,8 +64,10 @@ export class SandboxPool {
   readonly #idle: WorkerSlot[] = [];
   readonly #waiters: Array<{ grant(slot: WorkerSlot): void }> = [];
   readonly #sessions = new Set<RunSession>();
+  #spawner: Spawner | undefined;
   #heapHintBytes = DEFAULT_HEAP_HINT_BYTES;
   #nextRunId = 1;
+  #nextSlotId = 1;
   #closed = false;
 
   constructor(options: SandboxPoolOptions = {}) {
@@ -68,6 +75,7 @@ export class SandboxPool {
     this.#graceMs = Math.max(0, options.hardKillGraceMs ?? DEFAULT_HARD_KILL_GRACE_MS);
     this.#spawnTimeoutMs = options.spawnTimeoutMs ?? DEFAULT_SPAWN_TIMEOUT_MS;
     this.#workerUrl = options.workerUrl ?? new URL("./worker.ts", import.meta.url);
+    for (let i = 0; i < this.#size; i++) this.#idle.push(this.#spawn());
   }
 
   /**
@@ -95,13 +103,13 @@ export class SandboxPool {
       if (slot === "cancelled") return fail({ error: "cancelled" });
       if (slot === "closed") return fail({ error: "internal", message: "The sandbox pool is closed" });
       const ready = await slot.ready;
-      if (ready !== true) {
+      if (ready !== true || slot.isDead) {
         this.#retire(slot, false);
-        return fail({ error: "internal", message: `Cannot start a sandbox worker: ${ready}` });
+        return fail({ error: "internal", message: `Cannot start a sandbox worker: ${ready === true ? "it died" : ready}` });
       }
-      if (options.signal?.aborted) {
+      if (options.signal?.aborted || this.#closed) {
         this.#release(slot);
-        return fail({ error: "cancelled" });
+        return fail(this.#closed ? { error: "internal", message: "The sandbox pool is closed" } : { error: "cancelled" });
       }
       const session = new RunSession(slot, this.#nextRunId++, options, this.#graceMs, startedAt);
       this.#sessions.add(session);
@@ -116,19 +124,24 @@ export class SandboxPool {
     }
   }
 
-  /** Stops every run (as cancelled) and terminates every Worker. Runs still waiting get an internal failure. */
+  /** Ends every run (as cancelled) and terminates every Worker. Runs still waiting get an internal failure. */
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
     for (const session of this.#sessions) session.abandon();
     for (const waiter of this.#waiters.splice(0)) waiter.grant(CLOSED_SLOT);
     for (const slot of this.#slots) slot.terminate();
     this.#slots.clear();
     this.#idle.length = 0;
+    this.#spawner?.terminate();
+    this.#spawner = undefined;
     await Promise.resolve();
   }
 
   #acquire(signal: AbortSignal | undefined): Promise<WorkerSlot | "cancelled" | "closed"> {
-    const idle = this.#idle.pop();
+    // Prefer a Worker that is already warm.
+    const readyIndex = this.#idle.findIndex((slot) => slot.isReady);
+    const idle = readyIndex >= 0 ? this.#idle.splice(readyIndex, 1)[0] : this.#idle.shift();
     if (idle) return Promise.resolve(idle);
     if (this.#slots.size < this.#size) return Promise.resolve(this.#spawn());
     return new Promise((resolve) => {
@@ -168,55 +181,125 @@ export class SandboxPool {
   }
 
   #spawn(): WorkerSlot {
-    const slot = new WorkerSlot(this.#workerUrl, this.#heapHintBytes, this.#spawnTimeoutMs);
+    if (!this.#spawner?.isAlive) {
+      this.#spawner = new Spawner(this.#workerUrl, (slotId, message) => {
+        for (const slot of this.#slots) if (slotId === undefined || slot.slotId === slotId) slot.died(message);
+      });
+    }
+    const slot = new WorkerSlot(this.#spawner, this.#nextSlotId++, this.#heapHintBytes, this.#spawnTimeoutMs, (dead) => {
+      // An idle Worker died (e.g. the spawner failed): replace it only if it had been warm, so that a Worker
+      // that cannot start does not respawn in a loop.
+      if (this.#idle.includes(dead)) this.#retire(dead, dead.wasReady);
+    });
     this.#slots.add(slot);
     return slot;
   }
 }
 
-/** One Worker, its stop flags and the run it is serving. */
+/** The Worker that creates and kills sandbox Workers, so the host thread never blocks in `new Worker()`. */
+class Spawner {
+  readonly #worker: Worker;
+  #alive = true;
+
+  /** @param onDied Called with a slot id when that sandbox died, or with `undefined` when all did. */
+  constructor(url: URL | string, onDied: (slotId: number | undefined, message: string) => void) {
+    this.#worker = new Worker(url, { type: "module" });
+    this.#worker.onmessage = (event: MessageEvent<FromSpawner>) => onDied(event.data.slotId, event.data.message);
+    this.#worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      this.terminate();
+      onDied(undefined, `the sandbox spawner failed: ${event.message}`);
+    };
+    this.post({ type: "spawner" });
+  }
+
+  get isAlive(): boolean {
+    return this.#alive;
+  }
+
+  post(message: ToSpawner, transfer: Transferable[] = []): void {
+    if (this.#alive) this.#worker.postMessage(message, transfer);
+  }
+
+  terminate(): void {
+    if (!this.#alive) return;
+    this.#alive = false;
+    this.#worker.terminate();
+  }
+}
+
+/** One sandbox Worker: its port, its stop flags and the run it is serving. */
 class WorkerSlot {
-  readonly worker: Worker;
+  readonly slotId: number;
   readonly stopFlags = new Int32Array(new SharedArrayBuffer(STOP_FLAGS_BYTES));
   /** `true` once the Worker loaded QuickJS, else why it could not. */
   readonly ready: Promise<true | string>;
   session: RunSession | undefined;
+  isReady = false;
+  wasReady = false;
+  isDead = false;
+  readonly #spawner: Spawner;
+  readonly #onDead: (slot: WorkerSlot) => void;
+  readonly #port: MessagePort;
+  readonly #finishSpawn: (value: true | string) => void;
   #terminated = false;
 
-  constructor(url: URL | string, heapHintBytes: number, spawnTimeoutMs: number) {
-    this.worker = new Worker(url, { type: "module" });
+  constructor(
+    spawner: Spawner,
+    slotId: number,
+    heapHintBytes: number,
+    spawnTimeoutMs: number,
+    onDead: (slot: WorkerSlot) => void,
+  ) {
+    this.slotId = slotId;
+    this.#spawner = spawner;
+    this.#onDead = onDead;
+    const channel = new MessageChannel();
+    this.#port = channel.port1;
     let settleReady: (value: true | string) => void = () => {};
     this.ready = new Promise((resolve) => settleReady = resolve);
-    const spawnTimer = setTimeout(() => settleReady(`no answer within ${spawnTimeoutMs} ms`), spawnTimeoutMs);
-    const finishSpawn = (value: true | string) => {
+    const spawnTimer = setTimeout(() => this.died(`no answer within ${spawnTimeoutMs} ms`), spawnTimeoutMs);
+    this.#finishSpawn = (value) => {
       clearTimeout(spawnTimer);
+      this.isReady = value === true && !this.isDead;
+      if (this.isReady) this.wasReady = true;
       settleReady(value);
     };
-    this.worker.onmessage = (event: MessageEvent<FromWorker>) => {
+    this.#port.onmessage = (event: MessageEvent<FromSandbox>) => {
       const message = event.data;
-      if (message.type === "ready") finishSpawn(true);
-      else if (message.type === "fatal") {
-        finishSpawn(message.message);
-        this.session?.crash(message.message);
-      } else this.session?.receive(message);
+      if (message.type === "ready") this.#finishSpawn(true);
+      else if (message.type === "fatal") this.died(message.message);
+      else this.session?.receive(message);
     };
-    this.worker.onerror = (event: ErrorEvent) => {
-      event.preventDefault();
-      finishSpawn(event.message);
-      this.session?.crash(event.message);
+    const init = {
+      type: "init" as const,
+      port: channel.port2,
+      stopFlags: this.stopFlags.buffer as SharedArrayBuffer,
+      heapLimitBytes: heapHintBytes,
     };
-    this.worker.onmessageerror = () => this.session?.crash("a message from the sandbox worker could not be read");
-    this.post({ type: "init", stopFlags: this.stopFlags.buffer as SharedArrayBuffer, heapLimitBytes: heapHintBytes });
+    spawner.post({ type: "spawn", slotId, init }, [channel.port2]);
   }
 
-  post(message: ToWorker): void {
-    if (!this.#terminated) this.worker.postMessage(message);
+  post(message: ToSandbox): void {
+    if (!this.#terminated) this.#port.postMessage(message);
+  }
+
+  /** The Worker cannot serve: fail its run (if any) and its start (if pending). */
+  died(message: string): void {
+    if (this.isDead) return;
+    this.isDead = true;
+    this.#finishSpawn(message);
+    if (this.session) this.session.crash(message);
+    else this.#onDead(this);
   }
 
   terminate(): void {
     if (this.#terminated) return;
     this.#terminated = true;
-    this.worker.terminate();
+    this.isDead = true;
+    this.#finishSpawn("terminated");
+    this.#spawner.post({ type: "kill", slotId: this.slotId });
+    this.#port.close();
   }
 }
 
@@ -255,7 +338,7 @@ class RunSession {
     options.signal?.addEventListener("abort", this.#onAbort, { once: true });
   }
 
-  receive(message: FromWorker): void {
+  receive(message: FromSandbox): void {
     if (this.#finished || !("runId" in message) || message.runId !== this.#runId) return;
     switch (message.type) {
       case "call":

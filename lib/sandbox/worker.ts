@@ -1,7 +1,9 @@
 /**
- * Entry point of one sandbox Worker (`deno compile --include lib/sandbox/worker.ts`). It owns a QuickJS
- * module and runs one script at a time for `SandboxPool`, forwarding tool calls and console lines to the
- * host. The host may `terminate()` it at any moment; it keeps no state worth saving.
+ * Entry point of the sandbox's Workers (`deno compile --include lib/sandbox/worker.ts`). The first message
+ * decides the role: the *spawner* creates and kills sandbox Workers for `SandboxPool` (so the host thread
+ * never blocks in `new Worker()`); a *sandbox* owns a QuickJS module and runs one script at a time,
+ * forwarding tool calls and console lines to the host over its port. Either may be terminated at any
+ * moment; neither keeps state worth saving.
  *
  * @module
  */
@@ -9,24 +11,58 @@ import { type EngineIo, type HostReply, QuickJSEngine } from "./engine.ts";
 import { createTypeStripper } from "./normalize.ts";
 import {
   decodeStopReason,
-  type FromWorker,
+  type FromSandbox,
+  type FromSpawner,
+  type SandboxInit,
   STOP_REASON,
   STOP_RUN_ID,
-  type ToWorker,
+  type ToSandbox,
+  type ToSpawner,
 } from "./_protocol.ts";
 import { loadSandboxModule } from "./wasm_module.ts";
 
 /** The parts of the Worker global scope used here (typed locally so this file checks with the window lib). */
 interface WorkerScope {
-  onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
-  postMessage(message: FromWorker): void;
+  onmessage: ((event: MessageEvent<ToSpawner | SandboxInit>) => void) | null;
+  postMessage(message: FromSpawner): void;
   close(): void;
 }
 
-/** Serves `SandboxPool` over `scope`'s messages until the Worker is terminated or its module is poisoned. */
-function serve(scope: WorkerScope): void {
+/** Creates and kills sandbox Workers on the host's request. */
+function serveSpawner(scope: WorkerScope): void {
+  const sandboxes = new Map<number, Worker>();
+  scope.onmessage = (event) => {
+    const message = event.data;
+    if (message.type === "spawn") {
+      const { slotId, init } = message;
+      let worker: Worker;
+      try {
+        worker = new Worker(import.meta.url, { type: "module" });
+      } catch (error) {
+        scope.postMessage({ type: "died", slotId, message: String(error) });
+        return;
+      }
+      sandboxes.set(slotId, worker);
+      worker.onerror = (error: ErrorEvent) => {
+        error.preventDefault();
+        sandboxes.delete(slotId);
+        worker.terminate();
+        scope.postMessage({ type: "died", slotId, message: error.message });
+      };
+      worker.postMessage(init, [init.port]);
+    } else if (message.type === "kill") {
+      sandboxes.get(message.slotId)?.terminate();
+      sandboxes.delete(message.slotId);
+    }
+  };
+}
+
+/** Runs scripts sent over `init.port` until terminated, or until its module is poisoned. */
+function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
+  const { port } = init;
+  const post = (message: FromSandbox) => port.postMessage(message);
+  const stopFlags = new Int32Array(init.stopFlags);
   const stripper = createTypeStripper();
-  let stopFlags: Int32Array<ArrayBufferLike> = new Int32Array(2);
   let engine: { heapLimitBytes: number; engine: Promise<QuickJSEngine> } | undefined;
   let active: { runId: number; replies: Map<number, (reply: HostReply) => void>; stop: AbortController } | undefined;
   let nextCallId = 1;
@@ -41,7 +77,7 @@ function serve(scope: WorkerScope): void {
     return engine.engine;
   };
 
-  const run = async (message: Extract<ToWorker, { type: "run" }>) => {
+  const run = async (message: Extract<ToSandbox, { type: "run" }>) => {
     const { runId } = message;
     const replies = new Map<number, (reply: HostReply) => void>();
     const stop = new AbortController();
@@ -51,36 +87,26 @@ function serve(scope: WorkerScope): void {
         new Promise<HostReply>((resolve) => {
           const callId = nextCallId++;
           replies.set(callId, resolve);
-          scope.postMessage({ type: "call", runId, callId, namespace, key, argsJson });
+          post({ type: "call", runId, callId, namespace, key, argsJson });
         }),
-      onConsole: (line) => scope.postMessage({ type: "console", runId, line }),
-      onConsoleDropped: () => scope.postMessage({ type: "consoleDropped", runId }),
+      onConsole: (line) => post({ type: "console", runId, line }),
+      onConsoleDropped: () => post({ type: "consoleDropped", runId }),
       signal: stop.signal,
       pollStop: () =>
         Atomics.load(stopFlags, STOP_RUN_ID) === runId ? decodeStopReason(Atomics.load(stopFlags, STOP_REASON)) : undefined,
     };
     const outcome = await (await engineFor(message.limits.memoryLimitBytes)).run(message, io);
     active = undefined;
-    scope.postMessage({ type: "done", runId, outcome });
+    post({ type: "done", runId, outcome });
     // A poisoned module must not run again; the host replaces this Worker.
     if (outcome.poisoned) scope.close();
   };
 
-  scope.onmessage = (event) => {
+  port.onmessage = (event: MessageEvent<ToSandbox>) => {
     const message = event.data;
     switch (message.type) {
-      case "init":
-        stopFlags = new Int32Array(message.stopFlags);
-        engineFor(message.heapLimitBytes).then(
-          () => {
-            scope.postMessage({ type: "ready" });
-            stripper.preload();
-          },
-          (error: unknown) => scope.postMessage({ type: "fatal", message: String(error) }),
-        );
-        break;
       case "run":
-        run(message).catch((error: unknown) => scope.postMessage({ type: "fatal", message: String(error) }));
+        run(message).catch((error: unknown) => post({ type: "fatal", message: String(error) }));
         break;
       case "reply":
         if (active?.runId === message.runId) {
@@ -94,9 +120,24 @@ function serve(scope: WorkerScope): void {
         break;
     }
   };
+  engineFor(init.heapLimitBytes).then(
+    () => {
+      post({ type: "ready" });
+      stripper.preload();
+    },
+    (error: unknown) => post({ type: "fatal", message: String(error) }),
+  );
 }
 
-// Anything written to stdout would corrupt the MCP stdio channel of `mcp-serve`; the Worker has nothing to say
-// there, so its console goes to stderr.
+// Anything written to stdout would corrupt the MCP stdio channel of `mcp-serve`; these Workers have nothing
+// to say there, so their console goes to stderr.
 console.log = console.info = console.debug = console.error;
-serve(globalThis as unknown as WorkerScope);
+const scope = globalThis as unknown as WorkerScope;
+scope.onmessage = (event) => {
+  const message = event.data;
+  if (message.type === "spawner") serveSpawner(scope);
+  else if (message.type === "init") {
+    scope.onmessage = null;
+    serveSandbox(scope, message);
+  }
+};

@@ -1,0 +1,123 @@
+/**
+ * Shared helpers of the sandbox tests: limits, an in-process engine (one QuickJS module per test file),
+ * and host-call fakes.
+ *
+ * @module
+ */
+import { type EngineOutcome, type HostReply, QuickJSEngine } from "../lib/sandbox/engine.ts";
+import { createTypeStripper } from "../lib/sandbox/normalize.ts";
+import type { HostCallRequest, SandboxLimits } from "../lib/sandbox/types.ts";
+import { loadSandboxModule, type SandboxModule } from "../lib/sandbox/wasm_module.ts";
+
+/** Heap cap of the in-process test engine, bytes. */
+export const TEST_HEAP_BYTES = 32 * 1024 * 1024;
+
+/** Limits for tests: 2 s, 32 MiB unless overridden. */
+export function testLimits(overrides: Partial<SandboxLimits> = {}): SandboxLimits {
+  return {
+    timeoutMs: 2000,
+    memoryLimitBytes: TEST_HEAP_BYTES,
+    stackLimitBytes: 256 * 1024,
+    maxConsoleBytes: 8192,
+    maxResultBytes: 32768,
+    maxToolCalls: 100,
+    ...overrides,
+  };
+}
+
+let shared: Promise<{ module: SandboxModule; engine: QuickJSEngine }> | undefined;
+
+/** The test file's engine (loaded on first use, with TypeScript stripping). */
+export function testEngine(): Promise<{ module: SandboxModule; engine: QuickJSEngine }> {
+  shared ??= loadSandboxModule(TEST_HEAP_BYTES).then((module) => ({
+    module,
+    engine: new QuickJSEngine(module, { stripTypes: createTypeStripper().strip }),
+  }));
+  return shared;
+}
+
+/** A host call as the engine sees it. */
+export type EngineHostCall = (req: HostCallRequest) => Promise<unknown>;
+
+/** What {@link runInEngine} returns: the outcome plus what the run logged and sent. */
+export interface EngineRun {
+  outcome: EngineOutcome;
+  console: string[];
+  consoleDropped: boolean;
+  calls: HostCallRequest[];
+  elapsedMs: number;
+}
+
+/**
+ * Runs `script` in the in-process engine. Host calls go to `hostCall` (default: echo `{ns, key, args}`);
+ * a rejection becomes the script-side error with its message.
+ */
+export async function runInEngine(
+  script: string,
+  options: {
+    limits?: Partial<SandboxLimits>;
+    namespaces?: string[];
+    hostCall?: EngineHostCall;
+    signal?: AbortSignal;
+    pollStop?: () => "timeout" | "cancelled" | undefined;
+  } = {},
+): Promise<EngineRun> {
+  const { engine } = await testEngine();
+  const lines: string[] = [];
+  const calls: HostCallRequest[] = [];
+  let consoleDropped = false;
+  const hostCall = options.hostCall ?? ((req) => Promise.resolve({ ns: req.namespace, key: req.key, args: req.args }));
+  const started = performance.now();
+  const outcome = await engine.run(
+    { script, namespaces: options.namespaces ?? ["srv"], limits: testLimits(options.limits) },
+    {
+      hostCall: async (namespace, key, argsJson): Promise<HostReply> => {
+        const req = { namespace, key, args: argsJson === undefined ? undefined : JSON.parse(argsJson) };
+        calls.push(req);
+        try {
+          const value = await hostCall(req);
+          return { ok: true, json: value === undefined ? undefined : JSON.stringify(value) };
+        } catch (error) {
+          return { ok: false, message: error instanceof Error ? error.message : String(error) };
+        }
+      },
+      onConsole: (line) => lines.push(line),
+      onConsoleDropped: () => consoleDropped = true,
+      signal: options.signal,
+      pollStop: options.pollStop,
+    },
+  );
+  return { outcome, console: lines, consoleDropped, calls, elapsedMs: performance.now() - started };
+}
+
+/** The JSON value of a successful outcome; throws (failing the test) otherwise. */
+export function valueOf(run: EngineRun | { outcome: EngineOutcome }): unknown {
+  const { outcome } = run;
+  if (!outcome.ok) throw new Error(`expected success, got ${JSON.stringify(outcome.failure)}`);
+  return JSON.parse(outcome.valueJson);
+}
+
+/** The failure of an outcome; throws (failing the test) on success. */
+export function failureOf(run: EngineRun | { outcome: EngineOutcome }) {
+  const { outcome } = run;
+  if (outcome.ok) throw new Error(`expected failure, got ${outcome.valueJson}`);
+  return outcome.failure;
+}
+
+/**
+ * A host call that holds every call until `count` calls are pending, then answers them all, so a test
+ * can prove the calls were dispatched concurrently (serialized calls would never reach the barrier).
+ */
+export function barrierHost(count: number): { hostCall: EngineHostCall; maxPending: () => number } {
+  const waiting: Array<() => void> = [];
+  let maxPending = 0;
+  return {
+    hostCall: (req) =>
+      new Promise((resolve) => {
+        waiting.push(() => resolve(req.args));
+        maxPending = Math.max(maxPending, waiting.length);
+        if (waiting.length === count) for (const release of waiting.splice(0)) release();
+      }),
+    maxPending: () => maxPending,
+  };
+}
