@@ -139,7 +139,7 @@ export async function connectMetaServer(
     args: [
       "run",
       "-P",
-      "--v8-flags=--stack-size=7000",
+      "--v8-flags=--stack-size=1800",
       "--config",
       `${REPO}deno.json`,
       `${REPO}main.ts`,

@@ -101,7 +101,7 @@ export async function runMain(
       "run",
       "-P",
       "--quiet",
-      "--v8-flags=--stack-size=7000",
+      "--v8-flags=--stack-size=1800",
       "--config",
       join(REPO_ROOT, "deno.json"),
       join(REPO_ROOT, "main.ts"),

@@ -10,9 +10,9 @@ import type { HostCallRequest, SandboxLimits } from "../lib/sandbox/types.ts";
 import { loadSandboxModule, type SandboxModule } from "../lib/sandbox/wasm_module.ts";
 
 /** Heap cap of the in-process test engine, bytes. */
-export const TEST_HEAP_BYTES = 32 * 1024 * 1024;
+export const TEST_HEAP_BYTES = 64 * 1024 * 1024;
 
-/** Limits for tests: 2 s, 32 MiB unless overridden. */
+/** Limits for tests: 2 s, 64 MiB (the pool's default heap hint, so Workers need no second module) unless overridden. */
 export function testLimits(overrides: Partial<SandboxLimits> = {}): SandboxLimits {
   return {
     timeoutMs: 2000,
@@ -66,7 +66,8 @@ export async function runInEngine(
   const lines: string[] = [];
   const calls: HostCallRequest[] = [];
   let consoleDropped = false;
-  const hostCall = options.hostCall ?? ((req) => Promise.resolve({ ns: req.namespace, key: req.key, args: req.args }));
+  const hostCall = options.hostCall ??
+    ((req) => Promise.resolve({ ns: req.namespace, key: req.key, args: req.args }));
   const started = performance.now();
   const outcome = await engine.run(
     { script, namespaces: options.namespaces ?? ["srv"], limits: testLimits(options.limits) },
@@ -87,6 +88,8 @@ export async function runInEngine(
       pollStop: options.pollStop,
     },
   );
+  // A poisoned module must not run again (the pool replaces its Worker); here, load a fresh one.
+  if (outcome.poisoned) shared = undefined;
   return { outcome, console: lines, consoleDropped, calls, elapsedMs: performance.now() - started };
 }
 
@@ -116,7 +119,7 @@ export function barrierHost(count: number): { hostCall: EngineHostCall; maxPendi
       new Promise((resolve) => {
         waiting.push(() => resolve(req.args));
         maxPending = Math.max(maxPending, waiting.length);
-        if (waiting.length === count) for (const release of waiting.splice(0)) release();
+        if (waiting.length === count) { for (const release of waiting.splice(0)) release(); }
       }),
     maxPending: () => maxPending,
   };

@@ -1,5 +1,5 @@
 // Golden files live in testdata/declarations/golden/. After an intended change, regenerate them with
-//   UPDATE_GOLDEN=1 deno test -P --v8-flags=--stack-size=7000 tests/declarations_test.ts
+//   UPDATE_GOLDEN=1 deno test -P --v8-flags=--stack-size=1800 tests/declarations_test.ts
 // and review the diff.
 import assert from "node:assert/strict";
 import { renderDeclarations, renderIndex, type ToolInfo } from "../lib/declarations.ts";

@@ -15,7 +15,7 @@ import { cargoLock, cargoToml } from "./_fakes_meta.ts";
 const SERVE_ARGS = [
   "run",
   "-P",
-  "--v8-flags=--stack-size=7000",
+  "--v8-flags=--stack-size=1800",
   "--config",
   `${REPO}deno.json`,
   `${REPO}main.ts`,

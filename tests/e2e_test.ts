@@ -13,7 +13,7 @@ const NM = `${REPO}node_modules/@modelcontextprotocol`;
 const SERVE_ARGS = [
   "run",
   "-P",
-  "--v8-flags=--stack-size=7000",
+  "--v8-flags=--stack-size=1800",
   "--config",
   `${REPO}deno.json`,
   `${REPO}main.ts`,

@@ -390,7 +390,7 @@ Deno.test("mcp login signs in through a real browser and the stored sign-in serv
           args: [
             "run",
             "-P",
-            "--v8-flags=--stack-size=7000",
+            "--v8-flags=--stack-size=1800",
             "--config",
             `${REPO}deno.json`,
             `${REPO}main.ts`,

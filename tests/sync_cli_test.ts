@@ -31,7 +31,7 @@ const SELF = {
   args: [
     "run",
     "-P",
-    "--v8-flags=--stack-size=7000",
+    "--v8-flags=--stack-size=1800",
     "--config",
     `${REPO_ROOT}/deno.json`,
     `${REPO_ROOT}/main.ts`,

@@ -44,10 +44,18 @@ export type FromSandbox =
   | { type: "ready" }
   /** The sandbox cannot run scripts (e.g. the WASM module failed to load). */
   | { type: "fatal"; message: string }
-  | { type: "call"; runId: number; callId: number; namespace: string; key: string; argsJson: string | undefined }
+  | {
+    type: "call";
+    runId: number;
+    callId: number;
+    namespace: string;
+    key: string;
+    argsJson: string | undefined;
+  }
   | { type: "console"; runId: number; line: string }
   | { type: "consoleDropped"; runId: number }
-  | { type: "done"; runId: number; outcome: EngineOutcome };
+  /** The run ended; `wasmBytes` is the size the Worker's WASM memory has grown to (it never shrinks). */
+  | { type: "done"; runId: number; outcome: EngineOutcome; wasmBytes: number };
 
 /** Int32 slots of the stop-flags buffer. */
 export const STOP_RUN_ID = 0;

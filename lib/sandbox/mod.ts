@@ -30,6 +30,7 @@ export { clampStackBytes, limitsFromConfig, MAX_SCRIPT_STACK_BYTES } from "./lim
 export {
   DEFAULT_HARD_KILL_GRACE_MS,
   DEFAULT_POOL_SIZE,
+  DEFAULT_RECYCLE_WASM_BYTES,
   DEFAULT_SPAWN_TIMEOUT_MS,
   SandboxPool,
   type SandboxPoolOptions,

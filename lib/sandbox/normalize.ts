@@ -25,7 +25,7 @@ export interface ScriptCandidate {
  * @returns The code itself; `""` for an empty script.
  * @example
  * ```ts
- * if (normalizeScript("```js\nexport default 1 + 1;\n```") !== "1 + 1") throw new Error("not stripped");
+ * if (normalizeScript("  export default 1 + 1;\n") !== "1 + 1") throw new Error("not stripped");
  * ```
  */
 export function normalizeScript(script: string): string {

@@ -27,7 +27,10 @@ import type { SandboxResult } from "./types.ts";
  * if (text !== "[1,2]\n\nconsole:\n  hi") throw new Error(text);
  * ```
  */
-export function renderExecuteText(result: SandboxResult, notices: string[]): { text: string; isError: boolean } {
+export function renderExecuteText(
+  result: SandboxResult,
+  notices: string[],
+): { text: string; isError: boolean } {
   let text: string;
   if (result.ok) {
     text = result.valueJson;

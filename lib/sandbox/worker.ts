@@ -63,18 +63,23 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
   const post = (message: FromSandbox) => port.postMessage(message);
   const stopFlags = new Int32Array(init.stopFlags);
   const stripper = createTypeStripper();
-  let engine: { heapLimitBytes: number; engine: Promise<QuickJSEngine> } | undefined;
-  let active: { runId: number; replies: Map<number, (reply: HostReply) => void>; stop: AbortController } | undefined;
+  type Loaded = { engine: QuickJSEngine; wasmBytes(): number };
+  let loaded: { heapLimitBytes: number; ready: Promise<Loaded> } | undefined;
+  let active:
+    | { runId: number; replies: Map<number, (reply: HostReply) => void>; stop: AbortController }
+    | undefined;
   let nextCallId = 1;
 
-  const engineFor = (heapLimitBytes: number): Promise<QuickJSEngine> => {
-    if (engine?.heapLimitBytes !== heapLimitBytes) {
-      engine = {
-        heapLimitBytes,
-        engine: loadSandboxModule(heapLimitBytes).then((m) => new QuickJSEngine(m, { stripTypes: stripper.strip })),
-      };
+  /** The engine for a memory limit (the limit is the module's heap cap, so another limit needs a module). */
+  const engineFor = (heapLimitBytes: number): Promise<Loaded> => {
+    if (loaded?.heapLimitBytes !== heapLimitBytes) {
+      const ready = loadSandboxModule(heapLimitBytes).then((module) => ({
+        engine: new QuickJSEngine(module, { stripTypes: stripper.strip }),
+        wasmBytes: module.wasmBytes,
+      }));
+      loaded = { heapLimitBytes, ready };
     }
-    return engine.engine;
+    return loaded.ready;
   };
 
   const run = async (message: Extract<ToSandbox, { type: "run" }>) => {
@@ -93,11 +98,14 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
       onConsoleDropped: () => post({ type: "consoleDropped", runId }),
       signal: stop.signal,
       pollStop: () =>
-        Atomics.load(stopFlags, STOP_RUN_ID) === runId ? decodeStopReason(Atomics.load(stopFlags, STOP_REASON)) : undefined,
+        Atomics.load(stopFlags, STOP_RUN_ID) === runId
+          ? decodeStopReason(Atomics.load(stopFlags, STOP_REASON))
+          : undefined,
     };
-    const outcome = await (await engineFor(message.limits.memoryLimitBytes)).run(message, io);
+    const current = await engineFor(message.limits.memoryLimitBytes);
+    const outcome = await current.engine.run(message, io);
     active = undefined;
-    post({ type: "done", runId, outcome });
+    post({ type: "done", runId, outcome, wasmBytes: current.wasmBytes() });
     // A poisoned module must not run again; the host replaces this Worker.
     if (outcome.poisoned) scope.close();
   };

@@ -1,0 +1,99 @@
+// The sandbox's costs: QuickJS runtime creation, a warm `execute` through the Worker pool, host-call
+// overhead (1,000 sequential awaited calls; 100 under Promise.all) in-process and across the Worker
+// boundary, and a leak check (RSS and WASM memory around 1,000 runs, printed to stderr first):
+//   deno bench -P --v8-flags=--stack-size=1800 bench/sandbox_bench.ts
+import { QuickJSEngine } from "../lib/sandbox/engine.ts";
+import { type HostCall, SandboxPool } from "../lib/sandbox/mod.ts";
+import { loadSandboxModule } from "../lib/sandbox/wasm_module.ts";
+
+const MIB = 1024 * 1024;
+const limits = {
+  timeoutMs: 60_000,
+  memoryLimitBytes: 64 * MIB,
+  stackLimitBytes: 384 * 1024,
+  maxConsoleBytes: 8192,
+  maxResultBytes: 32768,
+  maxToolCalls: 2000,
+};
+const echo: HostCall = (req) => Promise.resolve(req.args);
+const SEQUENTIAL = "let s = 0; for (let i = 0; i < 1000; i++) s += await srv.x(i); return s";
+const PARALLEL = "return (await Promise.all(Array.from({ length: 100 }, (_, i) => srv.x(i)))).length";
+const LEAK_SCRIPT = "const a = Array.from({ length: 200 }, (_, i) => ({ i, s: 'v' + i })); " +
+  "console.log(a.length); return (await srv.x(a.length)) + a[199].i";
+
+const sandbox = await loadSandboxModule(limits.memoryLimitBytes);
+const engine = new QuickJSEngine(sandbox);
+const io = {
+  hostCall: (_ns: string, _key: string, argsJson: string | undefined) =>
+    Promise.resolve({ ok: true as const, json: argsJson }),
+  onConsole: () => {},
+  onConsoleDropped: () => {},
+};
+const inProcess = (script: string) => engine.run({ script, namespaces: ["srv"], limits }, io);
+
+const pool = new SandboxPool({ size: 1 });
+const inPool = async (script: string) => {
+  const result = await pool.run({ script, namespaces: ["srv"], limits, hostCall: echo });
+  if (!result.ok) throw new Error(JSON.stringify(result.failure));
+  return result;
+};
+await inPool("return 0"); // start the Worker before measuring
+globalThis.addEventListener("unload", () => void pool.close());
+
+// Leak check, once before the benchmarks: memory around 1,000 runs in-process, then 1,000 through the pool.
+{
+  const rss = () => (Deno.memoryUsage().rss / MIB).toFixed(1);
+  const wasm = () => (sandbox.wasmBytes() / MIB).toFixed(1);
+  const start = { rss: rss(), wasm: wasm() };
+  for (let i = 0; i < 1000; i++) await inProcess(LEAK_SCRIPT);
+  const midway = { rss: rss(), wasm: wasm() };
+  for (let i = 0; i < 1000; i++) await inPool(LEAK_SCRIPT);
+  console.error(
+    `leak check: 1,000 in-process runs: RSS ${start.rss} → ${midway.rss} MiB, WASM ${start.wasm} → ` +
+      `${midway.wasm} MiB; 1,000 pool runs: RSS ${midway.rss} → ${rss()} MiB (whole process, all Workers)`,
+  );
+}
+
+Deno.bench("QuickJS newRuntime() + newContext() + dispose", { group: "setup", baseline: true }, () => {
+  const rt = sandbox.module.newRuntime();
+  const ctx = rt.newContext();
+  ctx.dispose();
+  rt.dispose();
+});
+
+Deno.bench(
+  "sandbox Worker spawn until ready (own pool, nested Worker)",
+  { group: "setup", n: 5, warmup: 1 },
+  async (b) => {
+    b.start();
+    const fresh = new SandboxPool({ size: 1 });
+    const result = await fresh.run({ script: "return 0", namespaces: [], limits, hostCall: echo });
+    b.end();
+    await fresh.close();
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+  },
+);
+
+Deno.bench("execute `return 1`, in-process engine", { group: "execute", baseline: true }, async () => {
+  await inProcess("return 1");
+});
+
+Deno.bench("execute `return 1`, warm Worker pool", { group: "execute" }, async () => {
+  await inPool("return 1");
+});
+
+Deno.bench("1,000 sequential awaited host calls, in-process engine", { group: "calls", n: 20 }, async () => {
+  await inProcess(SEQUENTIAL);
+});
+
+Deno.bench("1,000 sequential awaited host calls, warm Worker pool", { group: "calls", n: 20 }, async () => {
+  await inPool(SEQUENTIAL);
+});
+
+Deno.bench("100 host calls under Promise.all, in-process engine", { group: "parallel" }, async () => {
+  await inProcess(PARALLEL);
+});
+
+Deno.bench("100 host calls under Promise.all, warm Worker pool", { group: "parallel" }, async () => {
+  await inPool(PARALLEL);
+});

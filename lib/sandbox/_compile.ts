@@ -1,0 +1,58 @@
+/**
+ * Compiling a normalized script into its async main function inside a QuickJS context: the JavaScript
+ * wrappers first (expression, then statement body), then the same forms after stripping TypeScript syntax.
+ *
+ * @module
+ */
+import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
+import { javascriptCandidates, normalizeScript, type TypeStripper } from "./normalize.ts";
+import { readThrown, SCRIPT_FILE, syntaxFailure } from "./_guest_errors.ts";
+import type { SandboxFailure } from "./types.ts";
+
+/** The script's main function, a non-syntax error thrown while compiling, or the syntax failure. */
+export type Compiled = { main: QuickJSHandle } | { error: QuickJSHandle } | { failure: SandboxFailure };
+
+/**
+ * Compiles `script` in `ctx`. Evaluating a wrapper only creates the arrow function; no script code runs.
+ *
+ * @param options.describe The prelude's `describe` handle, to read syntax errors.
+ * @param options.stripTypes TypeScript stripper; without it, TypeScript syntax is a syntax error.
+ * @returns The caller owns (and disposes) the returned handle.
+ */
+export async function compileScript(
+  ctx: QuickJSContext,
+  script: string,
+  options: { describe: QuickJSHandle | undefined; stripTypes: TypeStripper | undefined },
+): Promise<Compiled> {
+  const code = normalizeScript(script);
+  if (code === "") {
+    const empty = ctx.evalCode("(async () => null)", SCRIPT_FILE);
+    return empty.error ? { error: empty.error } : { main: empty.value };
+  }
+  let syntaxError: string | undefined;
+  const attempt = (source: string): Compiled | undefined => {
+    const result = ctx.evalCode(source, SCRIPT_FILE);
+    if (!result.error) return { main: result.value };
+    const thrown = readThrown(ctx, options.describe, result.error, true);
+    if (thrown.name !== "SyntaxError") return { error: result.error };
+    syntaxError = thrown.text;
+    result.error.dispose();
+    return undefined;
+  };
+  for (const candidate of javascriptCandidates(code)) {
+    const compiled = attempt(candidate.source);
+    if (compiled) return compiled;
+  }
+  // Report the statement-body form's error: the expression form's is about a missing ")".
+  const jsError = syntaxError ?? "SyntaxError";
+  if (options.stripTypes) {
+    for (const form of ["expression", "statements"] as const) {
+      const stripped = await options.stripTypes(code, form);
+      if (stripped === undefined) continue;
+      const candidate = javascriptCandidates(stripped).find((c) => c.form === form)!;
+      const compiled = attempt(candidate.source);
+      if (compiled) return compiled;
+    }
+  }
+  return { failure: syntaxFailure(jsError, code) };
+}
