@@ -7,8 +7,9 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { renderDiagnostic, UsageError, UserError } from "./lib/diagnostics.ts";
+import { closestMatch, renderDiagnostic, UsageError, UserError } from "./lib/diagnostics.ts";
 import type { CommandContext } from "./lib/command_context.ts";
+import { sourceRunArgs } from "./lib/self_command.ts";
 import denoJson from "./deno.json" with { type: "json" };
 
 /** The program's version, from `deno.json`. */
@@ -20,6 +21,8 @@ interface CommandDef {
   /** Full `--help` text: usage, then every flag with its unit and default. */
   help: string;
   options: Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }>;
+  /** Positional arguments accepted: `"none"`, `"one"` or `"many"`. Default `"none"`. */
+  positionals?: "none" | "one" | "many";
   /** Runs the command; resolves to the exit code. */
   run(values: Record<string, unknown>, positionals: string[], ctx: CommandContext): Promise<number>;
 }
@@ -82,6 +85,7 @@ Signs in to the remote MCP server <server> (as named in its plugin manifest):
 opens the browser, waits up to 300 s for the redirect, stores the tokens in
 <config>/credentials/<server>.json (mode 0600).`,
     options: {},
+    positionals: "one",
     run: async (_v, p, ctx) =>
       (await import("./lib/commands/login.ts")).runLogin({ server: onePositional(p, "server") }, ctx),
   },
@@ -92,6 +96,7 @@ opens the browser, waits up to 300 s for the redirect, stores the tokens in
 Revokes the token at the server when it offers revocation (RFC 7009) and
 deletes <config>/credentials/<server>.json. Running it twice is harmless.`,
     options: {},
+    positionals: "one",
     run: async (_v, p, ctx) =>
       (await import("./lib/commands/login.ts")).runLogout({ server: onePositional(p, "server") }, ctx),
   },
@@ -103,6 +108,7 @@ Runs the script in <file.js> (or stdin for "-") exactly as the \`execute\` tool
 would in this workspace, and prints the text the agent would receive. Exit 1
 when the result is an error.`,
     options: {},
+    positionals: "one",
     run: async (_v, p, ctx) =>
       (await import("./lib/commands/exec.ts")).runExec({ file: onePositional(p, "file.js|-") }, ctx),
   },
@@ -117,6 +123,7 @@ Options:
   --detail LEVEL   names, signatures or full. Default: names
   --pattern GLOB   Only tools whose name matches (\`*\` = any run of characters)`,
     options: { detail: { type: "string" }, pattern: { type: "string" } },
+    positionals: "many",
     run: async (v, p, ctx) => {
       const detail = v.detail as string | undefined;
       if (detail !== undefined && !["names", "signatures", "full"].includes(detail)) {
@@ -145,6 +152,20 @@ Global options:
   -v, --verbose   Show causes and stacks with errors
 
 Configuration lives in $SYMPOSIUM_HOME, else $XDG_CONFIG_HOME/symposium, else ~/.symposium.`;
+
+/** node:util parseArgs messages, made to follow our grammar (no raw quoting advice). */
+function describeParseError(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  const option = /'(-[^']*)'/.exec(e.message ?? "")?.[1];
+  switch (e.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown option "${option ?? "?"}"`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return `option "${option?.split(" ")[0] ?? "?"}" needs a value`;
+    default:
+      return e.message ?? String(error);
+  }
+}
 
 function onePositional(positionals: string[], name: string): string {
   if (positionals.length !== 1) {
@@ -199,8 +220,16 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     }
     const def = COMMANDS[name];
     if (!def) {
+      if (name.startsWith("-")) {
+        throw new UsageError(`Cannot run cargo-agents: unknown option "${name}"`, {
+          hint: "run `cargo-agents --help` for the options and commands",
+        });
+      }
+      const near = closestMatch(name, Object.keys(COMMANDS));
       throw new UsageError(`Cannot run "${name}": no such command`, {
-        hint: "run `cargo-agents --help` for the list",
+        hint: near
+          ? `did you mean \`${near}\`? (\`cargo-agents --help\` lists them all)`
+          : "run `cargo-agents --help` for the list",
       });
     }
     if (tail.includes("-h") || tail.includes("--help")) {
@@ -211,9 +240,18 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     try {
       parsed = parseArgs({ args: tail, options: def.options, allowPositionals: true, strict: true });
     } catch (e) {
-      throw new UsageError(`Cannot parse the arguments of "${name}": ${(e as Error).message}`, {
+      throw new UsageError(`Cannot parse the arguments of "${name}": ${describeParseError(e)}`, {
         hint: `run \`cargo-agents ${name} --help\``,
       });
+    }
+    const arity = def.positionals ?? "none";
+    if (arity === "none" && parsed.positionals.length > 0) {
+      throw new UsageError(
+        `Cannot parse the arguments of "${name}": unexpected argument "${parsed.positionals[0]}"`,
+        {
+          hint: `\`${name}\` takes no arguments; run \`cargo-agents ${name} --help\``,
+        },
+      );
     }
     return await def.run(parsed.values as Record<string, unknown>, parsed.positionals, ctx);
   } catch (error) {
@@ -231,10 +269,7 @@ function selfCommand(): { command: string; args: string[] } {
   if (base !== "deno" && base !== "deno.exe") return { command: exe, args: [] };
   // Running from source: re-run the same entry point with the same permission set.
   const here = new URL(".", import.meta.url).pathname;
-  return {
-    command: exe,
-    args: ["run", "-P", "--v8-flags=--stack-size=1800", "--config", `${here}deno.json`, `${here}main.ts`],
-  };
+  return { command: exe, args: sourceRunArgs(here) };
 }
 
 /** Builds the real dependencies of {@link main} from `Deno`. */

@@ -55,12 +55,12 @@ Deno.test("main() exits 2 with usage when no command is given", async () => {
 });
 
 Deno.test("main() exits 2 for an unknown command and says how to list them", async () => {
-  const { code, stdout, stderr } = await run(["stauts"]);
+  const { code, stdout, stderr } = await run(["frobnicate"]);
   assert.equal(code, 2);
   assert.equal(stdout, "");
   assert.equal(
     stderr,
-    'error[USAGE]: Cannot run "stauts": no such command\n  hint: run `cargo-agents --help` for the list\n',
+    'error[USAGE]: Cannot run "frobnicate": no such command\n  hint: run `cargo-agents --help` for the list\n',
   );
 });
 
@@ -83,5 +83,34 @@ Deno.test("main.ts as a process: `agents --version` exits 0 and an unknown flag 
   assert.deepEqual([version.code, version.stdout], [0, `cargo-agents ${VERSION}\n`]);
   const bad = await runMain(["--bogus"], { cwd });
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /error\[USAGE\]: Cannot run "--bogus": no such command/);
+  assert.match(bad.stderr, /error\[USAGE\]: Cannot run cargo-agents: unknown option "--bogus"/);
+});
+
+Deno.test("main() exits 2 for an argument a command does not take", async () => {
+  const { code, stderr } = await run(["status", "extra"]);
+  assert.equal(code, 2);
+  assert.match(stderr, /unexpected argument "extra"/);
+  assert.equal((await run(["mcp-serve", "extra"])).code, 2);
+});
+
+Deno.test("main() names an unknown option in our own words, without the parser's quoting advice", async () => {
+  const { code, stderr } = await run(["status", "--bogus"]);
+  assert.equal(code, 2);
+  assert.match(stderr, /^error\[USAGE\]: Cannot parse the arguments of "status": unknown option "--bogus"\n/);
+  assert.doesNotMatch(stderr, /positional argument/);
+  const top = await run(["--bogus"]);
+  assert.equal(top.code, 2);
+  assert.match(top.stderr, /unknown option "--bogus"/);
+});
+
+Deno.test("main() suggests the closest command for a typo", async () => {
+  const { code, stderr } = await run(["stauts"]);
+  assert.equal(code, 2);
+  assert.match(stderr, /did you mean `status`\?/);
+});
+
+Deno.test("main() says an option needs a value when it has none", async () => {
+  const { code, stderr } = await run(["mcp", "tools", "--detail"]);
+  assert.equal(code, 2);
+  assert.match(stderr, /option "--detail" needs a value/);
 });

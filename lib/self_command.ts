@@ -1,0 +1,30 @@
+/**
+ * How this program runs itself from source, exactly as the compiled binary behaves: `deno run` with
+ * the permission set of `deno.json` (`-P`) and the V8 stack size the sandbox was measured with
+ * (`lib/sandbox/limits.ts`). One definition for `main.ts` (the entry `sync` writes when running from
+ * source), the tests and the benchmarks that start `main.ts` as a process.
+ *
+ * @module
+ */
+
+/**
+ * Flags of `deno run` that make it behave as `deno compile` does (the compile task passes the same).
+ * `--stack-size` is in KiB: 1800 keeps a deep parse inside a 4 MiB Worker thread from aborting the process.
+ */
+export const DENO_RUN_FLAGS: readonly string[] = Object.freeze(["-P", "--v8-flags=--stack-size=1800"]);
+
+/**
+ * The arguments after the `deno` executable that run `main.ts` of the checkout at `repoDir`.
+ *
+ * @param repoDir Absolute path of the checkout, with or without a trailing `/`.
+ * @returns e.g. `["run", "-P", "--v8-flags=--stack-size=1800", "--config", "/repo/deno.json", "/repo/main.ts"]`.
+ * @example
+ * ```ts
+ * import { sourceRunArgs } from "./self_command.ts";
+ * sourceRunArgs("/repo/")[4]; // "/repo/deno.json"
+ * ```
+ */
+export function sourceRunArgs(repoDir: string): string[] {
+  const dir = repoDir.endsWith("/") || repoDir.endsWith("\\") ? repoDir : `${repoDir}/`;
+  return ["run", ...DENO_RUN_FLAGS, "--config", `${dir}deno.json`, `${dir}main.ts`];
+}
