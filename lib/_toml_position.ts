@@ -87,6 +87,11 @@ export interface TomlIndex {
    * longest written prefix; `{ line: 1, column: 1 }` when nothing matches.
    */
   locate(path: TomlPath): TomlPosition;
+  /**
+   * Where the value of `path` starts (the first character after `=` and its spaces) when `path`
+   * is written as `key = value`; otherwise as {@link TomlIndex.locate}.
+   */
+  locateValue(path: TomlPath): TomlPosition;
 }
 
 /**
@@ -122,8 +127,15 @@ export function indexTomlPositions(text: string): TomlIndex {
       }
       return { line: 1, column: 1 };
     },
+    locateValue(path: TomlPath): TomlPosition {
+      const offset = offsets.get(VALUE_MARK + pathKey(path));
+      return offset === undefined ? this.locate(path) : toPosition(offset);
+    },
   };
 }
+
+/** Prefix of the index keys that record where a value starts. */
+const VALUE_MARK = "=";
 
 function pathKey(path: TomlPath): string {
   return JSON.stringify(path);
@@ -201,6 +213,7 @@ class Scanner {
     this.#skipSpaces();
     this.#i++; // "="
     this.#skipSpaces();
+    this.#offsets.set(VALUE_MARK + pathKey(path), this.#i);
     this.#scanValue(path);
   }
 

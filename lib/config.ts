@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { closestMatch, UserError } from "./diagnostics.ts";
 import { DEFAULT_MCP_CONFIG, type McpConfig } from "./config_types.ts";
-import { denoFileSystem, type FileSystem, readTextFileIfExists } from "./file_system.ts";
+import { denoFileSystem, describeFsError, type FileInfo, type FileSystem } from "./file_system.ts";
 import { isTable, parseTomlDocument, suggestKey, type TomlDocument, tomlTypeName } from "./_toml_position.ts";
 
 /**
@@ -176,11 +176,65 @@ function checkValue(key: string, value: unknown, rule: KeyRule, doc: TomlDocumen
  *
  * @param configDir From {@link resolveConfigDir}.
  * @param fs File access. Default {@link denoFileSystem}.
- * @returns The defaults when the file or its `[mcp]` table is missing.
+ * @returns The defaults when the file, the directory or its `[mcp]` table is missing.
  * @throws {UserError} As {@link parseMcpConfig}; the location's file is the absolute path.
+ *   `CONFIG_DIR_NOT_A_FOLDER` when `configDir` (or a folder above it) is a file;
+ *   `CONFIG_UNREADABLE` when `config.toml` is a folder or cannot be read.
  */
 export async function loadMcpConfig(configDir: string, fs: FileSystem = denoFileSystem): Promise<McpConfig> {
+  const dir = await statConfigPath(fs, configDir, configDir);
+  if (dir === null) return { ...DEFAULT_MCP_CONFIG };
+  if (!dir.isDirectory) throw configDirNotAFolder(configDir);
   const file = join(configDir, CONFIG_FILE_NAME);
-  const text = await readTextFileIfExists(fs, file);
-  return text === null ? { ...DEFAULT_MCP_CONFIG } : parseMcpConfig(text, file);
+  const info = await statConfigPath(fs, file, configDir);
+  if (info === null) return { ...DEFAULT_MCP_CONFIG };
+  if (!info.isFile) {
+    throw new UserError(
+      "CONFIG_UNREADABLE",
+      `Cannot load config file "${file}": it is a folder, not a file`,
+      {
+        hint: `remove or rename the folder "${file}"; the config file must be a TOML file`,
+      },
+    );
+  }
+  let text: string;
+  try {
+    text = await fs.readTextFile(file);
+  } catch (error) {
+    if (error instanceof UserError) throw error; // not UTF-8, with the position
+    throw new UserError("CONFIG_UNREADABLE", `Cannot load config file "${file}": ${describeFsError(error)}`, {
+      hint: "make the file readable by your user",
+      cause: error,
+    });
+  }
+  return parseMcpConfig(text, file);
+}
+
+/**
+ * The error for a configuration directory that is not a folder (`SYMPOSIUM_HOME` pointing at a
+ * file, or, when `cause` is given, a file where one of its parent folders should be).
+ */
+export function configDirNotAFolder(configDir: string, cause?: unknown): UserError {
+  const what = cause === undefined ? "it is a file" : "a part of its path is a file";
+  return new UserError(
+    "CONFIG_DIR_NOT_A_FOLDER",
+    `Cannot use configuration directory "${configDir}": ${what}, not a folder`,
+    {
+      hint: "point SYMPOSIUM_HOME (or XDG_CONFIG_HOME) at a folder, or move the file out of the way",
+      cause,
+    },
+  );
+}
+
+/** `fs.stat`, with a file where a folder should be read as a configuration-directory error. */
+async function statConfigPath(fs: FileSystem, path: string, configDir: string): Promise<FileInfo | null> {
+  try {
+    return await fs.stat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotADirectory) throw configDirNotAFolder(configDir, error);
+    throw new UserError("CONFIG_UNREADABLE", `Cannot read "${path}": ${describeFsError(error)}`, {
+      hint: "make the configuration directory readable by your user",
+      cause: error,
+    });
+  }
 }

@@ -50,7 +50,7 @@ export function parseDependsOn(atom: string): DependsOnAtom {
       hint: hint ?? 'write "name", "name>=1.2", "name^1.2", "name~1.2", "name==1.2.3" or "*"',
     });
   };
-  if (/\s/.test(atom)) fail("it contains spaces", `write it without spaces: "${atom.replace(/\s+/g, "")}"`);
+  if (/\s/.test(atom)) fail("it contains spaces", spacesHint(atom));
   const nameMatch = NAME.exec(atom);
   if (!nameMatch) fail("it does not start with a crate name");
   const name = nameMatch![0];
@@ -59,6 +59,18 @@ export function parseDependsOn(atom: string): DependsOnAtom {
   const comparators: Comparator[] = [];
   for (const part of rest.split(",")) {
     const op = OPERATOR.exec(part);
+    if (!op && comparators.length === 0) {
+      // `serde1.0`: the name ran into the version (NAME takes digits too).
+      const glued = /^(.*[A-Za-z_-])(\d+)$/.exec(name);
+      const fix = glued && part.startsWith(".") ? validAtom(`${glued[1]}^${glued[2]}${rest}`) : undefined;
+      if (fix !== undefined) {
+        const exact = fix.includes(",") ? "" : ` (or "${fix.replace("^", "==")}" for exactly that version)`;
+        fail(
+          "there is no comparison operator between the crate name and the version",
+          `write "${fix}"${exact}`,
+        );
+      }
+    }
     if (!op) fail(`"${part}" has no comparison operator`);
     const version = part.slice(op![0].length);
     if (!isPartialVersion(version)) fail(`"${version}" is not a version`);
@@ -67,6 +79,35 @@ export function parseDependsOn(atom: string): DependsOnAtom {
   const range = comparatorsToRange(comparators, "caret");
   if (range === null) fail("the version requirement is not valid");
   return { kind: "crate", text: atom, name, range };
+}
+
+/** `candidate` when it is a valid atom, else `undefined`: hints only ever suggest atoms that parse. */
+function validAtom(candidate: string): string | undefined {
+  try {
+    parseDependsOn(candidate);
+    return candidate;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The hint for an atom with spaces: the atom without them, with `^` (what a bare version means in
+ * `Cargo.toml`) between a name and a version that has no operator (`serde 1` → `serde^1`, never
+ * `serde1`, another crate); the generic one when that is still not a valid atom.
+ */
+function spacesHint(atom: string): string | undefined {
+  const [head = "", ...tail] = atom.trim().split(/\s+/);
+  const version = tail.join("");
+  const nameOnly = NAME.exec(head)?.[0] === head;
+  if (nameOnly && version !== "" && !OPERATOR.test(version)) {
+    const fix = validAtom(`${head}^${version}`);
+    return fix === undefined
+      ? undefined
+      : `write it without spaces, with an operator before the version: "${fix}" (or "${head}" for any version)`;
+  }
+  const fix = validAtom(atom.replace(/\s+/g, ""));
+  return fix === undefined ? undefined : `write it without spaces: "${fix}"`;
 }
 
 /** Crate names compare with `-` and `_` equal (and, like Cargo's lookups, case-sensitively otherwise). */

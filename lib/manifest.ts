@@ -69,11 +69,23 @@ export interface PluginManifest {
   mcpServers: McpServerDecl[];
 }
 
-/** A problem in a `SYMPOSIUM.toml`. */
+/** Options of {@link ManifestError}. */
+export interface ManifestErrorOptions extends UserErrorOptions {
+  /** Every problem found in the file, in file order (this error's own fields are the first's). */
+  problems?: readonly ManifestError[];
+}
+
+/**
+ * A problem in a `SYMPOSIUM.toml`. Its code, message, hint and location are those of the first
+ * problem; {@link ManifestError.problems} lists all of them, so one run reports every mistake.
+ */
 export class ManifestError extends UserError {
   override name = "ManifestError";
-  constructor(code: string, message: string, options: UserErrorOptions = {}) {
+  /** Every independent problem of the file, in file order; `[this]` when there is one. */
+  readonly problems: readonly ManifestError[];
+  constructor(code: string, message: string, options: ManifestErrorOptions = {}) {
     super(code, message, options);
+    this.problems = options.problems ?? [this];
   }
 }
 
@@ -131,7 +143,9 @@ const MAX_TIMEOUT_SECS = 86_400;
  *
  * @param text The file's content.
  * @param file The path shown in diagnostics.
- * @throws {ManifestError} The first problem in file order, with a 1-based location: codes
+ * @throws {ManifestError} Every independent problem (each unknown key, each bad value, in every
+ *   server) in `problems`, the first in file order as the error itself; each has a 1-based location
+ *   at the offending key (unknown or missing keys) or value (bad values): codes
  *   `MANIFEST_SYNTAX`, `MANIFEST_UNKNOWN_KEY` (hint: the closest key), `MANIFEST_UNSUPPORTED_KEY`,
  *   `MANIFEST_MISSING_KEY`, `MANIFEST_BAD_VALUE`, `MANIFEST_CONFLICT` (stdio and remote keys
  *   mixed, both tool lists), `MANIFEST_DUPLICATE_SERVER`, `MANIFEST_NO_DEPENDENCY`,
@@ -148,10 +162,14 @@ export function parseManifest(text: string, file: string): PluginManifest {
   return new Checker(doc, file).plugin();
 }
 
+/** Thrown by the checker to stop checking one unit (a key, a server) after recording its problem. */
+class Abandon extends Error {}
+
 class Checker {
   #doc: TomlDocument;
   #file: string;
   #label = "plugin manifest";
+  #problems: ManifestError[] = [];
 
   constructor(doc: TomlDocument, file: string) {
     this.#doc = doc;
@@ -165,142 +183,193 @@ class Checker {
     for (const key of Object.keys(top)) {
       if ((PLUGIN_KEYS as readonly string[]).includes(key) || FOREIGN_PLUGIN_KEYS.includes(key)) continue;
       if (key === "predicates" && !hasServers) continue;
-      if (key === "predicates") {
-        this.#fail(
-          "MANIFEST_UNSUPPORTED_KEY",
-          [key],
-          "`predicates` is not supported for plugins with MCP servers",
-          {
-            hint: "gate the plugin with `depends-on` instead",
-          },
-        );
-      }
-      if (key === "crates") {
-        this.#fail(
-          "MANIFEST_UNKNOWN_KEY",
-          [key],
-          "the `crates` field has been renamed; use `depends-on` instead",
-        );
-      }
-      this.#unknownKey([key], [...PLUGIN_KEYS, ...FOREIGN_PLUGIN_KEYS, "predicates"]);
-    }
-    if (!("name" in top)) {
-      this.#fail("MANIFEST_MISSING_KEY", [], '"name" is missing', {
-        hint: 'add name = "<plugin name>" at the top of the file',
+      this.#check(undefined, () => {
+        if (key === "predicates") {
+          this.#fail(
+            "MANIFEST_UNSUPPORTED_KEY",
+            [key],
+            "`predicates` is not supported for plugins with MCP servers",
+            { hint: "gate the plugin with `depends-on` instead" },
+            "key",
+          );
+        }
+        if (key === "crates") {
+          this.#fail(
+            "MANIFEST_UNKNOWN_KEY",
+            [key],
+            "the `crates` field has been renamed; use `depends-on` instead",
+            {},
+            "key",
+          );
+        }
+        this.#unknownKey([key], [...PLUGIN_KEYS, ...FOREIGN_PLUGIN_KEYS, "predicates"]);
       });
     }
-    const name = this.#nonEmptyString(top.name, ["name"], "name");
+    const name = this.#check("", () => {
+      if (!("name" in top)) {
+        this.#fail("MANIFEST_MISSING_KEY", [], '"name" is missing', {
+          hint: 'add name = "<plugin name>" at the top of the file',
+        });
+      }
+      return this.#nonEmptyString(top.name, ["name"], "name");
+    });
     const dependsOn = this.#dependsOn(top["depends-on"], ["depends-on"]);
     const servers = top.mcp_servers;
-    if (servers !== undefined && (!Array.isArray(servers) || !servers.every(isTable))) {
-      this.#fail("MANIFEST_BAD_VALUE", ["mcp_servers"], "`mcp_servers` must be an array of tables", {
-        hint: "declare each server under its own [[mcp_servers]] header",
-      });
-    }
+    const serversOk = this.#check(false, () => {
+      if (servers !== undefined && (!Array.isArray(servers) || !servers.every(isTable))) {
+        this.#fail("MANIFEST_BAD_VALUE", ["mcp_servers"], "`mcp_servers` must be an array of tables", {
+          hint: "declare each server under its own [[mcp_servers]] header",
+        });
+      }
+      return true;
+    });
     const mcpServers: McpServerDecl[] = [];
-    ((servers ?? []) as Record<string, unknown>[]).forEach((entry, i) => {
-      const server = this.#server(entry, i, dependsOn !== undefined);
+    // A written but invalid plugin `depends-on` is reported once, not again for every server.
+    const pluginGated = "depends-on" in top;
+    ((serversOk ? servers ?? [] : []) as Record<string, unknown>[]).forEach((entry, i) => {
+      const server = this.#server(entry, i, pluginGated);
+      if (server === undefined) return;
       if (mcpServers.some((s) => s.name === server.name)) {
-        this.#fail(
-          "MANIFEST_DUPLICATE_SERVER",
-          ["mcp_servers", i, "name"],
-          `mcp server "${server.name}" is declared twice`,
-          {
-            hint: "give each [[mcp_servers]] entry its own name",
-          },
-        );
+        this.#check(undefined, () =>
+          this.#fail(
+            "MANIFEST_DUPLICATE_SERVER",
+            ["mcp_servers", i, "name"],
+            `mcp server "${server.name}" is declared twice`,
+            { hint: "give each [[mcp_servers]] entry its own name" },
+          ));
+        return;
       }
       mcpServers.push(server);
     });
+    const [first] = this.#problems;
+    if (first !== undefined) {
+      throw new ManifestError(first.code, first.message, {
+        hint: first.hint,
+        location: first.location,
+        problems: [...this.#problems],
+      });
+    }
     return { name, dependsOn, mcpServers };
   }
 
-  #server(entry: Record<string, unknown>, i: number, pluginGated: boolean): McpServerDecl {
+  /** `undefined` when the entry has problems (all of them recorded). */
+  #server(entry: Record<string, unknown>, i: number, pluginGated: boolean): McpServerDecl | undefined {
+    const before = this.#problems.length;
     const at = (key?: string): TomlPath => key === undefined ? ["mcp_servers", i] : ["mcp_servers", i, key];
     const where = typeof entry.name === "string"
       ? `mcp server "${entry.name}"`
       : `[[mcp_servers]] entry ${i + 1}`;
     for (const key of Object.keys(entry)) {
       if (SERVER_KEYS.includes(key)) continue;
-      const unsupported = UNSUPPORTED_SERVER_KEYS[key];
-      if (unsupported) {
-        this.#fail(
-          "MANIFEST_UNSUPPORTED_KEY",
-          at(key),
-          `${where} sets \`${key}\`, which cargo-agents does not support`,
-          {
-            hint: unsupported,
-          },
-        );
-      }
-      if (key === "type") {
-        this.#fail("MANIFEST_UNKNOWN_KEY", at(key), `unknown key "type" in ${where}`, {
-          hint:
-            'a server with `url` is remote; remove `type` (set `transport = "sse"` only for an SSE server)',
-        });
-      }
-      this.#unknownKey(at(key), SERVER_KEYS, ` in ${where}`);
-    }
-    if (!("name" in entry)) {
-      this.#fail("MANIFEST_MISSING_KEY", at(), `${where} has no "name"`, {
-        hint: 'add name = "<server name>" to the entry',
+      this.#check(undefined, () => {
+        const unsupported = UNSUPPORTED_SERVER_KEYS[key];
+        if (unsupported) {
+          this.#fail(
+            "MANIFEST_UNSUPPORTED_KEY",
+            at(key),
+            `${where} sets \`${key}\`, which cargo-agents does not support`,
+            { hint: unsupported },
+            "key",
+          );
+        }
+        if (key === "type") {
+          this.#fail("MANIFEST_UNKNOWN_KEY", at(key), `unknown key "type" in ${where}`, {
+            hint:
+              'a server with `url` is remote; remove `type` (set `transport = "sse"` only for an SSE server)',
+          }, "key");
+        }
+        this.#unknownKey(at(key), SERVER_KEYS, ` in ${where}`);
       });
     }
-    const name = this.#nonEmptyString(entry.name, at("name"), "name");
-    const label = `mcp server "${name}"`;
+    // A misspelled key (`comand`, `depends_on`) already explains a missing one: report it alone.
+    const keysOk = this.#problems.length === before;
+    const name = this.#check("", () => {
+      if (!("name" in entry)) {
+        this.#fail("MANIFEST_MISSING_KEY", at(), `${where} has no "name"`, {
+          hint: 'add name = "<server name>" to the entry',
+        });
+      }
+      return this.#nonEmptyString(entry.name, at("name"), "name");
+    });
+    const label = name === "" ? where : `mcp server "${name}"`;
     const has = (key: string) => key in entry;
     const base: ServerDeclBase = {
       name,
       dependsOn: this.#dependsOn(entry["depends-on"], at("depends-on")),
-      startupTimeoutSecs: this.#timeout(entry["startup-timeout-secs"], at("startup-timeout-secs")),
-      toolCallTimeoutSecs: this.#timeout(entry["tool-call-timeout-secs"], at("tool-call-timeout-secs")),
-      enabledTools: this.#stringList(entry["enabled-tools"], at("enabled-tools"), "enabled-tools"),
-      disabledTools: this.#stringList(entry["disabled-tools"], at("disabled-tools"), "disabled-tools"),
+      startupTimeoutSecs: this.#check(
+        undefined,
+        () => this.#timeout(entry["startup-timeout-secs"], at("startup-timeout-secs")),
+      ),
+      toolCallTimeoutSecs: this.#check(
+        undefined,
+        () => this.#timeout(entry["tool-call-timeout-secs"], at("tool-call-timeout-secs")),
+      ),
+      enabledTools: this.#check(
+        undefined,
+        () => this.#stringList(entry["enabled-tools"], at("enabled-tools"), "enabled-tools"),
+      ),
+      disabledTools: this.#check(
+        undefined,
+        () => this.#stringList(entry["disabled-tools"], at("disabled-tools"), "disabled-tools"),
+      ),
       location: this.#location(at()),
     };
-    if (has("enabled-tools") && has("disabled-tools")) {
-      this.#conflict(
-        at("disabled-tools"),
-        `${label} sets both \`enabled-tools\` and \`disabled-tools\`; use one or the other`,
+    this.#check(undefined, () => {
+      if (has("enabled-tools") && has("disabled-tools")) {
+        this.#conflict(
+          at("disabled-tools"),
+          `${label} sets both \`enabled-tools\` and \`disabled-tools\`; use one or the other`,
+        );
+      }
+    });
+    this.#check(undefined, () => {
+      if (has("url")) {
+        if (has("command")) {
+          this.#conflict(
+            at("command"),
+            `${label} sets both \`url\` and a local command; a server is reached one way or the other`,
+          );
+        }
+        const local = STDIO_KEYS.find(has);
+        if (local) {
+          this.#conflict(
+            at(local),
+            `${label} sets \`args\`, \`env\` or \`cwd\` alongside \`url\`; those apply only to a server run as a child process`,
+          );
+        }
+      } else {
+        const remote = REMOTE_ONLY_KEYS.find(has);
+        if (remote) this.#conflict(at(remote), `${label} sets \`${remote}\` without a \`url\``);
+        if (!has("command") && keysOk) {
+          this.#fail("MANIFEST_MISSING_KEY", at(), `${label} needs a \`command\` or a \`url\``, {
+            hint: 'add command = "<program>" for a local server or url = "https://…" for a remote one',
+          });
+        }
+      }
+    });
+    if (!pluginGated && !has("depends-on") && keysOk) {
+      this.#check(
+        undefined,
+        () =>
+          this.#fail("MANIFEST_NO_DEPENDENCY", at(), `${label} references no dependency`, {
+            hint: 'add depends-on = ["<crate>"] to the server or the plugin ("*" applies everywhere)',
+          }),
       );
     }
-    if (has("url")) {
-      if (has("command")) {
-        this.#conflict(
-          at("command"),
-          `${label} sets both \`url\` and a local command; a server is reached one way or the other`,
-        );
-      }
-      const local = STDIO_KEYS.find(has);
-      if (local) {
-        this.#conflict(
-          at(local),
-          `${label} sets \`args\`, \`env\` or \`cwd\` alongside \`url\`; those apply only to a server run as a child process`,
-        );
-      }
-    } else {
-      const remote = REMOTE_ONLY_KEYS.find(has);
-      if (remote) this.#conflict(at(remote), `${label} sets \`${remote}\` without a \`url\``);
-      if (!has("command")) {
-        this.#fail("MANIFEST_MISSING_KEY", at(), `${label} needs a \`command\` or a \`url\``, {
-          hint: 'add command = "<program>" for a local server or url = "https://…" for a remote one',
-        });
-      }
-    }
-    if (!pluginGated && base.dependsOn === undefined) {
-      this.#fail("MANIFEST_NO_DEPENDENCY", at(), `${label} references no dependency`, {
-        hint: 'add depends-on = ["<crate>"] to the server or the plugin ("*" applies everywhere)',
-      });
-    }
-    if (has("url")) return this.#remote(entry, base, at);
-    return {
+    const decl = has("url") ? this.#remote(entry, base, at) : {
       ...base,
-      transport: "stdio",
-      command: this.#nonEmptyString(entry.command, at("command"), "command"),
-      args: this.#stringList(entry.args, at("args"), "args") ?? [],
-      env: this.#stringTable(entry.env, at("env"), "env") ?? {},
-      cwd: entry.cwd === undefined ? undefined : this.#nonEmptyString(entry.cwd, at("cwd"), "cwd"),
+      transport: "stdio" as const,
+      // A missing `command` is reported above (or explained by a misspelled key).
+      command: has("command")
+        ? this.#check("", () => this.#nonEmptyString(entry.command, at("command"), "command"))
+        : "",
+      args: this.#check(undefined, () => this.#stringList(entry.args, at("args"), "args")) ?? [],
+      env: this.#check(undefined, () => this.#stringTable(entry.env, at("env"), "env")) ?? {},
+      cwd: entry.cwd === undefined
+        ? undefined
+        : this.#check(undefined, () => this.#nonEmptyString(entry.cwd, at("cwd"), "cwd")),
     };
+    return this.#problems.length === before ? decl : undefined;
   }
 
   #remote(
@@ -309,66 +378,77 @@ class Checker {
     at: (key?: string) => TomlPath,
   ): RemoteServerDecl {
     const transport = entry.transport ?? "http";
-    if (transport !== "http" && transport !== "sse") {
-      this.#fail(
-        "MANIFEST_BAD_VALUE",
-        at("transport"),
-        `mcp server "${base.name}" has unknown transport ${
-          JSON.stringify(transport)
-        }; expected "http" or "sse"`,
-        { hint: "remove `transport` for streamable HTTP (the default)" },
-      );
-    }
-    if ("client-secret" in entry && !("client-id" in entry)) {
-      this.#conflict(
-        at("client-secret"),
-        `mcp server "${base.name}" sets \`client-secret\` without \`client-id\``,
-      );
-    }
+    this.#check(undefined, () => {
+      if (transport !== "http" && transport !== "sse") {
+        this.#fail(
+          "MANIFEST_BAD_VALUE",
+          at("transport"),
+          `mcp server "${base.name}" has unknown transport ${
+            JSON.stringify(transport)
+          }; expected "http" or "sse"`,
+          { hint: "remove `transport` for streamable HTTP (the default)" },
+        );
+      }
+    });
+    this.#check(undefined, () => {
+      if ("client-secret" in entry && !("client-id" in entry)) {
+        this.#conflict(
+          at("client-secret"),
+          `mcp server "${base.name}" sets \`client-secret\` without \`client-id\``,
+        );
+      }
+    });
     const optional = (key: string) =>
-      entry[key] === undefined ? undefined : this.#nonEmptyString(entry[key], at(key), key);
+      entry[key] === undefined
+        ? undefined
+        : this.#check(undefined, () => this.#nonEmptyString(entry[key], at(key), key));
     return {
       ...base,
       transport: transport as "http" | "sse",
-      url: this.#nonEmptyString(entry.url, at("url"), "url"),
-      headers: this.#stringTable(entry.headers, at("headers"), "headers") ?? {},
+      url: this.#check("", () => this.#nonEmptyString(entry.url, at("url"), "url")),
+      headers: this.#check(undefined, () => this.#stringTable(entry.headers, at("headers"), "headers")) ?? {},
       clientId: optional("client-id"),
       clientSecret: optional("client-secret"),
-      scopes: this.#stringList(entry.scopes, at("scopes"), "scopes"),
+      scopes: this.#check(undefined, () => this.#stringList(entry.scopes, at("scopes"), "scopes")),
     };
   }
 
+  /** Checks each atom on its own, so every bad atom is reported. */
   #dependsOn(value: unknown, path: TomlPath): string[] | undefined {
     if (value === undefined) return undefined;
     const atoms = typeof value === "string" ? [value] : value;
-    if (!Array.isArray(atoms) || atoms.length === 0) {
-      this.#fail(
-        "MANIFEST_BAD_VALUE",
-        path,
-        `\`depends-on\` must be a crate atom or a non-empty list of them, not ${describe(value)}`,
-        {
-          hint: 'write depends-on = ["serde"] or depends-on = "*"',
-        },
-      );
-    }
-    return (atoms as unknown[]).map((atom, i) => {
-      const atomPath = typeof value === "string" ? path : [...path, i];
-      if (typeof atom !== "string") {
+    const shapeOk = this.#check(false, () => {
+      if (!Array.isArray(atoms) || atoms.length === 0) {
         this.#fail(
           "MANIFEST_BAD_VALUE",
-          atomPath,
-          `\`depends-on\` entries must be strings, not ${describe(atom)}`,
+          path,
+          `\`depends-on\` must be a crate atom or a non-empty list of them, not ${describe(value)}`,
+          { hint: 'write depends-on = ["serde"] or depends-on = "*"' },
         );
       }
-      try {
-        parseDependsOn(atom as string);
-      } catch (error) {
-        if (!(error instanceof UserError)) throw error;
-        this.#fail(error.code, atomPath, error.message.replace(/^Cannot read /, "invalid "), {
-          hint: error.hint,
-        });
-      }
-      return atom as string;
+      return true;
+    });
+    if (!shapeOk) return [];
+    return (atoms as unknown[]).map((atom, i) => {
+      const atomPath = typeof value === "string" ? path : [...path, i];
+      return this.#check("", () => {
+        if (typeof atom !== "string") {
+          this.#fail(
+            "MANIFEST_BAD_VALUE",
+            atomPath,
+            `\`depends-on\` entries must be strings, not ${describe(atom)}`,
+          );
+        }
+        try {
+          parseDependsOn(atom as string);
+        } catch (error) {
+          if (!(error instanceof UserError)) throw error;
+          this.#fail(error.code, atomPath, error.message.replace(/^Cannot read /, "invalid "), {
+            hint: error.hint,
+          });
+        }
+        return atom as string;
+      });
     });
   }
 
@@ -407,9 +487,7 @@ class Checker {
           "MANIFEST_BAD_VALUE",
           [...path, i],
           `\`${key}\` must be a list of strings; item ${i + 1} is ${describe(item)}`,
-          {
-            hint: "quote it",
-          },
+          { hint: "quote it" },
         );
       }
     });
@@ -423,9 +501,7 @@ class Checker {
         "MANIFEST_BAD_VALUE",
         path,
         `\`${key}\` must be a table of strings, not ${describe(value)}`,
-        {
-          hint: `write ${key} = { NAME = "value" }`,
-        },
+        { hint: `write ${key} = { NAME = "value" }` },
       );
     }
     const table = value as Record<string, unknown>;
@@ -435,9 +511,7 @@ class Checker {
           "MANIFEST_BAD_VALUE",
           [...path, k],
           `\`${key}.${k}\` must be a string, not ${describe(v)}`,
-          {
-            hint: "quote the value",
-          },
+          { hint: "quote the value" },
         );
       }
     }
@@ -449,22 +523,46 @@ class Checker {
     const near = suggestKey(key, known);
     return this.#fail("MANIFEST_UNKNOWN_KEY", path, `unknown key "${key}"${where}`, {
       hint: near ? `did you mean "${near}"?` : `known keys here: ${known.join(", ")}`,
-    });
+    }, "key");
   }
 
   #conflict(path: TomlPath, message: string): never {
-    return this.#fail("MANIFEST_CONFLICT", path, message);
+    return this.#fail("MANIFEST_CONFLICT", path, message, {}, "key");
   }
 
   #location(path: TomlPath): Location {
     return { file: this.#file, ...this.#doc.index.locate(path) };
   }
 
-  #fail(code: string, path: TomlPath, what: string, options: { hint?: string | undefined } = {}): never {
-    throw new ManifestError(code, `Cannot load ${this.#label}: ${what}`, {
-      hint: options.hint,
-      location: this.#location(path),
-    });
+  /** Runs one independent check; a problem it finds is recorded and `fallback` returned. */
+  #check<T>(fallback: T, check: () => T): T {
+    try {
+      return check();
+    } catch (error) {
+      if (error instanceof Abandon) return fallback;
+      throw error;
+    }
+  }
+
+  /**
+   * Records a problem and abandons the current check. `at: "value"` (the default) points at the
+   * value written for `path`; `"key"` at the key itself (or the table when it has no key).
+   */
+  #fail(
+    code: string,
+    path: TomlPath,
+    what: string,
+    options: { hint?: string | undefined } = {},
+    at: "key" | "value" = "value",
+  ): never {
+    const position = at === "value" ? this.#doc.index.locateValue(path) : this.#doc.index.locate(path);
+    this.#problems.push(
+      new ManifestError(code, `Cannot load ${this.#label}: ${what}`, {
+        hint: options.hint,
+        location: { file: this.#file, ...position },
+      }),
+    );
+    throw new Abandon();
   }
 }
 

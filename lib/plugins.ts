@@ -6,8 +6,8 @@
  */
 import { join, relative } from "node:path";
 import { UserError } from "./diagnostics.ts";
-import { denoFileSystem, type FileSystem } from "./file_system.ts";
-import { parseManifest, type PluginManifest } from "./manifest.ts";
+import { denoFileSystem, describeFsError, type FileSystem } from "./file_system.ts";
+import { ManifestError, parseManifest, type PluginManifest } from "./manifest.ts";
 import type { Refusal } from "./server_spec.ts";
 
 /** The file that makes a folder a plugin. */
@@ -34,8 +34,9 @@ export interface LoadedPlugins {
   /**
    * Plugins that could not be loaded, sorted by folder: code `PLUGIN_INVALID` (bad or unreadable
    * manifest; `server` and `plugin` are the folder relative to `<config>/plugins`, `reason`,
-   * `hint` and `location` those of the manifest's diagnostic), `PLUGIN_DUPLICATE` (a second plugin with the same name; the
-   * first by path stays) or `PLUGINS_DIR_INVALID` (a `SYMPOSIUM.toml` directly in `plugins/`).
+   * `hint` and `location` those of the manifest's diagnostic; one refusal per problem found), `PLUGIN_DUPLICATE` (a second plugin with the same name; the
+   * first by path stays) or `PLUGINS_DIR_INVALID` (a `SYMPOSIUM.toml` directly in `plugins/`,
+   * `plugins` or the configuration directory being a file, or a folder that cannot be listed).
    */
   refused: Refusal[];
 }
@@ -44,7 +45,8 @@ export interface LoadedPlugins {
  * Loads every plugin: each folder under `<configDir>/plugins` (searched recursively, up to
  * {@link MAX_PLUGIN_DEPTH} levels, following symlinks, skipping folders whose name starts with
  * `.`) that holds a `SYMPOSIUM.toml`; the folders inside a plugin are not searched. A missing
- * `plugins` folder means no plugins.
+ * `plugins` folder means no plugins. Never rejects for the user's files: a `plugins` path that is
+ * not a folder is a `PLUGINS_DIR_INVALID` refusal.
  *
  * @param configDir From `resolveConfigDir()`.
  * @param fs File access. Default {@link denoFileSystem}.
@@ -55,7 +57,28 @@ export async function loadPlugins(
 ): Promise<LoadedPlugins> {
   const pluginsDir = join(configDir, "plugins");
   const refused: Refusal[] = [];
-  if (!(await fs.stat(pluginsDir))?.isDirectory) return { plugins: [], refused };
+  const refuseDir = (reason: string, hint: string) =>
+    refused.push({ server: "plugins", plugin: "plugins", code: "PLUGINS_DIR_INVALID", reason, hint });
+  let info;
+  try {
+    info = await fs.stat(pluginsDir);
+  } catch (error) {
+    refuseDir(
+      `Cannot load plugins from ${pluginsDir}: ${describeFsError(error)}`,
+      error instanceof Deno.errors.NotADirectory
+        ? `point SYMPOSIUM_HOME (or XDG_CONFIG_HOME) at a folder; "${configDir}" must be a folder`
+        : "make the folder readable by your user",
+    );
+    return { plugins: [], refused };
+  }
+  if (info === null) return { plugins: [], refused };
+  if (!info.isDirectory) {
+    refuseDir(
+      `Cannot load plugins from ${pluginsDir}: it is a file, not a folder`,
+      `move the file "${pluginsDir}" away and create a folder there with one subfolder per plugin`,
+    );
+    return { plugins: [], refused };
+  }
   if ((await fs.stat(join(pluginsDir, PLUGIN_MANIFEST_NAME)))?.isFile) {
     refused.push({
       server: "plugins",
@@ -68,7 +91,7 @@ export async function loadPlugins(
     });
   }
   const dirs: string[] = [];
-  await findPluginDirs(fs, pluginsDir, 1, new Set([await fs.realPath(pluginsDir)]), dirs);
+  await findPluginDirs(fs, pluginsDir, 1, new Set([await fs.realPath(pluginsDir)]), dirs, refuseDir);
   const plugins: LoadedPlugin[] = [];
   for (const dir of dirs.sort()) {
     const file = join(dir, PLUGIN_MANIFEST_NAME);
@@ -82,14 +105,17 @@ export async function loadPlugins(
         `Cannot read plugin manifest ${file}: ${(error as Error).message}`,
         { location: { file, line: 1, column: 1 } },
       );
-      refused.push({
-        server: label,
-        plugin: label,
-        code: "PLUGIN_INVALID",
-        reason: e.message,
-        hint: e.hint,
-        location: e.location,
-      });
+      // One refusal per problem, so every mistake in the manifest is reported in one run.
+      for (const problem of e instanceof ManifestError ? e.problems : [e]) {
+        refused.push({
+          server: label,
+          plugin: label,
+          code: "PLUGIN_INVALID",
+          reason: problem.message,
+          hint: problem.hint,
+          location: problem.location,
+        });
+      }
       continue;
     }
     const first = plugins.find((p) => p.name === manifest.name);
@@ -117,8 +143,18 @@ async function findPluginDirs(
   depth: number,
   visited: Set<string>,
   out: string[],
+  refuseDir: (reason: string, hint: string) => void,
 ): Promise<void> {
-  const entries = (await fs.readDir(dir)).sort((a, b) => a.name.localeCompare(b.name));
+  let entries;
+  try {
+    entries = (await fs.readDir(dir)).sort((a, b) => a.name.localeCompare(b.name));
+  } catch (error) {
+    refuseDir(
+      `Cannot search ${dir} for plugins: ${describeFsError(error)}`,
+      "make the folder readable by your user",
+    );
+    return;
+  }
   for (const entry of entries) {
     if (entry.name.startsWith(".")) continue;
     const path = join(dir, entry.name);
@@ -127,6 +163,6 @@ async function findPluginDirs(
     if (visited.has(real)) continue; // a symlink loop or a second link to the same folder
     visited.add(real);
     if ((await fs.stat(join(path, PLUGIN_MANIFEST_NAME)))?.isFile) out.push(path);
-    else if (depth < MAX_PLUGIN_DEPTH) await findPluginDirs(fs, path, depth + 1, visited, out);
+    else if (depth < MAX_PLUGIN_DEPTH) await findPluginDirs(fs, path, depth + 1, visited, out, refuseDir);
   }
 }

@@ -11,7 +11,7 @@ import { DEFAULT_MCP_CONFIG, type McpConfig } from "./config_types.ts";
 import { loadMcpConfig, resolveConfigDir } from "./config.ts";
 import { evaluateDependsOn } from "./depends_on.ts";
 import { expandVars } from "./expand_vars.ts";
-import { denoFileSystem, type FileSystem } from "./file_system.ts";
+import { denoFileSystem, describeFsError, type FileSystem } from "./file_system.ts";
 import type { McpServerDecl, RemoteServerDecl } from "./manifest.ts";
 import { type LoadedPlugin, loadPlugins } from "./plugins.ts";
 import {
@@ -220,8 +220,9 @@ export interface LoadedResolution {
  * @param options.env The process environment (config dir lookup and `${VAR}` expansion).
  * @param options.homeDir The user's home directory.
  * @param options.fs File access. Default {@link denoFileSystem}.
- * @throws Only for unexpected file-system failures; problems in the user's files are reported in
- *   `configError`, `workspace.problems` and `resolution.refused`.
+ * Problems in the user's files (including a configuration directory, `config.toml` or `plugins`
+ * of the wrong type) are reported in `configError`, `workspace.problems` and `resolution.refused`,
+ * with the defaults in effect; it does not throw for them.
  */
 export async function loadResolution(options: {
   cwd: string;
@@ -236,13 +237,18 @@ export async function loadResolution(options: {
   try {
     config = await loadMcpConfig(configDir, fs);
   } catch (error) {
-    if (!(error instanceof UserError)) throw error;
     config = { ...DEFAULT_MCP_CONFIG };
-    configError = error;
+    configError = error instanceof UserError ? error : new UserError(
+      "CONFIG_UNREADABLE",
+      `Cannot load the configuration in "${configDir}": ${describeFsError(error)}`,
+      { cause: error },
+    );
   }
+  // A configuration "directory" that is a file holds no plugins: configError already says so.
+  const noDir = configError?.code === "CONFIG_DIR_NOT_A_FOLDER";
   const [workspace, { plugins, refused }] = await Promise.all([
     loadWorkspace(options.cwd, fs),
-    loadPlugins(configDir, fs),
+    noDir ? { plugins: [], refused: [] } : loadPlugins(configDir, fs),
   ]);
   const resolution = resolveServers({
     plugins,

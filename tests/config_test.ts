@@ -153,9 +153,47 @@ Deno.test("parseMcpConfig() refuses an [mcp] that is not a table", () => {
 });
 
 Deno.test("loadMcpConfig() returns the defaults when config.toml does not exist", async () => {
-  const fs = memoryFileSystem({});
+  const fs = memoryFileSystem({ "/cfg/plugins/p/SYMPOSIUM.toml": "" });
   assert.deepEqual(await loadMcpConfig("/cfg", fs), DEFAULT_MCP_CONFIG);
-  assert.deepEqual(fs.reads, ["/cfg/config.toml"]);
+  assert.deepEqual(await loadMcpConfig("/nowhere", fs), DEFAULT_MCP_CONFIG);
+  assert.deepEqual(fs.reads, []);
+});
+
+async function withTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("loadMcpConfig() refuses a configuration directory that is a file, naming it", async () => {
+  await withTempDir(async (dir) => {
+    Deno.writeTextFileSync(`${dir}/home-file`, "");
+    for (const configDir of [`${dir}/home-file`, `${dir}/home-file/sub`]) {
+      await assert.rejects(() => loadMcpConfig(configDir), (e: unknown) => {
+        assert.ok(e instanceof UserError);
+        assert.equal(e.code, "CONFIG_DIR_NOT_A_FOLDER");
+        assert.match(e.message, new RegExp(`"${configDir}".*not a folder`));
+        assert.match(e.hint ?? "", /SYMPOSIUM_HOME/);
+        return true;
+      });
+    }
+  });
+});
+
+Deno.test("loadMcpConfig() refuses a config.toml that is a folder", async () => {
+  await withTempDir(async (dir) => {
+    Deno.mkdirSync(`${dir}/config.toml`);
+    await assert.rejects(() => loadMcpConfig(dir), (e: unknown) => {
+      assert.ok(e instanceof UserError);
+      assert.equal(e.code, "CONFIG_UNREADABLE");
+      assert.equal(e.message, `Cannot load config file "${dir}/config.toml": it is a folder, not a file`);
+      assert.match(e.hint ?? "", /remove or rename the folder/);
+      return true;
+    });
+  });
 });
 
 Deno.test("loadMcpConfig() names the absolute path of config.toml in errors", async () => {
@@ -164,5 +202,20 @@ Deno.test("loadMcpConfig() names the absolute path of config.toml in errors", as
     assert.ok(e instanceof UserError);
     assert.deepEqual(e.location, { file: "/cfg/config.toml", line: 2, column: 1 });
     return true;
+  });
+});
+
+Deno.test("loadMcpConfig() refuses a config.toml that is not valid UTF-8, with the position", async () => {
+  await withTempDir(async (dir) => {
+    Deno.writeFileSync(
+      `${dir}/config.toml`,
+      new Uint8Array([...new TextEncoder().encode("# caf"), 0xe9, 10]),
+    );
+    await assert.rejects(() => loadMcpConfig(dir), (e: unknown) => {
+      assert.ok(e instanceof UserError);
+      assert.equal(e.code, "FILE_NOT_UTF8");
+      assert.deepEqual(e.location, { file: `${dir}/config.toml`, line: 1, column: 6 });
+      return true;
+    });
   });
 });

@@ -51,6 +51,34 @@ Deno.test("parseDependsOn() refuses spaces with a corrected atom as the hint", (
   });
 });
 
+const HINTS: [atom: string, hint: string][] = [
+  [
+    "serde 1",
+    'write it without spaces, with an operator before the version: "serde^1" (or "serde" for any version)',
+  ],
+  ["serde1.0", 'write "serde^1.0" (or "serde==1.0" for exactly that version)'],
+  ["tokio1.40,<2", 'write "tokio^1.40,<2"'],
+  ["serde >= banana", 'write "name", "name>=1.2", "name^1.2", "name~1.2", "name==1.2.3" or "*"'],
+];
+for (const [atom, hint] of HINTS) {
+  Deno.test(`parseDependsOn() hints only a valid atom for ${JSON.stringify(atom)}`, () => {
+    assert.throws(() => parseDependsOn(atom), (e: unknown) => {
+      assert.ok(e instanceof UserError);
+      assert.equal(e.hint, hint);
+      const quoted = /"([^"]+)"/.exec(hint.startsWith('write "name"') ? "" : hint)?.[1];
+      if (quoted !== undefined) assert.equal(parseDependsOn(quoted).text, quoted);
+      return true;
+    });
+  });
+}
+
+Deno.test("parseDependsOn() says a version glued to the name lacks an operator", () => {
+  assert.throws(() => parseDependsOn("serde1.0"), {
+    message:
+      'Cannot read depends-on atom "serde1.0": there is no comparison operator between the crate name and the version',
+  });
+});
+
 for (const bad of ["", ">=1.0", "serde>=", "serde>=x.y", "serde@1.0", "serde>=1.0,", "serde1.0", "-serde"]) {
   Deno.test(`parseDependsOn() refuses ${JSON.stringify(bad)}`, () => {
     assert.throws(() => parseDependsOn(bad), { code: "DEPENDS_ON_INVALID" });

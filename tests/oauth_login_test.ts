@@ -586,7 +586,7 @@ Deno.test("runStatus() shows each remote server's sign-in state and the exact lo
     await runStatus({ json: false }, before);
     assert.match(
       before.out.join(""),
-      /not signed in; run `cargo agents mcp login fx` if it requires authorization/,
+      /no stored sign-in \(if the server asks for one: `cargo agents mcp login fx`\)/,
     );
     const expiresAt = Date.now() + 30 * 60_000;
     await writeCredentials(home, {

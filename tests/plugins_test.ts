@@ -106,3 +106,66 @@ Deno.test("loadPlugins() follows a symlinked plugin folder once", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("loadPlugins() refuses a plugins path that is a file instead of throwing", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    Deno.writeTextFileSync(join(dir, "plugins"), "");
+    const { plugins, refused } = await loadPlugins(dir);
+    assert.deepEqual(plugins, []);
+    assert.deepEqual(refused, [{
+      server: "plugins",
+      plugin: "plugins",
+      code: "PLUGINS_DIR_INVALID",
+      reason: `Cannot load plugins from ${join(dir, "plugins")}: it is a file, not a folder`,
+      hint: `move the file "${
+        join(dir, "plugins")
+      }" away and create a folder there with one subfolder per plugin`,
+    }]);
+    const under = await loadPlugins(join(dir, "plugins"));
+    assert.deepEqual(under.refused.map((r) => r.code), ["PLUGINS_DIR_INVALID"]);
+    assert.match(under.refused[0]!.hint!, /must be a folder/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("loadPlugins() reports every problem of a broken manifest, each with its position", async () => {
+  const file = "/cfg/plugins/typos/SYMPOSIUM.toml";
+  const fs = memoryFileSystem({
+    [file]: 'name = "typos"\n[[mcp_servers]]\nname = "s"\ndepends_on = "serde"\ncomand = "x"\narg = ["a"]\n',
+    "/cfg/plugins/good/SYMPOSIUM.toml": manifest("good"),
+  });
+  const { plugins, refused } = await loadPlugins("/cfg", fs);
+  assert.deepEqual(plugins.map((p) => p.name), ["good"]);
+  assert.deepEqual(refused.map((r) => [r.plugin, r.code, r.hint, r.location]), [
+    ["typos", "PLUGIN_INVALID", 'did you mean "depends-on"?', { file, line: 4, column: 1 }],
+    ["typos", "PLUGIN_INVALID", 'did you mean "command"?', { file, line: 5, column: 1 }],
+    ["typos", "PLUGIN_INVALID", 'did you mean "args"?', { file, line: 6, column: 1 }],
+  ]);
+});
+
+Deno.test("loadPlugins() refuses a manifest that is not valid UTF-8, at the invalid byte", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    Deno.mkdirSync(join(dir, "plugins", "latin1"), { recursive: true });
+    const file = join(dir, "plugins", "latin1", "SYMPOSIUM.toml");
+    const text = new TextEncoder().encode(
+      'name = "p"\ndepends-on = "*"\n[[mcp_servers]]\nname = "b?"\ncommand = "x"\n',
+    );
+    text[text.indexOf("?".charCodeAt(0))] = 0xe9; // "é" in Latin-1
+    Deno.writeFileSync(file, text);
+    const { plugins, refused } = await loadPlugins(dir);
+    assert.deepEqual(plugins, []);
+    assert.deepEqual(refused, [{
+      server: "latin1",
+      plugin: "latin1",
+      code: "PLUGIN_INVALID",
+      reason: `Cannot read "${file}": it is not valid UTF-8 (byte 0xE9)`,
+      hint: "save the file as UTF-8 (the invalid byte is at the position shown)",
+      location: { file, line: 4, column: 10 },
+    }]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

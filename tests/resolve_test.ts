@@ -271,3 +271,24 @@ Deno.test("loadResolution() reports a broken config.toml and uses the defaults",
   assert.deepEqual(loaded.config, DEFAULT_MCP_CONFIG);
   assert.deepEqual(loaded.resolution.servers.map((s) => s.name), ["fs"]);
 });
+
+Deno.test("loadResolution() reports a configuration directory or plugins path of the wrong type and uses the defaults", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    Deno.writeTextFileSync(`${dir}/file`, "");
+    const asFile = await loadResolution({ cwd: dir, env: { SYMPOSIUM_HOME: `${dir}/file` }, homeDir: dir });
+    assert.equal(asFile.configError?.code, "CONFIG_DIR_NOT_A_FOLDER");
+    assert.deepEqual(asFile.config, DEFAULT_MCP_CONFIG);
+    assert.deepEqual(asFile.resolution.refused, []); // configError already says it all
+    Deno.mkdirSync(`${dir}/cfg/config.toml`, { recursive: true });
+    Deno.writeTextFileSync(`${dir}/cfg/plugins`, "");
+    const wrong = await loadResolution({ cwd: dir, env: { SYMPOSIUM_HOME: `${dir}/cfg` }, homeDir: dir });
+    assert.equal(wrong.configError?.code, "CONFIG_UNREADABLE");
+    assert.deepEqual(wrong.resolution.refused.map((r) => [r.code, r.reason]), [[
+      "PLUGINS_DIR_INVALID",
+      `Cannot load plugins from ${dir}/cfg/plugins: it is a file, not a folder`,
+    ]]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

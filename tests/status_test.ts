@@ -39,7 +39,7 @@ Deno.test("buildStatusReport() shows each server's tool cache: fresh with its ag
     ["old", { state: "stale", ageMs: 2 * DAY_MS + 301_000, toolCount: tools.length }],
     ["recent", { state: "fresh", ageMs: 301_000, toolCount: tools.length }],
   ]);
-  const text = renderStatusText(report, loaded, { nowMs });
+  const text = renderStatusText(report, { nowMs });
   assert.match(text, /\n {6}tool cache: none \(the server starts for list_tools\)\n {4}old: /);
   assert.match(text, /\n {6}tool cache: stale \(listed 2 d ago; the server starts for list_tools\)\n/);
   assert.match(
@@ -66,8 +66,8 @@ Deno.test("buildStatusReport() reports the endpoint policy's refusal of a remote
   const loaded = await load(dirs);
   const report = await buildStatusReport(loaded, denoFileSystem);
   assert.deepEqual(report.servers.map((s) => [s.name, s.state, s.endpointRefusal?.code ?? null]), [
-    ["plain", "applies", "ENDPOINT_INSECURE_HTTP"],
-    ["private", "applies", "ENDPOINT_PRIVATE_ADDRESS"],
+    ["plain", "refused", "ENDPOINT_INSECURE_HTTP"],
+    ["private", "refused", "ENDPOINT_PRIVATE_ADDRESS"],
     ["named", "applies", null], // a name is not looked up offline (.invalid would not resolve)
     ["local", "applies", null],
   ]);
@@ -81,11 +81,37 @@ Deno.test("buildStatusReport() reports the endpoint policy's refusal of a remote
     'Cannot connect to server "private" at https://192.168.1.7/mcp: 192.168.1.7 is a private address (192.168.0.0/16), not a public address',
   );
   assert.equal(privateProblem.location?.file, `${dirs.home}/plugins/remote/SYMPOSIUM.toml`);
-  const text = renderStatusText(report, loaded);
+  const text = renderStatusText(report);
   assert.match(
     text,
-    /\n {6}http: https:\/\/192\.168\.1\.7\/mcp\n {6}endpoint policy refuses it: 192\.168\.1\.7 is a private address \(192\.168\.0\.0\/16\), not a public address \(see Problems\)\n {6}tool cache: none/,
+    /\n {4}private: refused - the endpoint policy refuses its URL: 192\.168\.1\.7 is a private address \(192\.168\.0\.0\/16\), not a public address\n {6}http: https:\/\/192\.168\.1\.7\/mcp\n {4}named: /,
   );
+  assert.equal(report.servers[1]!.code, "ENDPOINT_PRIVATE_ADDRESS");
+  assert.match(text, /\nServers: 2 apply, 0 dormant, 2 refused\n/);
   assert.match(text, /\nerror\[ENDPOINT_PRIVATE_ADDRESS\]: Cannot connect to server "private"/);
+  await dirs.remove();
+});
+
+Deno.test("renderStatusText() says config.toml and the config folder are not present instead of ok", async () => {
+  const dirs = await makeDirs();
+  const absent = await loadResolution({
+    cwd: dirs.ws,
+    env: { SYMPOSIUM_HOME: `${dirs.root}/nowhere` },
+    homeDir: dirs.root,
+  });
+  const none = renderStatusText(await buildStatusReport(absent, denoFileSystem));
+  assert.match(
+    none,
+    /^Config: {4}\S+\/nowhere \(not present\)\n {11}config\.toml: not present \(defaults\)\n/,
+  );
+  await writePlugin(dirs.home, "p", fixtureServerToml("s"));
+  const report = await buildStatusReport(await load(dirs), denoFileSystem);
+  assert.deepEqual([report.configDirPresent, report.configFilePresent], [true, false]);
+  assert.match(renderStatusText(report), /\n {11}config\.toml: not present \(defaults\)\n/);
+  await Deno.writeTextFile(`${dirs.home}/config.toml`, "[mcp]\n");
+  assert.match(
+    renderStatusText(await buildStatusReport(await load(dirs), denoFileSystem)),
+    /^Config: {4}\S+\n {11}config\.toml: ok\n/,
+  );
   await dirs.remove();
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { UsageError } from "../lib/diagnostics.ts";
-import { AGENTS, openCodeShape } from "../lib/sync/agents.ts";
+import { AGENTS, mergeEntry, openCodeShape } from "../lib/sync/agents.ts";
 import { selectAgents } from "../lib/sync/agent_selection.ts";
 import { detectAgent, findExecutable } from "../lib/sync/detect.ts";
 import type { PathContext } from "../lib/sync/platform_paths.ts";
@@ -161,6 +161,35 @@ Deno.test("openCodeShape() uses the V2 layout when the file already has mcp.serv
   const named = openCodeShape({ mcp: { servers: { type: "local", command: ["x"] } } }, FIXED_SERVER);
   assert.deepEqual(named.address.containerPath, ["mcp"]);
   assert.deepEqual(openCodeShape({}, FIXED_SERVER, "v2").address.containerPath, ["mcp", "servers"]);
+});
+
+Deno.test("mergeEntry() overwrites owned keys, drops stale owned ones and keeps the user's others", () => {
+  const owned = ["type", "command", "args", "url"];
+  const ours = { type: "stdio", command: "/new", args: ["mcp-serve"], env: {} };
+  assert.deepEqual(
+    mergeEntry(
+      { command: "/old", url: "http://x", env: { A: "1" }, disabled: true, autoApprove: ["t"] },
+      ours,
+      owned,
+    ),
+    {
+      type: "stdio",
+      command: "/new",
+      args: ["mcp-serve"],
+      env: { A: "1" },
+      disabled: true,
+      autoApprove: ["t"],
+    },
+  );
+  assert.deepEqual(mergeEntry({ type: "stdio", command: "/old" }, { command: "/new" }, owned), {
+    command: "/new",
+    type: "stdio",
+  });
+  assert.deepEqual(mergeEntry({ type: "sse", command: "/old" }, { command: "/new" }, owned), {
+    command: "/new",
+  });
+  assert.equal(mergeEntry("garbage", ours, owned), ours);
+  assert.equal(mergeEntry(undefined, ours, owned), ours);
 });
 
 Deno.test("selectAgents() accepts ids and aliases in any case and drops repeats", () => {

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import type { CommandContext } from "../lib/command_context.ts";
-import { UsageError } from "../lib/diagnostics.ts";
+import { UsageError, UserError } from "../lib/diagnostics.ts";
 import { runSync } from "../lib/commands/sync.ts";
 import { renderSyncReport } from "../lib/sync/report.ts";
 import { syncAgents, type SyncOutcome, type SyncRequest } from "../lib/sync/sync_agents.ts";
 import { FIXED_SERVER, linuxPaths } from "./_fakes_sync.ts";
+import { parse as parseToml } from "smol-toml";
+import { parse as parseYaml } from "yaml";
 
 const REGISTER: SyncRequest = { agents: [], project: false, dryRun: false, remove: false };
 
@@ -96,6 +98,23 @@ Deno.test("syncAgents() leaves a malformed file untouched, reports where, and ca
   });
 });
 
+Deno.test("syncAgents() leaves a config file that is not UTF-8 untouched and says where", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.cursor`);
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode('{\n  "x": "caf'),
+      0xe9,
+      ...new TextEncoder().encode('"\n}\n'),
+    ]);
+    Deno.writeFileSync(`${home}/.cursor/mcp.json`, bytes);
+    const [cursor] = await sync(home, { agents: ["cursor"] });
+    assert.equal(cursor!.status, "error");
+    assert.equal(cursor!.error?.code, "FILE_NOT_UTF8");
+    assert.deepEqual(cursor!.error?.location, { file: `${home}/.cursor/mcp.json`, line: 2, column: 12 });
+    assert.deepEqual(Deno.readFileSync(`${home}/.cursor/mcp.json`), bytes);
+  });
+});
+
 Deno.test("syncAgents() replaces a stale entry and keeps a .bak of the previous file", async () => {
   await withHome(async (home) => {
     Deno.mkdirSync(`${home}/.gemini`);
@@ -105,6 +124,68 @@ Deno.test("syncAgents() replaces a stale entry and keeps a .bak of the previous 
     assert.deepEqual(rows(outcomes), [["gemini", "written", "replaced a stale entry"]]);
     assert.equal(outcomes[0]!.backupPath, `${home}/.gemini/settings.json.bak`);
     assert.equal(Deno.readTextFileSync(`${home}/.gemini/settings.json.bak`), before);
+  });
+});
+
+Deno.test("syncAgents() keeps the user's env and other settings when it replaces a stale entry", async () => {
+  await withHome(async (home) => {
+    const stale = {
+      mcpServers: {
+        symposium: {
+          command: "/old/path/cargo-agents",
+          args: ["mcp-serve"],
+          env: { RUST_LOG: "debug" },
+          timeout: 30,
+        },
+      },
+    };
+    Deno.writeTextFileSync(`${home}/.claude.json`, JSON.stringify(stale, null, 2) + "\n");
+    const outcomes = await sync(home, { agents: ["claude-code"] });
+    assert.deepEqual(rows(outcomes), [["claude-code", "written", "replaced a stale entry"]]);
+    assert.deepEqual(JSON.parse(Deno.readTextFileSync(`${home}/.claude.json`)).mcpServers.symposium, {
+      type: "stdio",
+      command: "/opt/cargo-agents/bin/cargo-agents",
+      args: ["mcp-serve"],
+      env: { RUST_LOG: "debug" },
+      timeout: 30,
+    });
+    assert.deepEqual(rows(await sync(home, { agents: ["claude-code"] })), [
+      ["claude-code", "unchanged", "already registered"],
+    ]);
+  });
+});
+
+Deno.test("syncAgents() keeps the user's env in Codex TOML and Goose YAML entries", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.codex`);
+    Deno.writeTextFileSync(
+      `${home}/.codex/config.toml`,
+      '[mcp_servers.symposium]\ncommand = "old"\nargs = ["mcp-serve"]\n\n[mcp_servers.symposium.env]\nRUST_LOG = "debug"\n',
+    );
+    Deno.mkdirSync(`${home}/.config/goose`, { recursive: true });
+    Deno.writeTextFileSync(
+      `${home}/.config/goose/config.yaml`,
+      "extensions:\n  symposium:\n    cmd: old\n    args: [mcp-serve]\n    envs:\n      RUST_LOG: debug\n    timeout: 60\n",
+    );
+    const outcomes = await sync(home, { agents: ["codex", "goose"] });
+    assert.deepEqual(rows(outcomes), [
+      ["codex", "written", "replaced a stale entry"],
+      ["goose", "written", "replaced a stale entry"],
+    ]);
+    const codex = parseToml(Deno.readTextFileSync(`${home}/.codex/config.toml`)) as {
+      mcp_servers: { symposium: unknown };
+    };
+    assert.deepEqual(JSON.parse(JSON.stringify(codex.mcp_servers.symposium)), {
+      command: "/opt/cargo-agents/bin/cargo-agents",
+      args: ["mcp-serve"],
+      env: { RUST_LOG: "debug" },
+    });
+    const goose = parseYaml(Deno.readTextFileSync(`${home}/.config/goose/config.yaml`)) as {
+      extensions: { symposium: Record<string, unknown> };
+    };
+    assert.deepEqual(goose.extensions.symposium.envs, { RUST_LOG: "debug" });
+    assert.equal(goose.extensions.symposium.timeout, 60);
+    assert.equal(goose.extensions.symposium.cmd, "/opt/cargo-agents/bin/cargo-agents");
   });
 });
 
@@ -167,6 +248,22 @@ Deno.test("syncAgents() with project writes in the Cargo workspace root and skip
       ["claude-code", "written", `${home}/ws/.mcp.json`],
       ["goose", "skipped", "has no project-level config file"],
     ]);
+  });
+});
+
+Deno.test("syncAgents() with project refuses outside a Cargo workspace and writes nothing", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/scratch`);
+    const error = await sync(home, { agents: ["cursor"], project: true }, {}, `${home}/scratch`).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof UserError);
+    assert.equal(error.code, "SYNC_NO_WORKSPACE");
+    assert.match(error.message, /not inside a Cargo workspace/);
+    assert.match(error.hint ?? "", /inside the Rust workspace/);
+    assert.deepEqual([...Deno.readDirSync(`${home}/scratch`)], []);
+    assert.deepEqual([...Deno.readDirSync(home)].map((e) => e.name), ["scratch"]);
   });
 });
 

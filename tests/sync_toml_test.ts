@@ -94,6 +94,18 @@ Deno.test("TOML.setEntry() refuses to extend an inline [mcp_servers] table inste
   );
   assert.ok(error instanceof ConfigShapeError);
   assert.match(error.message, /cannot extend safely/);
+  assert.deepEqual(error.location, { file: "c.toml", line: 1, column: 1 });
+});
+
+Deno.test("TOML.setEntry() says what a non-table [mcp_servers] is, with its position", () => {
+  const text = 'model = "o3"\nmcp_servers = "oops"\n';
+  const error = catchError(() => TOML.setEntry(text, at, entry, "c.toml"));
+  assert.ok(error instanceof ConfigShapeError);
+  assert.equal(error.message, 'Cannot edit "c.toml": "mcp_servers" is a string, expected a table');
+  assert.deepEqual(error.location, { file: "c.toml", line: 2, column: 15 });
+  assert.match(error.hint ?? "", /replace it with a \[mcp_servers\] table/);
+  const array = catchError(() => TOML.setEntry("mcp_servers = [1]\n", at, entry, "c.toml"));
+  assert.match((array as Error).message, /"mcp_servers" is an array, expected a table/);
 });
 
 Deno.test("TOML.setEntry() extends [mcp_servers] written with dotted keys", () => {

@@ -88,3 +88,11 @@ Deno.test("suggestKey() proposes the closest key, or a key the word is a prefix 
   );
   assert.equal(suggestKey("zzz", ["command"]), undefined);
 });
+
+Deno.test("TomlIndex.locateValue() points at the value after `=`, else where the key is", () => {
+  const index = indexTomlPositions('[[mcp_servers]]\n  command =  5\nenv = { A = 1 }\nargs = ["a", 2]\n');
+  assert.deepEqual(index.locateValue(["mcp_servers", 0, "command"]), { line: 2, column: 14 });
+  assert.deepEqual(index.locateValue(["mcp_servers", 0, "env", "A"]), { line: 3, column: 13 });
+  assert.deepEqual(index.locateValue(["mcp_servers", 0, "args", 1]), { line: 4, column: 14 });
+  assert.deepEqual(index.locateValue(["mcp_servers", 0]), { line: 1, column: 1 });
+});

@@ -16,7 +16,12 @@ import { denoFileSystem, type FileSystem, readTextFileIfExists } from "../file_s
 import type { McpServerDecl } from "../manifest.ts";
 import type { LoadedPlugin } from "../plugins.ts";
 import { type LoadedResolution, loadResolution } from "../resolve.ts";
-import { credentialPath, describeSignInText, type SignInDescription } from "../auth/credentials.ts";
+import {
+  credentialPath,
+  describeSignInText,
+  loginCommand,
+  type SignInDescription,
+} from "../auth/credentials.ts";
 import { readToolCacheState, type ToolCacheState } from "../catalog.ts";
 import { checkEndpointUrl, EndpointPolicyError } from "../endpoint_policy.ts";
 
@@ -30,7 +35,7 @@ export interface StatusServer {
   state: "applies" | "dormant" | "refused";
   /** Why it applies, why not, or why it is refused. */
   reason: string;
-  /** Code of the refusal, when refused. */
+  /** Code of the refusal, when refused (by resolution, or by the endpoint policy). */
   code?: string | undefined;
   transport: "stdio" | "http" | "sse";
   /** stdio: the program and its arguments. */
@@ -48,6 +53,8 @@ export interface StatusServer {
   authExpiresAt?: number | undefined;
   /** Remote servers that apply: what to do about the sign-in, e.g. the exact login command. */
   authHint?: string | undefined;
+  /** Remote servers that apply: whether a stored sign-in (credentials file) exists at all. */
+  authStored?: boolean | undefined;
   /**
    * Remote servers that apply: why the endpoint policy refuses the URL (scheme, host form, literal
    * address class; decided offline, so a name that resolves to a private address is not caught here).
@@ -69,7 +76,11 @@ export interface StatusProblem {
 /** The `--json` document. */
 export interface StatusReport {
   configDir: string;
+  /** Whether {@link StatusReport.configDir} exists (absent: every setting has its default). */
+  configDirPresent: boolean;
   configFile: string;
+  /** Whether `config.toml` exists (absent: every setting has its default). */
+  configFilePresent: boolean;
   configError: StatusProblem | null;
   workspace: { root: string | null; lockfile: string | null; manifests: string[]; dependencyCount: number };
   plugins: { name: string; file: string; dependsOn: string[] | null; servers: string[] }[];
@@ -95,7 +106,7 @@ export async function runStatus(
   const nowMs = Date.now();
   const report = await buildStatusReport(loaded, fs, { nowMs });
   ctx.writeOut(
-    options.json ? JSON.stringify(report, null, 2) + "\n" : renderStatusText(report, loaded, { nowMs }),
+    options.json ? JSON.stringify(report, null, 2) + "\n" : renderStatusText(report, { nowMs }),
   );
   const pluginFailed = loaded.resolution.refused.some((r) => r.code.startsWith("PLUGIN"));
   return loaded.configError !== null || pluginFailed ? 1 : 0;
@@ -144,9 +155,12 @@ export async function buildStatusReport(
         : [];
     }),
   ];
+  const configFile = join(loaded.configDir, CONFIG_FILE_NAME);
   return {
     configDir: loaded.configDir,
-    configFile: join(loaded.configDir, CONFIG_FILE_NAME),
+    configDirPresent: await exists(fs, loaded.configDir),
+    configFile,
+    configFilePresent: await exists(fs, configFile),
     configError: loaded.configError ? diagnostic(loaded.configError) : null,
     workspace: {
       root: workspace.root,
@@ -163,6 +177,15 @@ export async function buildStatusReport(
     servers,
     problems,
   };
+}
+
+/** Whether something is at `path`; a path that cannot be examined counts as absent. */
+async function exists(fs: FileSystem, path: string): Promise<boolean> {
+  try {
+    return (await fs.stat(path)) !== null;
+  } catch {
+    return false;
+  }
 }
 
 async function describeServer(
@@ -215,11 +238,23 @@ async function describeServer(
       const signIn = describeSignInText(text, spec);
       entry.auth = signIn.state;
       entry.authExpiresAt = signIn.expiresAt;
-      entry.authHint = signIn.hint;
+      entry.authStored = text !== null;
+      // Nothing stored says nothing about whether the server needs a sign-in at all.
+      entry.authHint = signIn.state === "not-signed-in" && text === null
+        ? `if the server asks for one: \`${loginCommand(spec.name)}\``
+        : signIn.hint;
       entry.endpointRefusal = endpointRefusal(spec.url, spec.name, decl.location);
+      if (entry.endpointRefusal) {
+        // The meta-server will not connect to it: it is refused, whatever its depends-on says.
+        entry.state = "refused";
+        entry.code = entry.endpointRefusal.code;
+        entry.reason = `the endpoint policy refuses its URL: ${entry.endpointRefusal.reason}`;
+      }
     }
   }
-  if (spec) entry.toolCache = await readToolCacheState(loaded.configDir, spec, { nowMs, fs });
+  if (spec && entry.state === "applies") {
+    entry.toolCache = await readToolCacheState(loaded.configDir, spec, { nowMs, fs });
+  }
   return entry;
 }
 
@@ -284,7 +319,9 @@ function authText(server: StatusServer, nowMs: number): string {
     case "header-auth":
       return "authorization header configured";
     default:
-      return `not signed in${hint}`;
+      return server.authStored === false
+        ? `no stored sign-in (${server.authHint ?? "none needed so far"})`
+        : `not signed in${hint}`;
   }
 }
 
@@ -293,17 +330,17 @@ function authText(server: StatusServer, nowMs: number): string {
  *
  * @param options.nowMs The current time, ms since the epoch (token expiry). @default Date.now()
  */
-export function renderStatusText(
-  report: StatusReport,
-  loaded: LoadedResolution,
-  options: { nowMs?: number } = {},
-): string {
+export function renderStatusText(report: StatusReport, options: { nowMs?: number } = {}): string {
   const nowMs = options.nowMs ?? Date.now();
   const lines: string[] = [];
-  lines.push(`Config:    ${report.configDir}`);
+  lines.push(`Config:    ${report.configDir}${report.configDirPresent ? "" : " (not present)"}`);
   lines.push(
     `           ${CONFIG_FILE_NAME}: ${
-      report.configError ? "broken, using the defaults (see Problems)" : "ok"
+      report.configError
+        ? "broken, using the defaults (see Problems)"
+        : report.configFilePresent
+        ? "ok"
+        : "not present (defaults)"
     }`,
   );
   const ws = report.workspace;
@@ -333,21 +370,15 @@ export function renderStatusText(
         const headers = server.headerNames?.length ? ` [headers: ${server.headerNames.join(", ")}]` : "";
         const sse = server.transport === "sse" ? " (sse)" : "";
         lines.push(`      http${sse}: ${server.url}${headers}`);
-        if (server.endpointRefusal) {
-          // Signing in cannot help a URL the policy refuses: say only what is wrong.
-          lines.push(`      endpoint policy refuses it: ${server.endpointRefusal.reason} (see Problems)`);
-        } else if (server.auth) lines.push(`      ${authText(server, nowMs)}`);
+        // Signing in cannot help a URL the policy refuses: its state line says what is wrong.
+        if (server.auth && !server.endpointRefusal) lines.push(`      ${authText(server, nowMs)}`);
       }
       if (server.toolCache) lines.push(`      ${toolCacheText(server.toolCache)}`);
     }
   }
-  const counts = loaded.resolution;
+  const count = (state: StatusServer["state"]) => report.servers.filter((s) => s.state === state).length;
   lines.push("");
-  lines.push(
-    `Servers: ${counts.servers.length} apply, ${counts.dormant.length} dormant, ${
-      counts.refused.filter((r) => !r.code.startsWith("PLUGIN")).length
-    } refused`,
-  );
+  lines.push(`Servers: ${count("applies")} apply, ${count("dormant")} dormant, ${count("refused")} refused`);
   if (report.problems.length > 0) {
     lines.push("", "Problems:");
     for (const p of report.problems) {

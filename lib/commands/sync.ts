@@ -35,6 +35,7 @@ export interface SyncOptions {
  * @returns 1 when any agent's file could not be handled, else 0.
  * @throws {UsageError} for an unknown `--agent` name.
  * @throws {UserError} `code: "SYNC_NO_HOME"` when the home directory is unknown.
+ * @throws {UserError} `code: "SYNC_NO_WORKSPACE"` for `--project` outside a Cargo workspace.
  */
 export async function runSync(options: SyncOptions, ctx: CommandContext): Promise<number> {
   if (ctx.homeDir === "") {

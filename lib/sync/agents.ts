@@ -61,6 +61,38 @@ export interface EntryShape {
   address: EntryAddress;
   /** The entry's value, as the agent expects it. */
   value: unknown;
+  /**
+   * The keys of the entry that `sync` owns (the program, its arguments, the transport fields):
+   * they are overwritten, and removed when `value` lacks them. Every other key of `value` is only
+   * a default for a new entry; an existing entry keeps its own value (the user's `env`, `disabled`,
+   * `timeout`…) and its extra keys. See {@link mergeEntry}.
+   */
+  owned: readonly string[];
+}
+
+/** Transport keys of remote entries in the agents' formats; a stale remote entry loses them. */
+const REMOTE_KEYS = ["url", "httpUrl", "serverUrl", "uri", "headers"] as const;
+
+/**
+ * The entry to write over `existing`: `value`'s keys in `value`'s order, the `owned` ones from
+ * `value` and the others from `existing` when it has them, then `existing`'s other keys except
+ * owned ones. A `type` of `"stdio"` the user wrote is kept when `value` has no `type`.
+ *
+ * @param existing The entry now in the file (`undefined` when there is none; a non-object is replaced).
+ * @returns `value` itself when `existing` is not an object.
+ */
+export function mergeEntry(existing: unknown, value: unknown, owned: readonly string[]): unknown {
+  if (!isPlainObject(existing) || !isPlainObject(value)) return value;
+  const merged: Record<string, unknown> = {};
+  for (const [key, ours] of Object.entries(value)) {
+    merged[key] = owned.includes(key) || !Object.hasOwn(existing, key) ? ours : existing[key];
+  }
+  for (const [key, theirs] of Object.entries(existing)) {
+    if (Object.hasOwn(merged, key)) continue;
+    if (owned.includes(key) && !(key === "type" && theirs === "stdio")) continue;
+    merged[key] = theirs;
+  }
+  return merged;
 }
 
 /** One config file `sync` edits for an agent. */
@@ -120,18 +152,25 @@ function fixed(
   format: ConfigFormat,
   containerPath: string[],
   entry: (server: ServerCommand) => unknown,
+  owned: readonly string[],
   label?: string,
 ): ConfigTarget {
   const target: ConfigTarget = {
     path,
     format,
-    shape: (_doc, server) => ({ address: { containerPath, name: ENTRY_NAME }, value: entry(server) }),
+    shape: (_doc, server) => ({
+      address: { containerPath, name: ENTRY_NAME },
+      value: entry(server),
+      owned,
+    }),
   };
   if (label !== undefined) target.label = label;
   return target;
 }
 
 const plainEntry = (s: ServerCommand) => ({ command: s.command, args: s.args });
+/** What `sync` owns in a `{command, args}` entry: those, and any transport fields of a stale entry. */
+const PLAIN_OWNED = ["type", "command", "args", ...REMOTE_KEYS] as const;
 
 /**
  * Picks OpenCode's layout: V2 (`mcp.servers.<name>`) when the file already has a `mcp.servers`
@@ -143,11 +182,17 @@ export function openCodeShape(doc: unknown, server: ServerCommand, variant?: str
   const isV2 = variant === "v2" ||
     (variant !== "v1" && isPlainObject(servers) && typeof servers.type !== "string");
   const command = [server.command, ...server.args];
+  const owned = ["type", "command", ...REMOTE_KEYS];
   return isV2
-    ? { address: { containerPath: ["mcp", "servers"], name: ENTRY_NAME }, value: { type: "local", command } }
+    ? {
+      address: { containerPath: ["mcp", "servers"], name: ENTRY_NAME },
+      value: { type: "local", command },
+      owned,
+    }
     : {
       address: { containerPath: ["mcp"], name: ENTRY_NAME },
       value: { type: "local", command, enabled: true },
+      owned,
     };
 }
 
@@ -167,7 +212,13 @@ export const AGENTS: readonly AgentDefinition[] = [
       // Strict JSON: Claude Code resets a ~/.claude.json it cannot parse (anthropics/claude-code#1788).
       const path = o.projectRoot === undefined ? claudeCodeFile(p) : joinPath(p, o.projectRoot, ".mcp.json");
       return Promise.resolve([
-        fixed(path, STRICT_JSON, ["mcpServers"], (s) => ({ type: "stdio", ...plainEntry(s), env: {} })),
+        fixed(
+          path,
+          STRICT_JSON,
+          ["mcpServers"],
+          (s) => ({ type: "stdio", ...plainEntry(s), env: {} }),
+          PLAIN_OWNED,
+        ),
       ]);
     },
   },
@@ -183,6 +234,7 @@ export const AGENTS: readonly AgentDefinition[] = [
         STRICT_JSON,
         ["mcpServers"],
         plainEntry,
+        PLAIN_OWNED,
       ),
     ],
   },
@@ -200,6 +252,7 @@ export const AGENTS: readonly AgentDefinition[] = [
           JSONC,
           ["mcpServers"],
           plainEntry,
+          PLAIN_OWNED,
         ),
       ]),
   },
@@ -220,7 +273,7 @@ export const AGENTS: readonly AgentDefinition[] = [
       const path = o.projectRoot === undefined
         ? joinPath(p, await vscodeDir(p, fs), "User", "mcp.json")
         : joinPath(p, o.projectRoot, ".vscode", "mcp.json");
-      return [fixed(path, JSONC, ["servers"], (s) => ({ type: "stdio", ...plainEntry(s) }))];
+      return [fixed(path, JSONC, ["servers"], (s) => ({ type: "stdio", ...plainEntry(s) }), PLAIN_OWNED)];
     },
   },
   {
@@ -237,6 +290,7 @@ export const AGENTS: readonly AgentDefinition[] = [
           JSONC,
           ["mcpServers"],
           plainEntry,
+          PLAIN_OWNED,
         ),
       ]),
   },
@@ -252,7 +306,13 @@ export const AGENTS: readonly AgentDefinition[] = [
         : joinPath(p, o.projectRoot, ".zed", "settings.json");
       // Older Zed needs "source": "custom"; newer Zed needs "args": write both.
       return Promise.resolve([
-        fixed(path, JSONC, ["context_servers"], (s) => ({ source: "custom", ...plainEntry(s), env: {} })),
+        fixed(
+          path,
+          JSONC,
+          ["context_servers"],
+          (s) => ({ source: "custom", ...plainEntry(s), env: {} }),
+          ["source", ...PLAIN_OWNED],
+        ),
       ]);
     },
   },
@@ -264,7 +324,9 @@ export const AGENTS: readonly AgentDefinition[] = [
     detection: (p) => Promise.resolve({ paths: [codexDir(p)], binaries: ["codex"] }),
     targets: (p, _fs, o) => {
       const dir = o.projectRoot === undefined ? codexDir(p) : joinPath(p, o.projectRoot, ".codex");
-      return Promise.resolve([fixed(joinPath(p, dir, "config.toml"), TOML, ["mcp_servers"], plainEntry)]);
+      return Promise.resolve([
+        fixed(joinPath(p, dir, "config.toml"), TOML, ["mcp_servers"], plainEntry, PLAIN_OWNED),
+      ]);
     },
   },
   {
@@ -282,6 +344,7 @@ export const AGENTS: readonly AgentDefinition[] = [
           JSONC,
           ["mcpServers"],
           plainEntry,
+          PLAIN_OWNED,
         ),
       ]),
   },
@@ -302,7 +365,7 @@ export const AGENTS: readonly AgentDefinition[] = [
           args: s.args,
           envs: {},
           timeout: 300,
-        })),
+        }), ["type", "name", "cmd", "args", ...REMOTE_KEYS]),
       ]),
   },
   {
@@ -319,6 +382,7 @@ export const AGENTS: readonly AgentDefinition[] = [
           JSONC,
           ["mcpServers"],
           (s) => ({ ...plainEntry(s), env: {}, disabled: false, autoApprove: [] }),
+          PLAIN_OWNED,
         ),
       ]),
   },
@@ -366,7 +430,7 @@ export const AGENTS: readonly AgentDefinition[] = [
         ? joinPath(p, p.homeDir, ".config", "amp", "settings.json")
         : joinPath(p, o.projectRoot, ".amp", "settings.json");
       // The key is the literal "amp.mcpServers", one property name with a dot in it.
-      return Promise.resolve([fixed(path, JSONC, ["amp.mcpServers"], plainEntry)]);
+      return Promise.resolve([fixed(path, JSONC, ["amp.mcpServers"], plainEntry, PLAIN_OWNED)]);
     },
   },
   {
@@ -389,13 +453,13 @@ export const AGENTS: readonly AgentDefinition[] = [
         const storage = joinPath(p, vscodeUserDataDir(p, host), ...CLINE_STORAGE);
         if (!(await exists(fs, storage))) continue;
         const path = joinPath(p, storage, "settings", "cline_mcp_settings.json");
-        found.push(fixed(path, JSONC, ["mcpServers"], entry, `in ${host}`));
+        found.push(fixed(path, JSONC, ["mcpServers"], entry, PLAIN_OWNED, `in ${host}`));
       }
       const cli = clineCliDir(p);
       // The CLI's file is also the one written when no install is found and the user asked for Cline.
       if (found.length === 0 || (await exists(fs, cli))) {
         const path = joinPath(p, cli, "data", "settings", "cline_mcp_settings.json");
-        found.push(fixed(path, JSONC, ["mcpServers"], entry, "CLI"));
+        found.push(fixed(path, JSONC, ["mcpServers"], entry, PLAIN_OWNED, "CLI"));
       }
       return found;
     },

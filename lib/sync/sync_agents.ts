@@ -13,6 +13,7 @@ import {
   AGENTS,
   type ConfigTarget,
   type DetectionHints,
+  mergeEntry,
   type ServerCommand,
 } from "./agents.ts";
 import { type AgentSelection, selectAgents } from "./agent_selection.ts";
@@ -77,6 +78,7 @@ export interface SyncOutcome {
  *
  * @returns One outcome per file (or per skipped agent), in agent-table order.
  * @throws {UsageError} for an unknown agent name (before anything is read or written).
+ * @throws {UserError} `SYNC_NO_WORKSPACE` for `project` outside a Cargo workspace (nothing written).
  */
 export async function syncAgents(request: SyncRequest, deps: SyncDeps): Promise<SyncOutcome[]> {
   const fs = deps.fs ?? denoWritableFileSystem;
@@ -184,7 +186,8 @@ export interface ConfigEdit {
 }
 
 /**
- * Computes the new text of one agent config file, without touching the disk.
+ * Computes the new text of one agent config file, without touching the disk. An existing entry
+ * keeps the settings `sync` does not own (see {@link mergeEntry}).
  *
  * @param before The current text, or `null` when the file does not exist (`remove` then returns `""`).
  * @param options.server The program the entry starts.
@@ -200,17 +203,21 @@ export function editConfigText(
   const file = target.path;
   const doc = before === null ? {} : target.format.read(before, file);
   const shape = target.shape(doc, options.server);
-  const hadEntry = getAtPath(doc, [...shape.address.containerPath, shape.address.name]) !== undefined;
+  const existing = getAtPath(doc, [...shape.address.containerPath, shape.address.name]);
+  const hadEntry = existing !== undefined;
   if (options.remove) {
     return { after: before === null ? "" : target.format.removeEntry(before, shape.address, file), hadEntry };
   }
-  return { after: target.format.setEntry(before ?? "", shape.address, shape.value, file), hadEntry };
+  // Only the program and transport fields are ours: the user's env, disabled, timeout… stay.
+  const value = mergeEntry(existing, shape.value, shape.owned);
+  return { after: target.format.setEntry(before ?? "", shape.address, value, file), hadEntry };
 }
 
 async function readConfig(fs: WritableFileSystem, file: string): Promise<string | null> {
   try {
     return await readTextFileIfExists(fs, file);
   } catch (error) {
+    if (error instanceof UserError) throw error; // not UTF-8, with the position: never rewrite it
     const reason = error instanceof Error ? error.message : String(error);
     throw new UserError("SYNC_READ_FAILED", `Cannot read "${file}": ${reason}`, {
       cause: error,

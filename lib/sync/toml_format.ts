@@ -8,6 +8,7 @@
  * @module
  */
 import { parse, TomlError } from "smol-toml";
+import { indexTomlPositions } from "../_toml_position.ts";
 import {
   type ConfigFormat,
   ConfigShapeError,
@@ -54,6 +55,7 @@ export const TOML: ConfigFormat = {
     const current = getAtPath(doc, tableKeys);
     if (current !== undefined && deepEqual(current, value)) return text;
     if (!isPlainObject(value)) throw new TypeError("A TOML entry must be a table");
+    checkContainers(text, doc, address.containerPath, file);
     const eol = detectEol(text);
     const headers = scanTomlHeaders(text);
     const own = headers.filter((h) => startsWith(h.keys, tableKeys));
@@ -72,7 +74,7 @@ export const TOML: ConfigFormat = {
       if (at > 0) lead += eol;
       edits.push({ start: at, end: at, text: `${lead}[${renderKeyPath(tableKeys)}]${eol}${body}` });
     }
-    return verified(applyTextEdits(text, edits), doc, tableKeys, value, file);
+    return verified(applyTextEdits(text, edits), text, doc, tableKeys, value, file);
   },
   removeEntry(text: string, address: EntryAddress, file: string): string {
     const doc = readToml(text, file);
@@ -84,6 +86,7 @@ export const TOML: ConfigFormat = {
     }
     return verified(
       applyTextEdits(text, own.map((h) => removalEdit(text, h))),
+      text,
       doc,
       tableKeys,
       undefined,
@@ -103,7 +106,42 @@ function readToml(text: string, file: string): unknown {
   }
 }
 
-function verified(next: string, before: unknown, path: string[], value: unknown, file: string): string {
+/** Throws when a table on the container path is written as another type (`mcp_servers = "oops"`). */
+function checkContainers(text: string, doc: unknown, containerPath: readonly string[], file: string): void {
+  let node: unknown = doc;
+  for (let i = 0; i < containerPath.length; i++) {
+    if (!isPlainObject(node)) return;
+    const key = containerPath[i]!;
+    if (!Object.hasOwn(node, key)) return;
+    node = node[key];
+    if (isPlainObject(node)) continue;
+    const path = containerPath.slice(0, i + 1);
+    throw new ConfigShapeError(
+      file,
+      `"${describePath(path)}" is ${describeTomlValue(node)}, expected a table`,
+      indexTomlPositions(text).locateValue(path),
+      `replace it with a [${
+        renderKeyPath(path)
+      }] table (or delete the line), then run \`cargo-agents sync\` again`,
+    );
+  }
+}
+
+function describeTomlValue(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (value instanceof Date) return "a date";
+  if (typeof value === "number") return Number.isInteger(value) ? "an integer" : "a float";
+  return `a ${typeof value}`;
+}
+
+function verified(
+  next: string,
+  text: string,
+  before: unknown,
+  path: string[],
+  value: unknown,
+  file: string,
+): string {
   let after: unknown;
   try {
     after = parse(next);
@@ -118,7 +156,7 @@ function verified(next: string, before: unknown, path: string[], value: unknown,
       file,
       `the [${renderKeyPath(path.slice(0, -1))}] table is laid out in a way sync cannot extend safely ` +
         "(an inline table or dotted keys)",
-      undefined,
+      path.length > 1 ? indexTomlPositions(text).locate(path.slice(0, -1)) : undefined,
       `add or remove the [${renderKeyPath(path)}] table by hand; the file was left untouched`,
     );
   }
