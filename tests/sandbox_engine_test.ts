@@ -3,6 +3,7 @@
 // host event loop) is in sandbox_pool_test.ts.
 import assert from "node:assert/strict";
 import { barrierHost, failureOf, runInEngine, testEngine, valueOf } from "./_fakes_sandbox.ts";
+import { MAX_TOOL_ARGS_BYTES, UNREACHABLE_TOOL_KEYS } from "../lib/sandbox/mod.ts";
 
 // --- script forms -------------------------------------------------------------------------------------
 
@@ -27,6 +28,23 @@ Deno.test("QuickJSEngine.run() calls the async arrow function a script evaluates
 Deno.test("QuickJSEngine.run() strips a Markdown fence and export default", async () => {
   assert.equal(valueOf(await runInEngine("```js\nexport default async () => 7;\n```")), 7);
   assert.equal(valueOf(await runInEngine("```typescript\nreturn 8\n```")), 8);
+});
+
+Deno.test("QuickJSEngine.run() ignores a shebang line and keeps the script's line numbers", async () => {
+  assert.equal(valueOf(await runInEngine("#!/usr/bin/env node\nreturn 6")), 6);
+  assert.equal(valueOf(await runInEngine("```js\n#!/usr/bin/env node\nexport default 9\n```")), 9);
+  const failure = failureOf(await runInEngine("#!/usr/bin/env node\nconst a = null;\nreturn a.x"));
+  assert.match((failure as { message: string }).message, /\(script\.js:3:/);
+});
+
+Deno.test("QuickJSEngine.run() runs the one fenced block of a reply with prose around it", async () => {
+  const reply = "Here is the script:\n```js\nconst r = await srv.x(2);\nreturn r.args * 2;\n```\nIt doubles.";
+  assert.equal(valueOf(await runInEngine(reply)), 4);
+  // Fence lines inside a script that compiles are left alone.
+  const commented = "const x = 5;\n/*\n```js\nreturn 1\n```\n*/\nreturn x";
+  assert.equal(valueOf(await runInEngine(commented)), 5);
+  const two = failureOf(await runInEngine("A:\n```js\nreturn 1\n```\nB:\n```js\nreturn 2\n```"));
+  assert.equal(two.error, "script_error");
 });
 
 Deno.test("QuickJSEngine.run() returns null for an empty script", async () => {
@@ -84,20 +102,51 @@ Deno.test("QuickJSEngine.run() hides the wrapper's locals from the script", asyn
 
 // --- namespaces and host calls ------------------------------------------------------------------------
 
-Deno.test("QuickJSEngine.run() gives a namespace a function for any key but not for reserved keys", async () => {
+Deno.test("QuickJSEngine.run() gives a namespace a function for any key but then and __proto__", async () => {
   const script =
-    "return [typeof srv.anything, typeof srv['create-entities'], typeof srv.then, typeof srv.catch, " +
-    "typeof srv.finally, typeof srv.constructor, typeof srv.toJSON, typeof srv.toString, typeof srv.valueOf, " +
-    "typeof srv.inspect, typeof srv.prototype, typeof srv[Symbol.iterator], JSON.stringify(srv), " +
-    "(await srv) === srv]";
+    "return [typeof srv.anything, typeof srv['create-entities'], typeof srv.then, typeof srv.__proto__, " +
+    "typeof srv[Symbol.iterator], (await srv) === srv, await Promise.resolve(srv) === srv]";
   assert.deepEqual(valueOf(await runInEngine(script)), [
     "function",
     "function",
-    ...Array(9).fill("undefined"),
     "undefined",
-    "{}",
+    "undefined",
+    "undefined",
+    true,
     true,
   ]);
+  assert.deepEqual([...UNREACHABLE_TOOL_KEYS], ["then", "__proto__"]);
+});
+
+Deno.test("QuickJSEngine.run() calls tools named like Object.prototype members", async () => {
+  const keys = ["constructor", "toString", "valueOf", "toJSON", "inspect", "prototype", "catch", "finally"];
+  const run = await runInEngine(
+    `const out = []; for (const k of ${
+      JSON.stringify(keys)
+    }) out.push((await srv[k]({ k })).key); return out`,
+  );
+  assert.deepEqual(valueOf(run), keys);
+  assert.deepEqual(run.calls.map((c) => c.args), keys.map((k) => ({ k })));
+});
+
+Deno.test("QuickJSEngine.run() coerces a namespace to a readable string without calling a tool", async () => {
+  const run = await runInEngine(
+    "console.log(everything); console.log('x', { everything }); return [String(everything), `${everything}`, " +
+      "everything + '', JSON.stringify(everything), JSON.stringify({ everything }), " +
+      "Object.prototype.toString.call(everything), Object.keys(everything).length]",
+    { namespaces: ["everything"] },
+  );
+  assert.deepEqual(valueOf(run), [
+    "[server everything]",
+    "[server everything]",
+    "[server everything]",
+    '"[server everything]"',
+    '{"everything":"[server everything]"}',
+    "[object server everything]",
+    0,
+  ]);
+  assert.deepEqual(run.console, ["[server everything]", 'x {"everything":"[server everything]"}']);
+  assert.deepEqual(run.calls, []);
 });
 
 Deno.test("QuickJSEngine.run() sends namespace, key and the first argument as JSON", async () => {
@@ -134,6 +183,48 @@ Deno.test("QuickJSEngine.run() turns a host rejection into a catchable Error wit
   assert.deepEqual(valueOf(caught), [true, "srv.x did not answer within 60s"]);
   const uncaught = failureOf(await runInEngine("await srv.x()", { hostCall }));
   assert.deepEqual(uncaught, { error: "script_error", message: "Error: srv.x did not answer within 60s" });
+});
+
+Deno.test("QuickJSEngine.run() rejects the one call whose result is nested too deeply, catchably", async () => {
+  const deep = JSON.parse("[".repeat(100_000) + "]".repeat(100_000));
+  const run = await runInEngine(
+    "const e = await srv.tool().then(() => 'resolved', (e) => e.message);\n" +
+      "const next = await srv.other(); return [e, next.key]",
+    { hostCall: (req) => Promise.resolve(req.key === "tool" ? deep : { key: req.key }) },
+  );
+  const [message, next] = valueOf(run) as [string, string];
+  assert.match(
+    message,
+    /^The result of srv\.tool is nested too deeply \(100000 levels\) to pass into the script/,
+  );
+  assert.equal(next, "other");
+  assert.equal(run.outcome.poisoned, false);
+  const fits = JSON.parse("[".repeat(1000) + "]".repeat(1000));
+  assert.equal(
+    valueOf(
+      await runInEngine("return JSON.stringify(await srv.x()).length", {
+        hostCall: () => Promise.resolve(fits),
+      }),
+    ),
+    2000,
+  );
+});
+
+Deno.test("QuickJSEngine.run() rejects a call whose arguments exceed MAX_TOOL_ARGS_BYTES without sending it", async () => {
+  const run = await runInEngine(
+    "const big = 'x'.repeat(8 * 1024 * 1024);\n" +
+      "const e = await srv.put({ big }).catch((e) => e.name + ': ' + e.message);\n" +
+      "const ok = await srv.put({ small: big.slice(0, 1000) });\nreturn [e, ok.args.small.length]",
+  );
+  const [message, small] = valueOf(run) as [string, number];
+  assert.match(
+    message,
+    /^RangeError: The arguments of srv\.put\(\) are 8388618 bytes of JSON, more than the 8388608 bytes/,
+  );
+  assert.equal(small, 1000);
+  assert.equal(run.calls.length, 1);
+  assert.equal(run.outcome.toolCalls, 1);
+  assert.equal(MAX_TOOL_ARGS_BYTES, 8 * 1024 * 1024);
 });
 
 Deno.test("QuickJSEngine.run() hands an absent host result back as undefined", async () => {
@@ -193,16 +284,27 @@ Deno.test("QuickJSEngine.run() formats console arguments readably", async () => 
   ]);
 });
 
-Deno.test("QuickJSEngine.run() drops console lines past the byte budget and still returns", async () => {
-  // Each line costs its UTF-8 bytes plus one: "aaaa" = 5, "€" = 4.
+Deno.test("QuickJSEngine.run() cuts the line that overflows the console budget and drops the rest", async () => {
+  // Each line costs its UTF-8 bytes plus one: "aaaa" = 5, so 5 bytes are left: "bbbb" and its newline.
   const run = await runInEngine(
     "console.log('aaaa'); console.log('bbbbbbbbbb'); console.log('€'); console.log('cccc'); " +
       "for (let i = 0; i < 10000; i++) console.log('x'.repeat(100)); return 'done'",
     { limits: { maxConsoleBytes: 10 } },
   );
   assert.equal(valueOf(run), "done");
-  assert.deepEqual(run.console, ["aaaa", "€"]);
+  assert.deepEqual(run.console, ["aaaa", "bbbb"]);
   assert.equal(run.consoleDropped, true);
+  // Dropped: 6 bytes of "bbbbbbbbbb", "€" (4), "cccc" (5) and 10000 lines of 101 bytes.
+  assert.deepEqual(run.outcome.consoleDropped, { lines: 10_003, bytes: 6 + 4 + 5 + 10_000 * 101 });
+});
+
+Deno.test("QuickJSEngine.run() cuts one over-long console line on a character boundary", async () => {
+  const run = await runInEngine("console.log('€'.repeat(10_000)); return 1", {
+    limits: { maxConsoleBytes: 9 },
+  });
+  // 8 bytes left for text: two 3-byte characters fit, the third would be split.
+  assert.deepEqual(run.console, ["€€"]);
+  assert.deepEqual(run.outcome.consoleDropped, { lines: 1, bytes: 30_001 - 7 });
 });
 
 // --- results ----------------------------------------------------------------------------------------------
@@ -223,6 +325,25 @@ Deno.test("QuickJSEngine.run() reports a circular return value as a script error
     (failure as { message: string }).message,
     /^Cannot serialize the return value as JSON: TypeError/,
   );
+});
+
+Deno.test("QuickJSEngine.run() gives a slow toJSON of the return value the script's own deadline", async () => {
+  // 3e6 iterations take well over the 250 ms the engine allows itself for reading the outcome.
+  const run = await runInEngine("return { toJSON() { let i = 0; while (i < 3e6) i++; return i } }", {
+    limits: { timeoutMs: 10_000 },
+  });
+  assert.equal(valueOf(run), 3e6);
+});
+
+Deno.test("QuickJSEngine.run() ends an endless toJSON of the return value as script_timeout", async () => {
+  const run = await runInEngine("return { toJSON() { for (;;) {} } }", { limits: { timeoutMs: 600 } });
+  assert.deepEqual(failureOf(run), { error: "script_timeout", limit_secs: 0.6 });
+  const getter = await runInEngine("return { get x() { for (;;) {} } }", { limits: { timeoutMs: 600 } });
+  assert.deepEqual(failureOf(getter), { error: "script_timeout", limit_secs: 0.6 });
+  const hungry = await runInEngine(
+    "return { toJSON() { const a = []; for (;;) a.push(new Uint8Array(1e6)) } }",
+  );
+  assert.deepEqual(failureOf(hungry), { error: "memory_exhausted", limit_mb: 64 });
 });
 
 Deno.test("QuickJSEngine.run() escapes lone surrogates in the result", async () => {

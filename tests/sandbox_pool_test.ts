@@ -68,6 +68,29 @@ Deno.test("SandboxPool.run() returns the value, console lines and counts", async
   });
 });
 
+Deno.test("SandboxPool.run() passes deep-result, toJSON and console-budget outcomes through its Worker", async () => {
+  await withPool({ size: 1 }, async (pool) => {
+    const deep = JSON.parse("[".repeat(100_000) + "]".repeat(100_000));
+    const hostCall: HostCall = (req) => Promise.resolve(req.key === "deep" ? deep : { key: req.key });
+    const result = await pool.run({
+      script: "console.log('a'.repeat(20)); console.log('b');\n" +
+        "const e = await srv.deep().then(() => 'resolved', (e) => e.message);\n" +
+        "return { e, toJSON() { let i = 0; while (i < 3e6) i++; return [this.e, i] } }",
+      namespaces: ["srv"],
+      limits: testLimits({ maxConsoleBytes: 11, timeoutMs: 10_000 }),
+      hostCall,
+    });
+    const [message, count] = valueOf(result) as [string, number];
+    assert.match(message, /^The result of srv\.deep is nested too deeply \(100000 levels\)/);
+    assert.equal(count, 3e6);
+    assert.deepEqual(result.console, ["a".repeat(10)]);
+    assert.equal(result.consoleDropped, true);
+    assert.deepEqual(result.ok && result.consoleDroppedAmount, { lines: 2, bytes: 10 + 2 });
+    // The deep result never reached QuickJS: the pool still serves runs.
+    assert.equal(valueOf(await pool.run({ script: "1", namespaces: [], limits: testLimits(), hostCall })), 1);
+  });
+});
+
 Deno.test("SandboxPool.run() dispatches 100 pending host calls at once across the Worker boundary", async () => {
   await withPool({ size: 1 }, async (pool) => {
     const waiting: Array<() => void> = [];

@@ -67,3 +67,26 @@ Deno.test("createSandboxRunner() cuts a value past the transfer cap as text, kee
       "Return less data — filter or select fields inside the script.]",
   );
 });
+
+Deno.test("createSandboxRunner() counts the wait for a busy sandbox toward the script's deadline", async () => {
+  const runner = createSandboxRunner(() => ({ ...DEFAULT_MCP_CONFIG, scriptTimeoutSecs: 2 }), NULL_LOGGER);
+  const slowCall = (request: HostCallRequest): Promise<unknown> =>
+    new Promise((resolve) => setTimeout(() => resolve(request.key), 1_300));
+  try {
+    const runs = [1, 2, 3].map((i) =>
+      runner.run({
+        script: `return await slow.wait${i}()`,
+        namespaces: ["slow"],
+        hostCall: slowCall,
+        notices: () => [],
+      })
+    );
+    const [first, second, third] = await Promise.all(runs);
+    assert.equal(first!.text, '"wait1"');
+    assert.equal(second!.text, '"wait2"');
+    assert.equal(third!.isError, true);
+    assert.match(third!.text, /"error":"script_timeout","limit_secs":2\b/);
+  } finally {
+    await runner.close();
+  }
+});

@@ -9,8 +9,9 @@ import {
   renderExecuteText,
   type SandboxResult,
 } from "../lib/sandbox/mod.ts";
-import { javascriptCandidates, normalizeScript } from "../lib/sandbox/normalize.ts";
+import { extractFencedBlock, javascriptCandidates, normalizeScript } from "../lib/sandbox/normalize.ts";
 import { truncateUtf8, utf8ByteLength } from "../lib/sandbox/_utf8.ts";
+import { jsonNestingDepth } from "../lib/sandbox/_json_depth.ts";
 
 const base = { console: [], consoleDropped: false, toolCalls: 0, durationMs: 1 };
 
@@ -44,6 +45,23 @@ Deno.test("renderExecuteText() renders truncation, console, dropped output and n
       "[result truncated from 40000 bytes. Return less data — filter or select fields inside the script.]\n\n" +
       "console:\n  first\n  [warn] two\n  lines\n  [further output dropped]\n" +
       "[github.search: result off-shape, treat as unknown]",
+  );
+});
+
+Deno.test("renderExecuteText() says how much console output was dropped when it is known", () => {
+  const result: SandboxResult = {
+    ok: true,
+    valueJson: "1",
+    originalBytes: 1,
+    truncated: false,
+    ...base,
+    console: ["cut"],
+    consoleDropped: true,
+    consoleDroppedAmount: { lines: 3, bytes: 1200 },
+  };
+  assert.equal(
+    renderExecuteText(result, []).text,
+    "1\n\nconsole:\n  cut\n  [further output dropped: 1200 bytes in 3 lines]",
   );
 });
 
@@ -119,4 +137,28 @@ Deno.test("utf8ByteLength() counts like TextEncoder, lone surrogates included", 
   for (const text of ["", "abc", "é", "€", "😀", "a\ud800b", "\udfff", "x\ud83d"]) {
     assert.equal(utf8ByteLength(text), new TextEncoder().encode(text).length, JSON.stringify(text));
   }
+});
+
+Deno.test("jsonNestingDepth() counts array and object levels but not brackets inside strings", () => {
+  assert.equal(jsonNestingDepth("1"), 0);
+  assert.equal(jsonNestingDepth('"[[{"'), 0);
+  assert.equal(jsonNestingDepth("[]"), 1);
+  assert.equal(jsonNestingDepth('{"a":[1,{"b":"]]\\"[["}],"c":[[]]}'), 3);
+  assert.equal(jsonNestingDepth("[[],[[]],[]]"), 3);
+});
+
+Deno.test("normalizeScript() blanks a shebang line so later lines keep their numbers", () => {
+  assert.equal(normalizeScript("#!/usr/bin/env node\nreturn 1;"), "\nreturn 1");
+  assert.equal(normalizeScript("#!/usr/bin/env -S deno run\nexport default 2"), "\n2");
+  assert.equal(normalizeScript("#!/usr/bin/env node"), "");
+});
+
+Deno.test("extractFencedBlock() returns the one fenced block of prose and nothing otherwise", () => {
+  assert.equal(extractFencedBlock("Here is the script:\n```js\nreturn 1\n```\nDone."), "return 1");
+  assert.equal(
+    extractFencedBlock("Intro\r\n```typescript\r\nconst a = 1;\r\nreturn a\r\n```"),
+    "const a = 1;\r\nreturn a\r",
+  );
+  assert.equal(extractFencedBlock("return 1"), undefined);
+  assert.equal(extractFencedBlock("```js\na\n```\n```js\nb\n```"), undefined);
 });

@@ -1,11 +1,12 @@
 /**
  * Compiling a normalized script into its async main function inside a QuickJS context: the JavaScript
- * wrappers first (expression, then statement body), then the same forms after stripping TypeScript syntax.
+ * wrappers first (expression, then statement body), then the same forms after stripping TypeScript syntax,
+ * and last the one fenced block of a reply that has prose around it.
  *
  * @module
  */
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
-import { javascriptCandidates, normalizeScript, type TypeStripper } from "./normalize.ts";
+import { extractFencedBlock, javascriptCandidates, normalizeScript, type TypeStripper } from "./normalize.ts";
 import { readThrown, SCRIPT_FILE, syntaxFailure } from "./_guest_errors.ts";
 import type { SandboxFailure } from "./types.ts";
 
@@ -53,6 +54,12 @@ export async function compileScript(
       const compiled = attempt(candidate.source);
       if (compiled) return compiled;
     }
+  }
+  // An agent's reply with prose around one fenced block: compile the block alone.
+  const fenced = extractFencedBlock(script);
+  if (fenced !== undefined && fenced.trim() !== "" && normalizeScript(fenced) !== code) {
+    const inner = await compileScript(ctx, fenced, options);
+    if (!("failure" in inner)) return inner;
   }
   return { failure: syntaxFailure(jsError, code) };
 }

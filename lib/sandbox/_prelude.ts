@@ -8,16 +8,25 @@
  * @module
  */
 
+/**
+ * Tool names a script cannot call through its namespace object: `then` (a namespace must not be a thenable,
+ * or `await github` would call a tool) and `__proto__`. Every other string key, `constructor`, `toString`,
+ * `valueOf`, `toJSON`, `inspect`, `prototype`, `catch` and `finally` included, is a tool call when called.
+ * Symbol keys are never tools.
+ */
+export const UNREACHABLE_TOOL_KEYS: readonly string[] = Object.freeze(["then", "__proto__"]);
+
 /** File name the prelude is compiled under; its frames are dropped from the stacks shown to the agent. */
 export const PRELUDE_FILE = "sandbox-prelude.js";
 
 /**
- * Source of a function `(native, namespacesJson) => internals`.
+ * Source of a function `(native, namespacesJson, unreachableJson) => internals`; `unreachableJson` is
+ * {@link UNREACHABLE_TOOL_KEYS} as JSON.
  *
  * `native` holds the host functions: `call(ns, key, argsJson) → id | ToolCallLimitError`,
  * `log(line)`, `startTimer(id, delayMs) → boolean`, `cancelTimer(id)`.
  */
-export const PRELUDE_SOURCE = String.raw`(function (native, namespacesJson) {
+export const PRELUDE_SOURCE = String.raw`(function (native, namespacesJson, unreachableJson) {
   "use strict";
   const G = globalThis;
   const P = Promise;
@@ -114,6 +123,8 @@ export const PRELUDE_SOURCE = String.raw`(function (native, namespacesJson) {
 
   const format = function (value) {
     if (typeof value === "string") return value;
+    const label = namespaceLabel(value);
+    if (label !== undefined) return label;
     if (value === undefined) return "undefined";
     if (typeof value === "bigint" || typeof value === "symbol") return StringCtor(value);
     if (typeof value === "function") return "[Function" + (value.name ? ": " + value.name : "") + "]";
@@ -169,22 +180,43 @@ export const PRELUDE_SOURCE = String.raw`(function (native, namespacesJson) {
   defineProperty(G, "setTimeout", { value: setTimeoutFn, writable: true, configurable: true, enumerable: false });
   defineProperty(G, "clearTimeout", { value: clearTimeoutFn, writable: true, configurable: true, enumerable: false });
 
-  // A namespace answers every string key with an async tool function, except the keys below (so it is not a
-  // thenable, serializes as {} and prints sanely) and symbols.
-  const reserved = create(null);
-  const reservedKeys = ["then", "catch", "finally", "constructor", "prototype", "__proto__", "toJSON", "toString",
-    "valueOf", "inspect"];
-  for (let i = 0; i < reservedKeys.length; i++) reserved[reservedKeys[i]] = true;
+  // A namespace answers every string key with an async tool function except the unreachable keys ("then",
+  // so that it is not a thenable, and "__proto__"). It coerces to "[server <name>]" (Symbol.toPrimitive) and
+  // serializes as that string: its toJSON, called by JSON.stringify with a string key, answers the string;
+  // called with anything else (tool arguments are an object), it is a tool call like every other key.
+  const unreachable = create(null);
+  const unreachableKeys = parse(unreachableJson);
+  for (let i = 0; i < unreachableKeys.length; i++) unreachable[unreachableKeys[i]] = true;
+  const toPrimitive = Symbol.toPrimitive;
+  const toStringTag = Symbol.toStringTag;
+  const namespaceLabels = new WeakMap();
+  const labelOf = WeakMap.prototype.get;
+  const setLabel = WeakMap.prototype.set;
+  const namespaceLabel = function (value) {
+    return value !== null && typeof value === "object" ? apply(labelOf, namespaceLabels, [value]) : undefined;
+  };
   const makeNamespace = function (ns) {
+    const label = "[server " + ns + "]";
+    const coerce = function () { return label; };
     const handler = create(null);
-    handler.get = function (_target, key) {
-      if (typeof key !== "string" || reserved[key] === true) return undefined;
+    handler.get = function (_target, key, receiver) {
+      if (key === toPrimitive) return coerce;
+      if (key === toStringTag) return "server " + ns;
+      if (typeof key !== "string" || unreachable[key] === true) return undefined;
+      if (key === "toJSON") {
+        return function (args) {
+          if (this === receiver && typeof args === "string") return label;
+          return callTool(ns, key, args);
+        };
+      }
       return function (args) { return callTool(ns, key, args); };
     };
     handler.set = function () { return false; };
     handler.defineProperty = function () { return false; };
     handler.deleteProperty = function () { return false; };
-    return new ProxyCtor(create(null), handler);
+    const proxy = new ProxyCtor(create(null), handler);
+    apply(setLabel, namespaceLabels, [proxy, label]);
+    return proxy;
   };
   const names = parse(namespacesJson);
   for (let i = 0; i < names.length; i++) {

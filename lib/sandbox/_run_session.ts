@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { EngineOutcome, HostReply, StopReason } from "./engine.ts";
+import { type EngineOutcome, type HostReply, MAX_TOOL_ARGS_BYTES, type StopReason } from "./engine.ts";
 import { encodeStopReason, type FromSandbox, STOP_REASON, STOP_RUN_ID } from "./_protocol.ts";
 import type { RunOptions, SandboxFailure, SandboxResult } from "./types.ts";
 import type { WorkerSlot } from "./_worker_slot.ts";
@@ -30,6 +30,7 @@ export class RunSession {
   readonly #calls = new AbortController();
   readonly #console: string[] = [];
   #consoleDropped = false;
+  #droppedAmount: { lines: number; bytes: number } | undefined;
   #toolCalls = 0;
   #stopping: StopReason | undefined;
   #finished = false;
@@ -91,6 +92,13 @@ export class RunSession {
     const reply = (value: HostReply) => {
       if (!this.#finished) this.#slot.post({ type: "reply", runId: this.#runId, callId, reply: value });
     };
+    // The Worker refuses larger arguments already; this guards the host thread's JSON.parse regardless.
+    if (argsJson !== undefined && argsJson.length > MAX_TOOL_ARGS_BYTES) {
+      return reply({
+        ok: false,
+        message: `The arguments of ${namespace}.${key}() are larger than ${MAX_TOOL_ARGS_BYTES} bytes`,
+      });
+    }
     let args: unknown;
     try {
       args = argsJson === undefined ? undefined : JSON.parse(argsJson);
@@ -129,6 +137,7 @@ export class RunSession {
   }
 
   #finishWith(outcome: EngineOutcome): void {
+    this.#droppedAmount = outcome.consoleDropped;
     if (outcome.ok) {
       this.#resolveWith({
         ok: true,
@@ -161,7 +170,8 @@ export class RunSession {
   #common() {
     return {
       console: this.#console,
-      consoleDropped: this.#consoleDropped,
+      consoleDropped: this.#consoleDropped || this.#droppedAmount !== undefined,
+      ...(this.#droppedAmount ? { consoleDroppedAmount: this.#droppedAmount } : {}),
       toolCalls: this.#toolCalls,
       durationMs: performance.now() - this.#startedAt,
     };

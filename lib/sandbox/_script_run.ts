@@ -4,19 +4,26 @@
  *
  * @module
  */
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
+import type {
+  DisposableResult,
+  QuickJSContext,
+  QuickJSHandle,
+  QuickJSRuntime,
+} from "quickjs-emscripten-core";
 import {
   type EngineIo,
   type EngineOutcome,
   type EngineRequest,
   type HostReply,
   MAX_PENDING_TIMERS,
+  MAX_TOOL_ARGS_BYTES,
   type StopReason,
 } from "./engine.ts";
 import { clampStackBytes } from "./limits.ts";
 import type { TypeStripper } from "./normalize.ts";
 import { compileScript } from "./_compile.ts";
-import { PRELUDE_FILE, PRELUDE_SOURCE } from "./_prelude.ts";
+import { jsonNestingDepth, MAX_RESULT_DEPTH } from "./_json_depth.ts";
+import { PRELUDE_FILE, PRELUDE_SOURCE, UNREACHABLE_TOOL_KEYS } from "./_prelude.ts";
 import { crashFailure, readThrown } from "./_guest_errors.ts";
 import { truncateUtf8, utf8ByteLength } from "./_utf8.ts";
 import type { SandboxFailure } from "./types.ts";
@@ -64,8 +71,12 @@ export class ScriptRun {
   #wake: (() => void) | undefined;
   #consoleBytes = 0;
   #consoleDropped = false;
+  #droppedLines = 0;
+  #droppedBytes = 0;
   #owned: QuickJSHandle[] = [];
   #growFailuresAtStart = 0;
+  #released = false;
+  #extractionInterrupted = false;
 
   constructor(
     module: SandboxModule,
@@ -81,6 +92,12 @@ export class ScriptRun {
   }
 
   async execute(): Promise<EngineOutcome> {
+    const outcome = await this.#execute();
+    if (!this.#consoleDropped) return outcome;
+    return { ...outcome, consoleDropped: { lines: this.#droppedLines, bytes: this.#droppedBytes } };
+  }
+
+  async #execute(): Promise<EngineOutcome> {
     const onAbort = () => this.#stop(stopReasonOf(this.#io.signal?.reason));
     this.#io.signal?.addEventListener("abort", onAbort);
     const deadlineTimer = setTimeout(() => this.#stop("timeout"), Math.max(0, this.#deadline - Date.now()));
@@ -168,9 +185,11 @@ export class ScriptRun {
     const factory = ctx.evalCode(PRELUDE_SOURCE, PRELUDE_FILE);
     if (factory.error) return { kind: "thrown", prefix: "Cannot start the sandbox: ", error: factory.error };
     const names = ctx.newString(JSON.stringify(this.#request.namespaces));
-    const made = ctx.callFunction(factory.value, ctx.undefined, native, names);
+    const unreachable = ctx.newString(JSON.stringify(UNREACHABLE_TOOL_KEYS));
+    const made = ctx.callFunction(factory.value, ctx.undefined, native, names, unreachable);
     factory.value.dispose();
     names.dispose();
+    unreachable.dispose();
     if (made.error) return { kind: "thrown", prefix: "Cannot start the sandbox: ", error: made.error };
     const obj = made.value;
     const get = (key: string) => this.#own(ctx.getProp(obj, key));
@@ -262,15 +281,31 @@ export class ScriptRun {
         : { error: "cancelled" };
       return { ok: false, failure, ...base };
     }
+    const ctx = this.#ctx!;
+    // A fulfilled value is serialized first, still under the script's own limits: `toJSON` methods and
+    // getters are script code, so they get the script's deadline, stop signals and memory limit.
+    let serialized: DisposableResult<QuickJSHandle, QuickJSHandle> | undefined;
+    let state: ReturnType<QuickJSContext["getPromiseState"]> | undefined;
+    if (ending.kind === "settled") {
+      state = ctx.getPromiseState(mainPromise!);
+      if (state.type === "fulfilled") {
+        this.#release(ctx);
+        serialized = ctx.callFunction(this.#internals!.serialize, ctx.undefined, state.value);
+        if (state.value !== mainPromise) state.value.dispose();
+        if (this.#stopReason) {
+          if (serialized.error) serialized.error.dispose();
+          else serialized.value.dispose();
+          const failure: SandboxFailure = this.#stopReason === "timeout"
+            ? { error: "script_timeout", limit_secs: this.#request.limits.timeoutMs / 1000 }
+            : { error: "cancelled" };
+          return { ok: false, failure, ...base };
+        }
+      }
+    }
     // The script is over: let the engine allocate and compute freely, but not forever.
     this.#extractionDeadline = Date.now() + EXTRACTION_BUDGET_MS;
     this.#rt!.setMemoryLimit(-1);
-    const ctx = this.#ctx!;
-    if (this.#internals) {
-      const released = ctx.callFunction(this.#internals.release, ctx.undefined);
-      if (released.error) released.error.dispose();
-      else released.value.dispose();
-    }
+    this.#release(ctx);
     if (ending.kind === "failed") {
       this.#reportUnobserved(ctx);
       return { ok: false, failure: ending.failure, ...base };
@@ -281,22 +316,19 @@ export class ScriptRun {
       this.#reportUnobserved(ctx);
       return { ok: false, failure, ...base };
     }
-    const state = ctx.getPromiseState(mainPromise!);
-    if (state.type === "rejected") {
-      const failure = this.#failureOf(ctx, state.error, "");
-      state.error.dispose();
+    if (state!.type === "rejected") {
+      const failure = this.#failureOf(ctx, state!.error, "");
+      state!.error.dispose();
       this.#reportUnobserved(ctx);
       return { ok: false, failure, ...base };
     }
-    if (state.type !== "fulfilled") {
+    if (state!.type !== "fulfilled" || !serialized) {
       return {
         ok: false,
         failure: { error: "internal", message: "The script's promise is still pending" },
         ...base,
       };
     }
-    const serialized = ctx.callFunction(this.#internals!.serialize, ctx.undefined, state.value);
-    if (state.value !== mainPromise) state.value.dispose();
     if (serialized.error) {
       const failure = this.#failureOf(ctx, serialized.error, "Cannot serialize the return value as JSON: ");
       serialized.error.dispose();
@@ -313,6 +345,15 @@ export class ScriptRun {
       truncated: cut.truncated,
       ...base,
     };
+  }
+
+  /** Frees the prelude's memory reserve (once), so the outcome can be read even from a full heap. */
+  #release(ctx: QuickJSContext): void {
+    if (!this.#internals || this.#released) return;
+    this.#released = true;
+    const released = ctx.callFunction(this.#internals.release, ctx.undefined);
+    if (released.error) released.error.dispose();
+    else released.value.dispose();
   }
 
   /** Classifies a thrown value: tool-call limit, memory, or a script error with the script's stack lines. */
@@ -332,6 +373,13 @@ export class ScriptRun {
         return { error: "script_timeout", limit_secs: limits.timeoutMs / 1000 };
       }
       if (this.#stopReason === "cancelled") return { error: "cancelled" };
+      if (this.#extractionInterrupted) {
+        return {
+          error: "script_error",
+          message:
+            `${prefix}reading the outcome out of the script took longer than ${EXTRACTION_BUDGET_MS} ms`,
+        };
+      }
       // quickjs-emscripten interrupts the script when the interrupt handler itself throws, which only a native
       // stack overflow on the host side can make it do.
       return crashFailure(new RangeError("Maximum call stack size exceeded"));
@@ -379,13 +427,21 @@ export class ScriptRun {
     const namespace = ctx.getString(nsHandle);
     const key = ctx.getString(keyHandle);
     const argsJson = ctx.typeof(argsHandle) === "string" ? ctx.getString(argsHandle) : undefined;
+    if (argsJson !== undefined && tooLarge(argsJson)) {
+      return ctx.newError({
+        name: "RangeError",
+        message:
+          `The arguments of ${namespace}.${key}() are ${utf8ByteLength(argsJson)} bytes of JSON, more ` +
+          `than the ${MAX_TOOL_ARGS_BYTES} bytes a tool call may carry; the call was not sent`,
+      });
+    }
     this.#toolCalls++;
     this.#pendingCalls++;
     const id = this.#nextCallId++;
     const deliver = (reply: HostReply) => {
       this.#pendingCalls--;
       if (this.#finished) return;
-      this.#push(() => this.#settle(ctx, id, reply));
+      this.#push(() => this.#settle(ctx, id, admitted(namespace, key, reply)));
     };
     let started: Promise<HostReply>;
     try {
@@ -449,15 +505,33 @@ export class ScriptRun {
     return ctx.true;
   }
 
+  /**
+   * Emits a console line within the byte budget. The first line that does not fit is cut on a character
+   * boundary to the budget left (its newline included); it and every later line count as dropped.
+   */
   #log(line: string): void {
+    const budget = this.#request.limits.maxConsoleBytes;
     const cost = utf8ByteLength(line) + 1;
-    if (this.#consoleBytes + cost <= this.#request.limits.maxConsoleBytes) {
+    if (!this.#consoleDropped && this.#consoleBytes + cost <= budget) {
       this.#consoleBytes += cost;
       this.#io.onConsole(line);
-    } else if (!this.#consoleDropped) {
-      this.#consoleDropped = true;
-      this.#io.onConsoleDropped();
+      return;
     }
+    this.#droppedLines++;
+    this.#droppedBytes += cost;
+    if (this.#consoleDropped) return;
+    this.#consoleDropped = true;
+    const left = budget - this.#consoleBytes - 1;
+    if (left > 0) {
+      const cut = truncateUtf8(line, left);
+      const kept = utf8ByteLength(cut.text);
+      if (kept > 0) {
+        this.#consoleBytes += kept + 1;
+        this.#droppedBytes -= kept + 1;
+        this.#io.onConsole(cut.text);
+      }
+    }
+    this.#io.onConsoleDropped();
   }
 
   #push(event: () => Ending | undefined): void {
@@ -472,7 +546,11 @@ export class ScriptRun {
   }
 
   #shouldInterrupt(): boolean {
-    if (this.#extractionDeadline > 0) return Date.now() > this.#extractionDeadline;
+    if (this.#extractionDeadline > 0) {
+      if (Date.now() <= this.#extractionDeadline) return false;
+      this.#extractionInterrupted = true;
+      return true;
+    }
     if (this.#stopReason) return true;
     if (Date.now() >= this.#deadline) {
       this.#stopReason = "timeout";
@@ -497,6 +575,27 @@ export class ScriptRun {
     this.#ctx?.dispose();
     this.#rt?.dispose();
   }
+}
+
+/**
+ * The reply as it may enter QuickJS: a result nested deeper than {@link MAX_RESULT_DEPTH} becomes a failure
+ * of that one call (QuickJS would overflow the native stack parsing it and take the module down).
+ */
+function admitted(namespace: string, key: string, reply: HostReply): HostReply {
+  if (!reply.ok || reply.json === undefined) return reply;
+  const depth = jsonNestingDepth(reply.json);
+  if (depth <= MAX_RESULT_DEPTH) return reply;
+  return {
+    ok: false,
+    message: `The result of ${namespace}.${key} is nested too deeply (${depth} levels) to pass into the ` +
+      `script; at most ${MAX_RESULT_DEPTH} levels can cross. Ask the tool for less deeply nested data.`,
+  };
+}
+
+/** Whether arguments JSON exceeds {@link MAX_TOOL_ARGS_BYTES} (counting bytes only when it can matter). */
+function tooLarge(argsJson: string): boolean {
+  if (argsJson.length > MAX_TOOL_ARGS_BYTES) return true;
+  return argsJson.length * 3 > MAX_TOOL_ARGS_BYTES && utf8ByteLength(argsJson) > MAX_TOOL_ARGS_BYTES;
 }
 
 function stopReasonOf(reason: unknown): StopReason {

@@ -15,6 +15,12 @@ import type { SandboxModule } from "./wasm_module.ts";
 /** Timers one run may have pending at once. */
 export const MAX_PENDING_TIMERS = 1000;
 
+/**
+ * Largest JSON text of one tool call's arguments, UTF-8 bytes (8 MiB). A call with more is rejected in the
+ * script (a catchable `RangeError`) and never reaches the host, whose thread would otherwise parse it.
+ */
+export const MAX_TOOL_ARGS_BYTES = 8 * 1024 * 1024;
+
 /** Why a run was stopped from outside. */
 export type StopReason = "timeout" | "cancelled";
 
@@ -27,7 +33,10 @@ export interface EngineIo {
   hostCall(namespace: string, key: string, argsJson: string | undefined): Promise<HostReply>;
   /** Receives each console line that fit the budget, as it is logged. */
   onConsole(line: string): void;
-  /** Called once, when the first console line did not fit the budget. */
+  /**
+   * Called once, when the first console line did not fit the budget (after that line's cut start, if any,
+   * went to `onConsole`). The totals dropped are in the outcome's `consoleDropped`.
+   */
   onConsoleDropped(): void;
   /** Aborted (reason: a {@link StopReason}) to stop a run that is waiting on a promise. */
   signal?: AbortSignal | undefined;
@@ -48,7 +57,23 @@ export type EngineOutcome =
     ok: false;
     failure: SandboxFailure;
   })
-  & { toolCalls: number; poisoned: boolean };
+  & {
+    toolCalls: number;
+    poisoned: boolean;
+    /**
+     * Console output past `maxConsoleBytes`: lines cut or dropped, and their UTF-8 bytes not shown (each
+     * line's newline counted); absent when nothing was dropped.
+     */
+    consoleDropped?: ConsoleDropped;
+  };
+
+/** How much console output did not fit the budget. */
+export interface ConsoleDropped {
+  /** Lines dropped whole or cut short. */
+  lines: number;
+  /** UTF-8 bytes not shown, one per line for its newline included. */
+  bytes: number;
+}
 
 /** Options of {@link QuickJSEngine}. */
 export interface EngineOptions {

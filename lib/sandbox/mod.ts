@@ -36,3 +36,6 @@ export {
   type SandboxPoolOptions,
 } from "./pool.ts";
 export { renderExecuteText } from "./render.ts";
+export { MAX_TOOL_ARGS_BYTES } from "./engine.ts";
+export { MAX_RESULT_DEPTH } from "./_json_depth.ts";
+export { UNREACHABLE_TOOL_KEYS } from "./_prelude.ts";

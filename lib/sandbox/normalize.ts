@@ -18,8 +18,8 @@ export interface ScriptCandidate {
 
 /**
  * Strips what agents wrap code in: surrounding whitespace, one Markdown fence (an optional language tag
- * on the opening line; a fence with no line break is empty), a leading `export default `, and trailing
- * semicolons.
+ * on the opening line; a fence with no line break is empty), a `#!` line at the top (kept as an empty line,
+ * so line numbers stay the script's), a leading `export default `, and trailing semicolons.
  *
  * @param script The `execute` argument as sent.
  * @returns The code itself; `""` for an empty script.
@@ -37,9 +37,39 @@ export function normalizeScript(script: string): string {
     if (text.endsWith("```")) text = text.slice(0, -3);
     text = text.trim();
   }
-  if (text.startsWith("export default ")) text = text.slice("export default ".length).trimStart();
+  if (text.startsWith("#!")) {
+    const newline = text.indexOf("\n");
+    text = newline === -1 ? "" : text.slice(newline);
+    if (text.trim() === "") text = "";
+  }
+  const exported = /^(\s*)export default /.exec(text);
+  if (exported) text = exported[1] + text.slice(exported[0].length).trimStart();
   while (text.endsWith(";")) text = text.slice(0, -1).trimEnd();
   return text;
+}
+
+/** A line that opens or closes a Markdown code fence: three backticks, optionally a language tag. */
+const FENCE_LINE = /^[ \t]*```[\w+.-]*[ \t]*$/;
+
+/**
+ * The code of the one Markdown fenced block in an agent's reply that has prose before or after it. Only
+ * used when the script as sent does not compile.
+ *
+ * @param script The `execute` argument as sent.
+ * @returns The block's lines, or `undefined` unless the text has exactly two fence lines (one block).
+ * @example
+ * ```ts
+ * const fence = "`".repeat(3);
+ * const code = extractFencedBlock(`Here:\n${fence}js\nreturn 1\n${fence}\nDone.`);
+ * if (code !== "return 1") throw new Error(String(code));
+ * ```
+ */
+export function extractFencedBlock(script: string): string | undefined {
+  const lines = script.split("\n");
+  const fences: number[] = [];
+  for (let i = 0; i < lines.length; i++) if (FENCE_LINE.test(lines[i]!.replace(/\r$/, ""))) fences.push(i);
+  if (fences.length !== 2) return undefined;
+  return lines.slice(fences[0]! + 1, fences[1]).join("\n");
 }
 
 /**

@@ -11,7 +11,8 @@ import type { SandboxResult } from "./types.ts";
  *
  * Success: `valueJson`, then (if cut) `\n\n[result truncated from N bytes. Return less data — filter or
  * select fields inside the script.]`, then (if any console output) `\n\nconsole:\n` and each line indented
- * two spaces (plus `  [further output dropped]` when the budget ran out), then `\n[<notice>]` per notice.
+ * two spaces (plus `  [further output dropped: B bytes in N lines]` when the budget ran out; without the
+ * amount when it is unknown), then `\n[<notice>]` per notice.
  * Failure: the tagged JSON object (`{"error":"script_timeout","limit_secs":2}`), then the same console and
  * notice sections.
  *
@@ -43,7 +44,16 @@ export function renderExecuteText(
   }
   if (result.console.length > 0 || result.consoleDropped) {
     const lines = result.console.flatMap((entry) => entry.split("\n")).map((line) => `  ${line}`);
-    if (result.consoleDropped) lines.push("  [further output dropped]");
+    if (result.consoleDropped) {
+      const amount = result.consoleDroppedAmount;
+      lines.push(
+        amount
+          ? `  [further output dropped: ${amount.bytes} bytes in ${amount.lines} ${
+            amount.lines === 1 ? "line" : "lines"
+          }]`
+          : "  [further output dropped]",
+      );
+    }
     text += `\n\nconsole:\n${lines.join("\n")}`;
   }
   for (const notice of notices) text += `\n[${notice}]`;

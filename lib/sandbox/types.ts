@@ -34,6 +34,8 @@ export interface HostCallRequest {
 /**
  * Performs one host call. The resolved value must be JSON-serializable; it is handed back into the script.
  * A rejection becomes a catchable `Error` in the script whose message is the rejection's message.
+ * A result nested deeper than `MAX_RESULT_DEPTH` (1000) levels becomes such a rejection too, and a call
+ * whose arguments exceed `MAX_TOOL_ARGS_BYTES` (8 MiB of JSON) never reaches the host.
  * `signal` is aborted when the run ends, times out or is cancelled while the call is pending.
  */
 export type HostCall = (req: HostCallRequest, signal: AbortSignal) => Promise<unknown>;
@@ -75,6 +77,8 @@ export type SandboxResult =
     console: string[];
     /** Whether some console output did not fit `maxConsoleBytes`. */
     consoleDropped: boolean;
+    /** How much console output was dropped, when known (absent if the Worker was killed). */
+    consoleDroppedAmount?: { lines: number; bytes: number } | undefined;
     /** Host calls dispatched. */
     toolCalls: number;
     /** Wall-clock time from `run()` to the result, including any wait for a free Worker, milliseconds. */
@@ -85,6 +89,7 @@ export type SandboxResult =
     failure: SandboxFailure;
     console: string[];
     consoleDropped: boolean;
+    consoleDroppedAmount?: { lines: number; bytes: number } | undefined;
     toolCalls: number;
     durationMs: number;
   };
