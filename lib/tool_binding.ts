@@ -26,6 +26,13 @@ export interface BindingTable {
 }
 
 /**
+ * Keys a script cannot call on a server's global (the sandbox keeps `then` non-callable so a namespace
+ * is never a thenable, and `__proto__` is the prototype; see `UNREACHABLE_TOOL_KEYS` in
+ * `lib/sandbox/mod.ts`). A tool with such a name also gets a callable alias, `then_`.
+ */
+const UNREACHABLE_KEYS: ReadonlySet<string> = new Set(["then", "__proto__"]);
+
+/**
  * Builds the binding table for the tools a server exposes (after any
  * allow/deny filtering: only tools in the table can be reached).
  *
@@ -34,7 +41,8 @@ export interface BindingTable {
  * alias: characters outside `[A-Za-z0-9_$]` become `_`, a leading digit gets a
  * `_` prefix, and a clash with any primary key or earlier alias is resolved
  * with `_2`, `_3`, … — so a real `get_sum` keeps its name and `get-sum`'s alias
- * becomes `get_sum_2`.
+ * becomes `get_sum_2`. A tool named `then` or `__proto__` (which a script cannot call)
+ * gets the alias `then_` / `__proto___`.
  *
  * @param wireNames Tool names in `tools/list` order.
  * @example
@@ -49,8 +57,9 @@ export function buildBindingTable(wireNames: readonly string[]): BindingTable {
   const taken = new Set(wires);
   const aliases = new Map<string, string>();
   for (const wire of wires) {
-    if (isIdentifierName(wire)) continue;
-    const base = sanitizeIdentifier(wire);
+    const unreachable = UNREACHABLE_KEYS.has(wire);
+    if (isIdentifierName(wire) && !unreachable) continue;
+    const base = unreachable ? `${wire}_` : sanitizeIdentifier(wire);
     let alias = base;
     for (let n = 2; taken.has(alias); n++) alias = `${base}_${n}`;
     taken.add(alias);

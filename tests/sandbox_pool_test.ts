@@ -205,7 +205,9 @@ Deno.test("SandboxPool.run() aborts a pending host call's signal at the deadline
     });
     assert.equal(result.ok, false);
     assert.deepEqual(!result.ok && result.failure, { error: "script_timeout", limit_secs: 0.4 });
-    assert.equal(aborted, "timeout");
+    // The host's deadline timer ("timeout") or, when a loaded machine delays that timer, the Worker's own
+    // deadline ending the run first ("finished"): either way the pending call's signal was aborted.
+    assert.ok(aborted === "timeout" || aborted === "finished", `aborted with ${String(aborted)}`);
     assert.ok(result.durationMs < 2000, `took ${result.durationMs} ms`);
   });
 });

@@ -153,3 +153,12 @@ Deno.test("resolveToolKey() does not treat prototype names as tools", () => {
 Deno.test("normalizeKey() keeps ASCII letters and digits, lower-cased", () => {
   assert.equal(normalizeKey("Create-Entities_2.x é"), "createentities2x");
 });
+
+Deno.test("buildBindingTable() gives tools named then and __proto__ a callable alias that resolves to them", () => {
+  const table = buildBindingTable(["then", "__proto__", "echo"]);
+  assert.deepEqual(table.entries.filter((e) => e.isAlias).map((e) => [e.key, e.wire]), [
+    ["then_", "then"],
+    ["__proto___", "__proto__"],
+  ]);
+  assert.deepEqual(resolveToolKey(table, "srv", "then_"), { ok: true, value: "then" });
+});
