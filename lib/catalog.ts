@@ -8,9 +8,9 @@
  * @module
  */
 import type { McpConfig } from "./config_types.ts";
-import type { UserError } from "./diagnostics.ts";
+import { UserError } from "./diagnostics.ts";
 import { type LoadedResolution, loadResolution } from "./resolve.ts";
-import { namespaceKey, type Refusal, type ServerSpec, spawnKey } from "./server_spec.ts";
+import { type Dormant, namespaceKey, type Refusal, type ServerSpec, spawnKey } from "./server_spec.ts";
 import { type BindingTable, buildBindingTable, resolveToolKey } from "./tool_binding.ts";
 import type { Workspace } from "./workspace.ts";
 import type { Logger } from "./log.ts";
@@ -93,6 +93,32 @@ function visibleTools(
   return { tools: visible, hiddenCount: tools.length - visible.length };
 }
 
+/**
+ * When `key` names one of the server's tools that a filter hides, the error saying which filter
+ * (`read-only`, `enabled-tools` or `disabled-tools`); `undefined` when no hidden tool matches.
+ */
+function hiddenToolError(spec: ServerSpec, all: Tool[], key: string): UserError | undefined {
+  const resolved = resolveToolKey(buildBindingTable(all.map((t) => t.name)), spec.name, key);
+  if (!resolved.ok) return undefined;
+  const tool = all.find((t) => t.name === resolved.value)!;
+  const where = `\`${namespaceKey(spec.name)}.${tool.name}\``;
+  if (spec.enabledTools !== undefined && !spec.enabledTools.includes(tool.name)) {
+    return new UserError("TOOL_HIDDEN", `${where} is hidden by \`enabled-tools\` (it is not listed there)`, {
+      hint: `add "${tool.name}" to enabled-tools of ${spec.name} in its plugin manifest`,
+    });
+  }
+  if ((spec.disabledTools ?? []).includes(tool.name)) {
+    return new UserError("TOOL_HIDDEN", `${where} is hidden by \`disabled-tools\``, {
+      hint: `remove "${tool.name}" from disabled-tools of ${spec.name} in its plugin manifest`,
+    });
+  }
+  return new UserError(
+    "TOOL_HIDDEN",
+    `${where} is hidden by \`read-only = true\` (the server does not mark it read-only)`,
+    { hint: "set read-only = false under [mcp] in config.toml to call tools that may change things" },
+  );
+}
+
 async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -168,6 +194,30 @@ export class Catalog {
   get refused(): readonly Refusal[] {
     return this.#loaded.resolution.refused;
   }
+  /** Declared servers whose `depends-on` does not hold here. */
+  get dormant(): readonly Dormant[] {
+    return this.#loaded.resolution.dormant;
+  }
+  /**
+   * Why a declared server that is not in scope cannot be used, for a raw name or script global:
+   * `` `filesystem` does not apply in this workspace: needs one of: serde>=1 `` (dormant) or
+   * `` `x` is refused: <reason> ``. `undefined` when the name is in scope or never declared.
+   */
+  unavailableReason(name: string): string | undefined {
+    if (this.servers.some((s) => s.name === name || namespaceKey(s.name) === name)) return undefined;
+    const matches = (server: string) => server === name || namespaceKey(server) === name;
+    const dormant = this.dormant.find((d) => matches(d.server));
+    if (dormant) return `\`${dormant.server}\` does not apply in this workspace: ${dormant.reason}`;
+    const refused = this.refused.find((r) => matches(r.server));
+    if (refused) return `\`${refused.server}\` is refused: ${refused.reason}`;
+    return undefined;
+  }
+  /** Script globals of the declared servers that are dormant or refused (none clashing with one in scope). */
+  unavailableNamespaces(): string[] {
+    const inScope = new Set(this.servers.map((s) => namespaceKey(s.name)));
+    const names = [...this.dormant.map((d) => d.server), ...this.refused.map((r) => r.server)];
+    return [...new Set(names.map(namespaceKey))].filter((n) => !inScope.has(n));
+  }
   /** The server a script reaches as global `namespace`, if any. */
   serverByNamespace(namespace: string): ServerSpec | undefined {
     return this.servers.find((s) => namespaceKey(s.name) === namespace);
@@ -220,16 +270,29 @@ export class Catalog {
 
   /**
    * The visible tools of `spec`: from the running server, else from a fresh on-disk cache, else
-   * by starting the server (a server in restart backoff is not waited for).
+   * by starting the server (a server in restart backoff is not waited for). A server given up for
+   * the session (restart budget spent) is never listed, not even from the cache.
    *
    * @param options.allowStart `false`: never start; a miss throws `RESTART_PENDING`-like errors. @default true
-   * @throws {BackendError} when the server cannot be started or listed.
+   * @throws {BackendError} `SERVER_FAILED` when the server was given up for the session; others when
+   *   it cannot be started or listed.
    */
   async listServerTools(
     spec: ServerSpec,
     options: { signal?: AbortSignal; allowStart?: boolean } = {},
   ): Promise<ServerTools> {
     const running = this.#pool.running(spec);
+    const state = this.#pool.state(spec);
+    if (!running && state.status === "failed") {
+      // Given up for the session: its cached tools would look usable but every call fails.
+      throw new BackendError(
+        "SERVER_FAILED",
+        spec.name,
+        `${spec.name} failed ${state.failures} times and is not restarted in this session: ${
+          state.lastError ?? "unknown error"
+        }`,
+      );
+    }
     if (!running) {
       const cached = await this.#readCache(spec);
       if (cached) return { spec, ...visibleTools(spec, cached, this.config), source: "cache", warnings: [] };
@@ -262,7 +325,9 @@ export class Catalog {
    * @param options.onProgress Receives the server's progress notifications for this call.
    * @param namespace The global the script used (`namespaceKey(server)`).
    * @param key The property the script called, e.g. `createEntities`.
-   * @throws {UserError} `SERVER_UNKNOWN`, `TOOL_UNKNOWN`, `TOOL_AMBIGUOUS`; {@link BackendError}.
+   * @throws {UserError} `SERVER_DORMANT`/`SERVER_REFUSED` (declared but not usable here, with the
+   *   reason), `TOOL_HIDDEN` (the tool exists but a filter hides it, naming the filter),
+   *   `TOOL_UNKNOWN`, `TOOL_AMBIGUOUS`; {@link BackendError}.
    */
   async call(
     namespace: string,
@@ -272,6 +337,15 @@ export class Catalog {
   ): Promise<CallOutcome> {
     const spec = this.serverByNamespace(namespace);
     if (!spec) {
+      const unavailable = this.unavailableReason(namespace);
+      if (unavailable) {
+        throw new UserError(
+          this.dormant.some((d) => namespaceKey(d.server) === namespace)
+            ? "SERVER_DORMANT"
+            : "SERVER_REFUSED",
+          unavailable,
+        );
+      }
       throw new BackendError("REQUEST_FAILED", namespace, `no server named \`${namespace}\` is in scope`);
     }
     return await this.#pool.withCallSlot(spec, async () => {
@@ -280,7 +354,7 @@ export class Catalog {
       const { tools } = visibleTools(spec, listing.tools, this.config);
       const table: BindingTable = buildBindingTable(tools.map((t) => t.name));
       const resolved = resolveToolKey(table, spec.name, key);
-      if (!resolved.ok) throw resolved.error;
+      if (!resolved.ok) throw hiddenToolError(spec, listing.tools, key) ?? resolved.error;
       const definition = tools.find((t) => t.name === resolved.value)!;
       const result = await connection.callTool(resolved.value, args, {
         timeoutMs: spec.toolCallTimeoutMs,

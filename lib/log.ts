@@ -1,6 +1,7 @@
 /**
  * The session logger: one line per event, to stderr (never stdout, which belongs to MCP) and to a
- * per-session file under `<config>/logs/`. Secrets (bearer tokens, `token`/`secret`/`authorization`
+ * per-session file under `<config>/logs/` (created with its first line; the newest
+ * {@link MAX_SESSION_LOGS} sessions are kept). Secrets (bearer tokens, `token`/`secret`/`authorization`
  * values) are masked before anything is written.
  *
  * @module
@@ -21,9 +22,16 @@ export interface Logger {
   child(scope: string): Logger;
 }
 
+/** Session log files kept in the log directory: older ones are deleted when a new one is created. */
+export const MAX_SESSION_LOGS = 20;
+
 /** A {@link Logger} that owns a file: call `close()` once at the end of the session. */
 export interface SessionLogger extends Logger {
-  /** Absolute path of the session's log file, or `undefined` when logging to stderr only. */
+  /**
+   * Absolute path of the session's log file, or `undefined` when logging to stderr only (no
+   * `logDir`, or the file could not be created). The file is created with the first line written:
+   * a session that logs nothing leaves no file.
+   */
   readonly filePath: string | undefined;
   /** Flushes and closes the file. Idempotent. */
   close(): void;
@@ -39,6 +47,8 @@ export interface LoggerOptions {
   logDir?: string | undefined;
   /** Session file name without directory. @default `<UTC timestamp>-<pid>.log` */
   sessionName?: string | undefined;
+  /** Session files kept in `logDir` (this one included); older `*.log` files are deleted. @default MAX_SESSION_LOGS */
+  keepLogs?: number | undefined;
   /** Longest line written, in UTF-16 code units; longer lines are cut with `…`. @default 4096 */
   maxLineChars?: number | undefined;
   /** Clock for timestamps, ms since the epoch. @default Date.now */
@@ -80,23 +90,33 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
   let file: Deno.FsFile | undefined;
   let filePath: string | undefined;
   let closed = false;
-  if (options.logDir !== undefined) {
+  const logDir = options.logDir;
+  if (logDir !== undefined) {
+    const stamp = new Date(now()).toISOString().replace(/[:.]/g, "-");
+    filePath = `${logDir}/${options.sessionName ?? `${stamp}-${Deno.pid}.log`}`;
+  }
+
+  /** Creates the file on the first line (and prunes old sessions); `false` when there is none. */
+  function ensureFile(): boolean {
+    if (file !== undefined) return true;
+    if (logDir === undefined || filePath === undefined || closed) return false;
     try {
-      Deno.mkdirSync(options.logDir, { recursive: true });
-      const stamp = new Date(now()).toISOString().replace(/[:.]/g, "-");
-      filePath = `${options.logDir}/${options.sessionName ?? `${stamp}-${Deno.pid}.log`}`;
+      Deno.mkdirSync(logDir, { recursive: true });
       file = Deno.openSync(filePath, { create: true, append: true });
     } catch (error) {
       filePath = undefined;
-      options.writeErr?.(`[warn] cannot open the session log in ${options.logDir}: ${String(error)}\n`);
+      options.writeErr?.(`[warn] cannot open the session log in ${logDir}: ${String(error)}\n`);
+      return false;
     }
+    pruneSessionLogs(logDir, options.keepLogs ?? MAX_SESSION_LOGS, filePath);
+    return true;
   }
 
   function write(level: LogLevel, scope: string, message: string): void {
     let text = redactSecrets(message).replace(/\r?\n/g, "\\n");
     if (text.length > maxLineChars) text = `${text.slice(0, maxLineChars)}…`;
     const line = `${scope ? `[${scope}] ` : ""}${text}`;
-    if (file !== undefined && !closed) {
+    if (!closed && ensureFile() && file !== undefined) {
       try {
         file.writeSync(encoder.encode(`${new Date(now()).toISOString()} ${level.toUpperCase()} ${line}\n`));
       } catch {
@@ -120,7 +140,9 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
   const root = make("");
   return {
     ...root,
-    filePath,
+    get filePath() {
+      return filePath;
+    },
     close() {
       if (closed) return;
       closed = true;
@@ -131,6 +153,32 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
       }
     },
   };
+}
+
+/**
+ * Deletes the oldest `*.log` files of `logDir` so that at most `keep` remain (by modification
+ * time, `current` always kept). Failures are ignored: pruning must never fail a session.
+ */
+export function pruneSessionLogs(logDir: string, keep: number, current?: string): void {
+  try {
+    const logs: { path: string; mtimeMs: number }[] = [];
+    for (const entry of Deno.readDirSync(logDir)) {
+      if (!entry.isFile || !entry.name.endsWith(".log")) continue;
+      const path = `${logDir}/${entry.name}`;
+      if (path === current) continue;
+      logs.push({ path, mtimeMs: Deno.statSync(path).mtime?.getTime() ?? 0 });
+    }
+    logs.sort((a, b) => b.mtimeMs - a.mtimeMs || b.path.localeCompare(a.path));
+    for (const old of logs.slice(Math.max(0, keep - (current === undefined ? 0 : 1)))) {
+      try {
+        Deno.removeSync(old.path);
+      } catch {
+        // Another session removed it, or it is not ours to remove: keep going.
+      }
+    }
+  } catch {
+    // No directory listing: nothing to prune.
+  }
 }
 
 /** A logger that drops everything (for tests and library callers without a session). */

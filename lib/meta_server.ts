@@ -10,7 +10,7 @@ import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/
 import type { CallToolResult, Transport } from "@modelcontextprotocol/server";
 import type { Catalog, ServerTools } from "./catalog.ts";
 import { renderDeclarations, renderIndex } from "./declarations.ts";
-import { buildBindingTable } from "./tool_binding.ts";
+import { buildBindingTable, resolveToolKey } from "./tool_binding.ts";
 import type { Logger } from "./log.ts";
 import { NULL_LOGGER } from "./log.ts";
 import { namespaceKey } from "./server_spec.ts";
@@ -83,14 +83,29 @@ function globToRegExp(glob: string): RegExp {
 }
 
 /**
+ * Longest wait for one server's tools in an unfiltered `list_tools`, in ms. A server still
+ * starting after it is reported under Problems as still starting (its start goes on, for the
+ * next call); a call naming the server in `servers` waits for it as long as its start takes.
+ */
+export const LIST_TOOLS_UNFILTERED_WAIT_MS = 5_000;
+
+/** Options of {@link renderListTools}. */
+export interface RenderListToolsOptions {
+  /** Wait per server when `servers` is not given, in ms. @default LIST_TOOLS_UNFILTERED_WAIT_MS */
+  unfilteredWaitMs?: number | undefined;
+}
+
+/**
  * The text `list_tools` answers (also what `cargo-agents mcp tools` prints). Answers from the
  * tool cache when fresh, else starts the servers it lists; never throws for a failing server:
- * it goes under `Problems:` with its error (stderr tail included).
+ * it goes under `Problems:` with its error (stderr tail included). Without a `servers` filter,
+ * a server not ready within {@link LIST_TOOLS_UNFILTERED_WAIT_MS} is reported as still starting.
  */
 export async function renderListTools(
   catalog: Catalog,
   query: ListToolsQuery,
   signal?: AbortSignal,
+  options: RenderListToolsOptions = {},
 ): Promise<string> {
   await catalog.refreshIfChanged();
   const problems: string[] = [];
@@ -107,15 +122,37 @@ export async function renderListTools(
   );
   for (const name of wanted ?? []) {
     if (!catalog.servers.some((s) => s.name === name || namespaceKey(s.name) === name)) {
+      const unavailable = catalog.unavailableReason(name);
+      if (unavailable !== undefined) {
+        // A refused server is already under Problems with its reason; a dormant one is explained here.
+        if (catalog.dormant.some((d) => d.server === name || namespaceKey(d.server) === name)) {
+          problems.push(unavailable);
+        }
+        continue;
+      }
       problems.push(
         `no server named \`${name}\`. Available: ${catalog.servers.map((s) => s.name).join(", ") || "none"}`,
       );
     }
   }
   const pattern = query.pattern === undefined ? undefined : globToRegExp(query.pattern);
+  const waitMs = wanted === undefined ? options.unfilteredWaitMs ?? LIST_TOOLS_UNFILTERED_WAIT_MS : undefined;
   const listed = await Promise.all(chosen.map(async (spec) => {
     try {
-      return await catalog.listServerTools(spec, signal ? { signal } : {});
+      if (waitMs === undefined) return await catalog.listServerTools(spec, signal ? { signal } : {});
+      // Not tied to this request's signal: a start outlives the bounded wait, for the next call.
+      const listing = catalog.listServerTools(spec);
+      listing.catch(() => {}); // A late failure is seen by the next call (under Problems then).
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), waitMs)));
+      try {
+        const first = await Promise.race([listing, late]);
+        if (first !== "late") return first;
+      } finally {
+        clearTimeout(timer);
+      }
+      problems.push(`\`${spec.name}\`: still starting; call list_tools again or name it in \`servers\``);
+      return undefined;
     } catch (error) {
       problems.push(`\`${spec.name}\`: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
@@ -149,10 +186,21 @@ export async function renderListTools(
   return parts.filter((p) => p !== "").join("\n\n");
 }
 
+/**
+ * The tools of `entry` that `query.tools` and `pattern` select. A `tools` name is resolved as
+ * `execute` resolves a key (exact, then tolerant spelling: `getSum` finds `get-sum`).
+ */
 function selectTools(entry: ServerTools, query: ListToolsQuery, pattern: RegExp | undefined) {
+  let named: Set<string> | undefined;
+  if (query.tools !== undefined) {
+    const table = buildBindingTable(entry.tools.map((t) => t.name));
+    named = new Set(query.tools.flatMap((key) => {
+      const resolved = resolveToolKey(table, entry.spec.name, key);
+      return resolved.ok ? [resolved.value] : [];
+    }));
+  }
   return entry.tools.filter((t) =>
-    (query.tools === undefined || query.tools.includes(t.name)) &&
-    (pattern === undefined || pattern.test(t.name))
+    (named === undefined || named.has(t.name)) && (pattern === undefined || pattern.test(t.name))
   );
 }
 
@@ -340,7 +388,8 @@ export async function runExecute(
   const refusals = catalog.refused.map((r) => `\`${r.server}\`: ${r.reason}`);
   const outcome = await runner.run({
     script,
-    namespaces: catalog.servers.map((s) => namespaceKey(s.name)),
+    // Dormant and refused servers are globals too: a call says why it cannot work here.
+    namespaces: [...catalog.servers.map((s) => namespaceKey(s.name)), ...catalog.unavailableNamespaces()],
     hostCall,
     notices: () => [...refusals, ...offShape],
     signal: options.signal,

@@ -35,7 +35,10 @@ Deno.test("listServerTools() applies disabled-tools and counts what it hid", asy
   assert.equal(listed.source, "live");
   assert.equal(listed.hiddenCount, 2);
   assert.ok(!listed.tools.some((t) => t.name === "hang" || t.name === "big"));
-  await assert.rejects(catalog.call("fx", "hang", {}), { code: "TOOL_UNKNOWN" });
+  await assert.rejects(catalog.call("fx", "hang", {}), {
+    code: "TOOL_HIDDEN",
+    message: /`fx.hang` is hidden by `disabled-tools`/,
+  });
   await catalog.close();
   await dirs.remove();
 });

@@ -224,7 +224,7 @@ Deno.test("mcp-serve answers a real agent through real backing servers", async (
       assert.match(text, /declare const fx: \{/);
       assert.match(
         text,
-        /Problems:\n {2}`broken`: broken failed to start: .*exited with code 3; stderr: fixture: refusing start \d+: database is locked/,
+        /Problems:\n {2}`broken`: broken failed to start: .*exited with code 3 before answering initialize; stderr: fixture: refusing start \d+: database is locked/,
       );
     });
 

@@ -183,6 +183,34 @@ Deno.test("connectHttp() refuses a 302 at connect, naming where it pointed", asy
   }
 });
 
+Deno.test("connectHttp() reports a 404 with its status and a short one-line excerpt, not the whole page", async () => {
+  const page =
+    `<!DOCTYPE html>\n<html><head><title>Not Found</title><style>body { color: red }</style></head>\n` +
+    `<body><h1>Page not found</h1>\n<p>${
+      "The page you asked for is not here. ".repeat(200)
+    }</p></body></html>`;
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response(page, { status: 404, headers: { "content-type": "text/html" } }),
+  );
+  try {
+    const url = `http://127.0.0.1:${server.addr.port}/mcp`;
+    const error = await connectHttp(httpSpec(url), context()).catch((e) => e);
+    assert.ok(error instanceof BackendError, String(error));
+    assert.equal(error.code, "START_FAILED");
+    assert.match(
+      error.message,
+      new RegExp(
+        `^remote failed to start: ${url} answered HTTP 404( Not Found)?: Not Found Page not found The page`,
+      ),
+    );
+    assert.ok(!error.message.includes("\n") && !error.message.includes("<"), error.message);
+    assert.ok(error.message.length < 300, `${error.message.length} characters`);
+  } finally {
+    await server.shutdown();
+  }
+});
+
 Deno.test("connectHttp() refuses an endpoint the policy refuses before sending anything", async () => {
   const sent: PinnedRequest[] = [];
   const connector: Connector = {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
-import { Catalog } from "../lib/catalog.ts";
+import { Catalog, toolCachePath } from "../lib/catalog.ts";
+import { spawnKey } from "../lib/server_spec.ts";
 import { createMetaServer, parseListToolsArgs, renderListTools, toolArguments } from "../lib/meta_server.ts";
 import { MAX_CALLS_IN_FLIGHT_PER_SERVER } from "../lib/backends/pool.ts";
 import { waitFor } from "./_fakes_backends.ts";
@@ -125,8 +126,74 @@ Deno.test("list_tools reports a server that fails to start with its stderr tail 
   assert.match(text, /^good:\n/);
   assert.match(
     text,
-    /\nProblems:\n {2}`broken`: broken failed to start: .*exited with code 3; stderr: fixture: refusing start 1: database is locked/,
+    /\nProblems:\n {2}`broken`: broken failed to start: .*exited with code 3 before answering initialize; stderr: fixture: refusing start 1: database is locked/,
   );
+  await h.close();
+});
+
+Deno.test("list_tools shows a server given up for the session under Problems, not its cached tools", async () => {
+  const h = await harness(async (d) => {
+    await writePlugin(
+      d.home,
+      "broken",
+      fixtureServerToml("broken", ["--fail-starts=99", `--counter-file=${d.root}/n`]),
+    );
+    await Deno.writeTextFile(`${d.home}/config.toml`, "[mcp]\nmax-server-restarts = 0\n");
+  });
+  const spec = h.catalog.servers[0]!;
+  const tool = { name: "echo", description: "Echo a message back.", inputSchema: { type: "object" } };
+  const path = await toolCachePath(h.catalog.configDir, spec);
+  await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({ spawnKey: spawnKey(spec), fetchedAtMs: Date.now(), tools: [tool] }),
+  );
+  assert.match(textOf(await h.client.callTool({ name: "list_tools", arguments: {} })), /^broken:\n {2}echo/);
+  const ran = await execute(h, "return await broken.echo({ message: 'hi' })");
+  assert.equal(ran.isError, true);
+  assert.equal(h.catalog.serverState(spec).status, "failed");
+  const text = textOf(await h.client.callTool({ name: "list_tools", arguments: {} }));
+  assert.doesNotMatch(text, /echo/);
+  assert.match(
+    text,
+    /^Problems:\n {2}`broken`: broken failed 1 times and is not restarted in this session: .*database is locked/,
+  );
+  await h.close();
+});
+
+Deno.test("renderListTools() answers an unfiltered call without waiting for a hung server; naming it waits", async () => {
+  const h = await harness(async (d) => {
+    await writePlugin(d.home, "fx", fixtureServerToml("fx"));
+    await writePlugin(
+      d.home,
+      "hung",
+      '[[mcp_servers]]\nname = "hung"\ncommand = "sleep"\nargs = ["1000"]\nstartup-timeout-secs = 3\n',
+    );
+  });
+  assert.match(await renderListTools(h.catalog, { servers: ["fx"] }), /declare const fx/);
+  const t0 = Date.now();
+  const text = await renderListTools(h.catalog, {}, undefined, { unfilteredWaitMs: 300 });
+  assert.ok(Date.now() - t0 < 2_500, `took ${Date.now() - t0} ms`);
+  assert.match(text, /^fx:\n {2}echo - /);
+  assert.match(
+    text,
+    /\nProblems:\n {2}`hung`: still starting; call list_tools again or name it in `servers`$/,
+  );
+  assert.equal(h.catalog.serverState(h.catalog.serverByName("hung")!).status, "starting");
+  const named = await renderListTools(h.catalog, { servers: ["hung"] });
+  assert.match(named, /^Problems:\n {2}`hung`: hung did not start within 3(\.\d)?s/);
+  await h.close();
+});
+
+Deno.test("list_tools finds tools named in `tools` with the tolerant spelling execute accepts", async () => {
+  const h = await harness((d) => writePlugin(d.home, "fx", fixtureServerToml("fx")));
+  const text = textOf(
+    await h.client.callTool({ name: "list_tools", arguments: { tools: ["youSearch", "ECHO"] } }),
+  );
+  assert.match(text, /declare const fx: \{/);
+  assert.match(text, /you-search|youSearch/);
+  assert.match(text, /echo\(params: \{/);
+  assert.doesNotMatch(text, /pid\(/);
   await h.close();
 });
 
@@ -143,6 +210,35 @@ Deno.test("list_tools reports refused servers and unknown server names", async (
   await h.close();
 });
 
+Deno.test("execute and list_tools explain a dormant or refused server instead of not knowing it", async () => {
+  const h = await harness(async (d) => {
+    await writePlugin(d.home, "fx", fixtureServerToml("fx"));
+    await writePlugin(d.home, "fs", fixtureServerToml("filesystem", [], 'depends-on = ["tokio"]'));
+    await writePlugin(d.home, "bad", fixtureServerToml("execute"));
+  });
+  const dormant = await execute(h, "try { await filesystem.read_file({}) } catch (e) { return e.message }");
+  assert.equal(
+    dormant.text.split("\n")[0],
+    JSON.stringify(
+      "`filesystem` does not apply in this workspace: needs one of: tokio (not a dependency here)",
+    ),
+  );
+  const refused = await execute(h, "try { await execute.run({}) } catch (e) { return e.message }");
+  assert.match(
+    refused.text,
+    /^"`execute` is refused: server name \\"execute\\" is reserved by the meta-server"/,
+  );
+  const text = textOf(
+    await h.client.callTool({ name: "list_tools", arguments: { servers: ["filesystem", "execute"] } }),
+  );
+  assert.equal(
+    text,
+    'Problems:\n  `execute`: server name "execute" is reserved by the meta-server\n' +
+      "  `filesystem` does not apply in this workspace: needs one of: tokio (not a dependency here)",
+  );
+  await h.close();
+});
+
 Deno.test("list_tools and execute hide tools by enabled-tools and read-only", async () => {
   const h = await harness(async (d) => {
     await writePlugin(d.home, "fx", fixtureServerToml("fx", [], 'enabled-tools = ["echo", "pid", "fail"]'));
@@ -152,7 +248,10 @@ Deno.test("list_tools and execute hide tools by enabled-tools and read-only", as
   assert.equal(text, "fx:\n  echo - Echo a message back.\n  pid - The process id.");
   const hidden = await execute(h, "return await fx.fail({})");
   assert.equal(hidden.isError, true);
-  assert.match(hidden.text, /`fx` has no tool `fail`/);
+  assert.match(hidden.text, /`fx\.fail` is hidden by `read-only = true`/);
+  const notEnabled = await execute(h, "return await fx.youSearch({ query: 'x' })");
+  assert.equal(notEnabled.isError, true);
+  assert.match(notEnabled.text, /`fx\.you-search` is hidden by `enabled-tools`/);
   await h.close();
 });
 

@@ -25,17 +25,94 @@ Deno.test("connectStdio() fails with the exit code and stderr tail when the serv
   await assert.rejects(connectStdio(spec, ctx()), (e: unknown) => {
     assert.ok(e instanceof BackendError);
     assert.equal(e.code, "START_FAILED");
-    assert.match(e.message, /^locked failed to start: .*exited with code 3; stderr: .*database is locked/s);
+    assert.match(
+      e.message,
+      /^locked failed to start: exited with code 3 before answering initialize; stderr: .*database is locked/s,
+    );
     return true;
   });
   await Deno.remove(dir, { recursive: true });
+});
+
+/** A logger that takes `busyMs` per line, like a session log on a slow disk. */
+function slowLogger(lines: string[], busyMs: number) {
+  const memory = createMemoryLogger(lines);
+  const slow = (write: (m: string) => void) => (m: string) => {
+    const until = performance.now() + busyMs;
+    while (performance.now() < until) { /* busy */ }
+    write(m);
+  };
+  return { ...memory, debug: slow(memory.debug), child: () => memory };
+}
+
+Deno.test("connectStdio() logs every stderr line and ends the error with the last one when a chatty node server exits at start", async () => {
+  const lines: string[] = [];
+  // Node writes to a full pipe asynchronously and drops what is still queued at `process.exit`:
+  // 30 batches of 100 lines, 5 ms apart, then the real error and exit. A reader that stops
+  // reading while it logs lets the pipe fill up and loses the end.
+  const script = "let i = 0; const batch = () => { for (let k = 0; k < 100; k++, i++) " +
+    "process.stderr.write('debug line ' + i + ' lorem ipsum dolor sit amet\\n'); if (i < 3000) setTimeout(batch, 5);" +
+    " else { process.stderr.write('FATAL: the real reason\\n'); process.exit(2); } }; batch();";
+  const spec = { ...fixtureSpec("chatty_crash"), command: "node", args: ["-e", script] };
+  await assert.rejects(connectStdio(spec, ctx([], { logger: slowLogger(lines, 0.2) })), (e: unknown) => {
+    assert.ok(e instanceof BackendError);
+    assert.match(
+      e.message,
+      /exited with code 2 before answering initialize; stderr: debug line \d+ lorem ipsum dolor sit amet\n.*FATAL: the real reason$/s,
+    );
+    return true;
+  });
+  const logged = lines.filter((l) => l.startsWith("debug stderr: "));
+  assert.equal(logged.length, 3001);
+  assert.equal(logged.at(-1), "debug stderr: FATAL: the real reason");
+});
+
+Deno.test("StdioProcessTransport.stderrTail() starts at a line boundary", async () => {
+  const transport = new StdioProcessTransport(
+    {
+      command: "sh",
+      args: ["-c", "echo first-line-is-long >&2; echo second >&2; echo END >&2; sleep 5"],
+      env: {},
+      cwd: "/",
+    },
+    { shutdownGraceMs: 200 },
+  );
+  await transport.start();
+  assert.ok(await waitFor(() => transport.stderrTail(100).includes("END")));
+  assert.equal(transport.stderrTail(20), "second\nEND\n");
+  assert.equal(transport.stderrTail(4), "END\n");
+  assert.equal(transport.stderrTail(2), "D\n");
+  await transport.close();
 });
 
 Deno.test("connectStdio() fails with START_FAILED when the command does not exist", async () => {
   const spec = { ...fixtureSpec("ghost"), command: "/nonexistent/mcp-server", args: [] };
   await assert.rejects(connectStdio(spec, ctx()), {
     code: "START_FAILED",
-    message: /^ghost failed to start: /,
+    message: "ghost failed to start: command `/nonexistent/mcp-server` does not exist " +
+      "(plugins/fixtures/SYMPOSIUM.toml:1): install it, or set `command` to its absolute path",
+  });
+});
+
+Deno.test("connectStdio() says a bare command was not found on PATH and where it is declared", async () => {
+  const spec = { ...fixtureSpec("ghost"), command: "nonexistent-binary-4711", args: [] };
+  await assert.rejects(connectStdio(spec, ctx()), {
+    code: "START_FAILED",
+    message: "ghost failed to start: command `nonexistent-binary-4711` was not found on PATH " +
+      "(plugins/fixtures/SYMPOSIUM.toml:1): install it, or set `command` to its absolute path",
+  });
+});
+
+Deno.test("connectStdio() leads with the exit code when the server exits before reading initialize", async () => {
+  const spec = {
+    ...fixtureSpec("dies"),
+    command: "sh",
+    args: ["-c", "echo 'cannot open config' >&2; exit 1"],
+  };
+  await assert.rejects(connectStdio(spec, ctx()), {
+    code: "START_FAILED",
+    message:
+      "dies failed to start: exited with code 1 before answering initialize; stderr: cannot open config",
   });
 });
 

@@ -91,6 +91,55 @@ function causes(error: unknown): unknown[] {
   return chain;
 }
 
+/** Longest excerpt of an HTTP error page shown in an error message, in characters. */
+export const HTTP_ERROR_EXCERPT_CHARS = 160;
+
+/**
+ * One line of an HTTP error body, for a message: `<script>`/`<style>` blocks and tags dropped
+ * (a 404 page is HTML), entities for spaces and angle brackets decoded, whitespace collapsed,
+ * cut at {@link HTTP_ERROR_EXCERPT_CHARS} with `…`.
+ */
+export function httpBodyExcerpt(body: string): string {
+  const text = body
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, " ")
+    .replace(/<[^>]*>/g, " ")
+    .replace(/&nbsp;/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")
+    .replace(/\s+/g, " ")
+    .trim();
+  return text.length > HTTP_ERROR_EXCERPT_CHARS ? `${text.slice(0, HTTP_ERROR_EXCERPT_CHARS)}…` : text;
+}
+
+/**
+ * The start failure for an endpoint that answered an HTTP error (e.g. 404): the status and a
+ * short single-line excerpt of the body instead of the whole page. `undefined` when `error`
+ * carries no HTTP status.
+ */
+function httpStatusError(server: string, endpoint: URL, error: unknown): BackendError | undefined {
+  const http = causes(error).find((
+    e,
+  ): e is Error & { status: number; statusText?: unknown; data?: unknown } =>
+    e instanceof Error && typeof (e as { status?: unknown }).status === "number"
+  );
+  if (!http) return undefined;
+  const data = (typeof http.data === "object" && http.data !== null ? http.data : {}) as Record<
+    string,
+    unknown
+  >;
+  const statusText = typeof http.statusText === "string" ? ` ${http.statusText}` : "";
+  const excerpt = typeof data.text === "string" ? httpBodyExcerpt(data.text) : "";
+  return new BackendError(
+    "START_FAILED",
+    server,
+    `${server} failed to start: ${endpoint.href} answered HTTP ${http.status}${statusText}${
+      excerpt ? `: ${excerpt}` : ""
+    }`,
+    {
+      cause: error,
+      hint: http.status === 404 ? `check \`url\` of ${server} in its plugin manifest` : undefined,
+    },
+  );
+}
+
 function checkHeaders(spec: HttpServerSpec): void {
   for (const [name, value] of Object.entries(spec.headers)) {
     const fail = (what: string) =>
@@ -238,7 +287,7 @@ export async function connectHttp(
       });
       return { transport, connection };
     } catch (error) {
-      throw authOrPolicyError(error) ?? error;
+      throw authOrPolicyError(error) ?? httpStatusError(server, endpoint, error) ?? error;
     }
   }
 

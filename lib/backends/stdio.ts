@@ -11,7 +11,7 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import type { StdioServerSpec } from "../server_spec.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
-import { type BackendConnection, openConnection, type Root } from "./connection.ts";
+import { type BackendConnection, BackendError, openConnection, type Root } from "./connection.ts";
 
 /** Bytes of stderr kept for error messages (the tail). */
 export const STDERR_TAIL_BYTES = 64 * 1024;
@@ -19,6 +19,11 @@ export const STDERR_TAIL_BYTES = 64 * 1024;
 export const STDERR_TAIL_IN_ERRORS_CHARS = 400;
 /** Longest stdout line accepted as one JSON-RPC message, in UTF-16 code units (a bigger one is dropped). */
 export const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
+/**
+ * Longest stretch of line handling (logging, message dispatch) between two reads of a child's
+ * pipe, in ms: past it the pump yields so the pipe keeps draining.
+ */
+export const LINE_SLICE_MS = 4;
 
 /** What to run: the subset of {@link StdioServerSpec} the transport needs. */
 export interface ProcessSpec {
@@ -52,8 +57,17 @@ class TailBuffer {
       this.#chars = only.length;
     }
   }
+  /**
+   * The last `chars` characters at most, starting at a line boundary: a partial first line is
+   * dropped (unless the whole tail is one line, which is then cut).
+   */
   tail(chars: number): string {
-    return this.#parts.join("").slice(-chars);
+    const all = this.#parts.join("");
+    if (all.length <= chars) return all;
+    const cut = all.slice(-chars);
+    if (all[all.length - chars - 1] === "\n") return cut;
+    const newline = cut.indexOf("\n");
+    return newline === -1 || newline === cut.length - 1 ? cut : cut.slice(newline + 1);
   }
 }
 
@@ -105,7 +119,7 @@ export class StdioProcessTransport implements Transport {
     return this.#child?.pid;
   }
 
-  /** The last `chars` characters the child wrote to stderr. */
+  /** The last `chars` characters (at most) the child wrote to stderr, from the start of a line. */
   stderrTail(chars = STDERR_TAIL_IN_ERRORS_CHARS): string {
     return this.#stderr.tail(chars);
   }
@@ -160,41 +174,84 @@ export class StdioProcessTransport implements Transport {
     if (this.#closing === undefined) this.#finish();
   }
 
+  /**
+   * Reads `stream` to EOF, handing each complete line to `onLine` (and each decoded chunk to
+   * `onChunk`). Reading never waits for line handling: chunks are queued as they arrive and lines
+   * are handled in slices of at most {@link LINE_SLICE_MS}, so the pipe keeps draining while a slow
+   * logger works (a child that writes asynchronously, like node, loses what is still queued on its
+   * side when it exits on a full pipe). Resolves once every line read has been handled.
+   */
   async #pumpLines(
     stream: ReadableStream<Uint8Array>,
     onLine: (line: string) => void,
     onChunk?: (chunk: string) => void,
   ): Promise<void> {
+    const queue: string[] = [];
+    let eof = false;
+    let wake: (() => void) | undefined;
+    const reading = (async () => {
+      const reader = stream.getReader();
+      const decoder = new TextDecoder();
+      const take = (text: string) => {
+        if (text.length === 0) return;
+        onChunk?.(text);
+        queue.push(text);
+        wake?.();
+      };
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          take(decoder.decode(value, { stream: true }));
+        }
+        take(decoder.decode());
+      } catch (error) {
+        // The pipe broke (the child died mid-write); the exit watcher reports the end.
+        this.#logger.debug(`stream ended: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        reader.releaseLock();
+        eof = true;
+        wake?.();
+      }
+    })();
     let pending: string[] = [];
     let pendingChars = 0;
-    try {
-      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-        onChunk?.(chunk);
-        let start = 0;
-        let index: number;
-        while ((index = chunk.indexOf("\n", start)) !== -1) {
-          pending.push(chunk.slice(start, index));
-          const line = pending.join("").replace(/\r$/, "");
-          pending = [];
-          pendingChars = 0;
-          start = index + 1;
-          if (line.length > 0) onLine(line);
-        }
-        if (start < chunk.length) {
-          pending.push(chunk.slice(start));
-          pendingChars += chunk.length - start;
-          if (pendingChars > MAX_MESSAGE_CHARS) {
-            this.#logger.warn(`dropped an output line longer than ${MAX_MESSAGE_CHARS} characters`);
-            pending = [];
-            pendingChars = 0;
-          }
+    let sliceStart = performance.now();
+    for (;;) {
+      const chunk = queue.shift();
+      if (chunk === undefined) {
+        if (eof) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+        sliceStart = performance.now();
+        continue;
+      }
+      let start = 0;
+      let index: number;
+      while ((index = chunk.indexOf("\n", start)) !== -1) {
+        pending.push(chunk.slice(start, index));
+        const line = pending.join("").replace(/\r$/, "");
+        pending = [];
+        pendingChars = 0;
+        start = index + 1;
+        if (line.length > 0) onLine(line);
+        if (performance.now() - sliceStart > LINE_SLICE_MS) {
+          await new Promise((resolve) => setTimeout(resolve, 0)); // let the pending read complete
+          sliceStart = performance.now();
         }
       }
-      if (pending.length > 0) onLine(pending.join(""));
-    } catch (error) {
-      // The pipe broke (the child died mid-write); the exit watcher reports the end.
-      this.#logger.debug(`stream ended: ${error instanceof Error ? error.message : String(error)}`);
+      if (start < chunk.length) {
+        pending.push(chunk.slice(start));
+        pendingChars += chunk.length - start;
+        if (pendingChars > MAX_MESSAGE_CHARS) {
+          this.#logger.warn(`dropped an output line longer than ${MAX_MESSAGE_CHARS} characters`);
+          pending = [];
+          pendingChars = 0;
+        }
+      }
     }
+    await reading;
+    if (pending.length > 0) onLine(pending.join(""));
   }
 
   #onStdoutLine(line: string): void {
@@ -317,6 +374,19 @@ export async function connectStdio(spec: StdioServerSpec, ctx: ConnectContext): 
     const parts = [prefix, tail ? `stderr: ${tail}` : undefined].filter((p): p is string => !!p);
     return parts.join("; ");
   };
+  try {
+    return await openStdioConnection(spec, ctx, transport, describe);
+  } catch (error) {
+    throw explainStartFailure(spec, transport, error);
+  }
+}
+
+async function openStdioConnection(
+  spec: StdioServerSpec,
+  ctx: ConnectContext,
+  transport: StdioProcessTransport,
+  describe: (prefix: string | undefined) => string,
+): Promise<BackendConnection> {
   return await openConnection(transport, {
     server: spec.name,
     startupTimeoutMs: spec.startupTimeoutMs,
@@ -329,4 +399,38 @@ export async function connectStdio(spec: StdioServerSpec, ctx: ConnectContext): 
     logger: ctx.logger,
     now: ctx.now,
   });
+}
+
+/**
+ * Rewrites a start failure so it leads with what the user can act on: a command that is not
+ * there (install it or give an absolute path, with the manifest location), or a child that exited
+ * before answering `initialize` (exit code, then the stderr tail) instead of the broken pipe that
+ * followed. Other errors pass through unchanged.
+ */
+function explainStartFailure(
+  spec: StdioServerSpec,
+  transport: StdioProcessTransport,
+  error: unknown,
+): unknown {
+  if (!(error instanceof BackendError) || error.code !== "START_FAILED") return error;
+  const at = `${spec.location.file}:${spec.location.line}`;
+  if (error.cause instanceof Deno.errors.NotFound) {
+    const where = spec.command.includes("/") ? "does not exist" : "was not found on PATH";
+    return new BackendError(
+      "START_FAILED",
+      spec.name,
+      `${spec.name} failed to start: command \`${spec.command}\` ${where} (${at}): install it, or set ` +
+        "`command` to its absolute path",
+      { cause: error.cause, hint: `check \`command\` of ${spec.name} in ${at}` },
+    );
+  }
+  const exit = transport.exitDescription();
+  if (exit === undefined) return error;
+  const tail = transport.stderrTail().trim();
+  return new BackendError(
+    "START_FAILED",
+    spec.name,
+    `${spec.name} failed to start: ${exit} before answering initialize${tail ? `; stderr: ${tail}` : ""}`,
+    { cause: error.cause ?? error },
+  );
 }

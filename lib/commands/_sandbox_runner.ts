@@ -11,9 +11,16 @@ import type { McpConfig } from "../config_types.ts";
 import type { Logger } from "../log.ts";
 import { extractMedia, type MediaBlock, type ScriptRunner } from "../meta_server.ts";
 import { limitsFromConfig } from "../sandbox/limits.ts";
-import { SandboxPool } from "../sandbox/pool.ts";
+import { DEFAULT_POOL_SIZE, SandboxPool } from "../sandbox/pool.ts";
 import { renderExecuteText } from "../sandbox/render.ts";
-import type { SandboxResult } from "../sandbox/types.ts";
+import type { SandboxFailure, SandboxResult } from "../sandbox/types.ts";
+
+/**
+ * Scripts that run at once (one sandbox Worker each). More wait their turn in order, and the wait
+ * counts toward their `script-timeout-secs`: a script that waited 50 s of a 120 s limit gets
+ * 70 s to run, and one whose whole limit passed while waiting ends as `script_timeout` unrun.
+ */
+export const CONCURRENT_SCRIPTS = DEFAULT_POOL_SIZE;
 
 /**
  * Largest return value carried out of the sandbox whole, in UTF-8 bytes (16 MiB). Image and audio
@@ -32,7 +39,8 @@ export function createSandboxRunner(
   config: () => McpConfig,
   logger: Logger,
 ): ScriptRunner & { close(): Promise<void> } {
-  const pool = new SandboxPool();
+  const pool = new SandboxPool({ size: CONCURRENT_SCRIPTS });
+  const turns = new Turns(CONCURRENT_SCRIPTS);
   return {
     async run({ script, namespaces, hostCall, notices, signal }) {
       const mcp = config();
@@ -40,7 +48,32 @@ export function createSandboxRunner(
         ...limitsFromConfig(mcp),
         maxResultBytes: Math.max(mcp.maxResultBytes, MAX_RESULT_TRANSFER_BYTES),
       };
-      const result = await pool.run({ script, namespaces, limits, hostCall, signal });
+      const startedAt = performance.now();
+      const turn = await turns.take(limits.timeoutMs, signal);
+      let result: SandboxResult;
+      if (turn !== "granted") {
+        const failure: SandboxFailure = turn === "timeout"
+          ? { error: "script_timeout", limit_secs: limits.timeoutMs / 1000 }
+          : { error: "cancelled" };
+        const durationMs = performance.now() - startedAt;
+        result = { ok: false, failure, console: [], consoleDropped: false, toolCalls: 0, durationMs };
+      } else {
+        try {
+          const leftMs = Math.max(1, limits.timeoutMs - (performance.now() - startedAt));
+          result = await pool.run({
+            script,
+            namespaces,
+            limits: { ...limits, timeoutMs: leftMs },
+            hostCall,
+            signal,
+          });
+        } finally {
+          turns.release();
+        }
+        if (!result.ok && result.failure.error === "script_timeout") {
+          result = { ...result, failure: { error: "script_timeout", limit_secs: limits.timeoutMs / 1000 } };
+        }
+      }
       const { shown, blocks } = shapeResult(result, mcp.maxResultBytes);
       const { text, isError } = renderExecuteText(shown, notices());
       if (isError) logger.debug(`execute failed: ${text.slice(0, 200)}`);
@@ -50,6 +83,47 @@ export function createSandboxRunner(
       await pool.close();
     },
   };
+}
+
+/** A FIFO of turns: at most `size` holders at once. */
+class Turns {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.#free = size;
+  }
+
+  /** Waits for a turn, at most `timeoutMs`; `"timeout"`/`"cancelled"` leave the queue unserved. */
+  take(timeoutMs: number, signal: AbortSignal | undefined): Promise<"granted" | "timeout" | "cancelled"> {
+    if (signal?.aborted) return Promise.resolve("cancelled");
+    if (this.#free > 0) {
+      this.#free--;
+      return Promise.resolve("granted");
+    }
+    return new Promise((resolve) => {
+      const settle = (outcome: "granted" | "timeout" | "cancelled") => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        if (outcome !== "granted") {
+          const index = this.#waiting.indexOf(grant);
+          if (index >= 0) this.#waiting.splice(index, 1);
+        }
+        resolve(outcome);
+      };
+      const grant = () => settle("granted");
+      const onAbort = () => settle("cancelled");
+      const timer = setTimeout(() => settle("timeout"), timeoutMs);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiting.push(grant);
+    });
+  }
+
+  /** Ends a turn: the oldest waiter gets it. */
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#free++;
+  }
 }
 
 /**
