@@ -9,6 +9,7 @@
 import { Client } from "@modelcontextprotocol/client";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { sourceRunArgs } from "../lib/self_command.ts";
 
 /** Repository root, with a trailing slash. */
 export const REPO = new URL("../", import.meta.url).pathname;
@@ -136,15 +137,7 @@ export async function connectMetaServer(
 ): Promise<{ client: Client; counter: CountingTransport; pid: number }> {
   const stdio = new StdioClientTransport({
     command: Deno.execPath(),
-    args: [
-      "run",
-      "-P",
-      "--v8-flags=--stack-size=1800",
-      "--config",
-      `${REPO}deno.json`,
-      `${REPO}main.ts`,
-      "mcp-serve",
-    ],
+    args: [...sourceRunArgs(REPO), "mcp-serve"],
     env: { ...Deno.env.toObject(), SYMPOSIUM_HOME: world.home },
     cwd: world.ws,
     stderr: "ignore",

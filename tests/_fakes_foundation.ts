@@ -6,6 +6,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DirEntry, FileInfo, FileSystem } from "../lib/file_system.ts";
+import { sourceRunArgs } from "../lib/self_command.ts";
 
 /** An in-memory file tree; directories exist implicitly above every file. */
 export interface MemoryFileSystem extends FileSystem {
@@ -97,16 +98,7 @@ export async function runMain(
     if (value !== undefined) inherited[name] = value;
   }
   const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-P",
-      "--quiet",
-      "--v8-flags=--stack-size=1800",
-      "--config",
-      join(REPO_ROOT, "deno.json"),
-      join(REPO_ROOT, "main.ts"),
-      ...args,
-    ],
+    args: ["run", "--quiet", ...sourceRunArgs(REPO_ROOT).slice(1), ...args],
     cwd: options.cwd,
     env: { ...inherited, ...options.env },
     clearEnv: true,

@@ -11,15 +11,9 @@ import { startHttpFixture } from "../testdata/servers/http_server.ts";
 import type { HttpFixture } from "../testdata/servers/http_server.ts";
 import { REPO } from "./_fakes_backends.ts";
 import { cargoLock, cargoToml } from "./_fakes_meta.ts";
+import { sourceRunArgs } from "../lib/self_command.ts";
 
-const SERVE_ARGS = [
-  "run",
-  "-P",
-  "--v8-flags=--stack-size=1800",
-  "--config",
-  `${REPO}deno.json`,
-  `${REPO}main.ts`,
-];
+const SERVE_ARGS = [...sourceRunArgs(REPO)];
 const API_KEY = "k-e2e-0123";
 
 interface World {

@@ -8,16 +8,10 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { FIXTURE, isAlive, REPO, waitFor } from "./_fakes_backends.ts";
 import { cargoLock, cargoToml } from "./_fakes_meta.ts";
+import { sourceRunArgs } from "../lib/self_command.ts";
 
 const NM = `${REPO}node_modules/@modelcontextprotocol`;
-const SERVE_ARGS = [
-  "run",
-  "-P",
-  "--v8-flags=--stack-size=1800",
-  "--config",
-  `${REPO}deno.json`,
-  `${REPO}main.ts`,
-];
+const SERVE_ARGS = [...sourceRunArgs(REPO)];
 
 /** The npm servers are installed by `deno install` (pinned in deno.json); do it once if a clone lacks them. */
 async function ensureNpmServers(): Promise<void> {

@@ -21,6 +21,7 @@ import type { CommandContext } from "../lib/command_context.ts";
 import { UserError } from "../lib/diagnostics.ts";
 import { runLogin } from "../lib/commands/login.ts";
 import { runStatus } from "../lib/commands/status.ts";
+import { sourceRunArgs } from "../lib/self_command.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;
 const CHROMIUM = "/usr/bin/chromium";
@@ -387,15 +388,7 @@ Deno.test("mcp login signs in through a real browser and the stored sign-in serv
       async () => {
         const transport = new StdioClientTransport({
           command: Deno.execPath(),
-          args: [
-            "run",
-            "-P",
-            "--v8-flags=--stack-size=1800",
-            "--config",
-            `${REPO}deno.json`,
-            `${REPO}main.ts`,
-            "mcp-serve",
-          ],
+          args: [...sourceRunArgs(REPO), "mcp-serve"],
           env,
           cwd,
           stderr: "ignore",

@@ -7,6 +7,7 @@ import { type AgentId, AGENTS } from "../lib/sync/agents.ts";
 import { editConfigText } from "../lib/sync/sync_agents.ts";
 import { denoWritableFileSystem } from "../lib/sync/writable_file_system.ts";
 import { linuxPaths, readCaseFile, REPO_ROOT } from "./_fakes_sync.ts";
+import { sourceRunArgs } from "../lib/self_command.ts";
 
 /** Where each agent's user file lives under the fake home on Linux (reference/agents.md). */
 const USER_FILES: Record<AgentId, string> = {
@@ -28,15 +29,7 @@ const USER_FILES: Record<AgentId, string> = {
 /** The entry must start this program the way the test runs it: deno + args, from source. */
 const SELF = {
   command: Deno.execPath(),
-  args: [
-    "run",
-    "-P",
-    "--v8-flags=--stack-size=1800",
-    "--config",
-    `${REPO_ROOT}/deno.json`,
-    `${REPO_ROOT}/main.ts`,
-    "mcp-serve",
-  ],
+  args: [...sourceRunArgs(REPO_ROOT), "mcp-serve"],
 };
 
 async function denoDir(): Promise<string> {
