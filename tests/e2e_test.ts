@@ -9,6 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { FIXTURE, isAlive, REPO, waitFor } from "./_fakes_backends.ts";
 import { cargoLock, cargoToml } from "./_fakes_meta.ts";
 import { sourceRunArgs } from "../lib/self_command.ts";
+import { todoScript } from "../bench/_world.ts";
 
 const NM = `${REPO}node_modules/@modelcontextprotocol`;
 const SERVE_ARGS = [...sourceRunArgs(REPO)];
@@ -123,19 +124,8 @@ async function logText(world: World): Promise<string> {
   return text;
 }
 
-const SEED_SCRIPT = (dir: string) => `
-const listing = await filesystem.list_directory({ path: ${JSON.stringify(dir)} });
-const names = listing.content
-  .split("\\n")
-  .filter((line) => line.startsWith("[FILE] "))
-  .map((line) => line.slice("[FILE] ".length));
-
-const hits = [];
-for (const name of names) {
-  const file = await filesystem.read_text_file({ path: \`${dir}/\${name}\` });
-  if (file.content.includes("TODO")) hits.push(name);
-}
-return hits;`;
+// The seed's own script (`seeds/000_…`), shared with the demo.
+const SEED_SCRIPT = todoScript;
 
 Deno.test("mcp-serve answers a real agent through real backing servers", async (t) => {
   const world = await makeWorld();
