@@ -13,7 +13,7 @@ import { renderDeclarations, renderIndex } from "./declarations.ts";
 import { buildBindingTable, resolveToolKey } from "./tool_binding.ts";
 import type { Logger } from "./log.ts";
 import { NULL_LOGGER } from "./log.ts";
-import { namespaceKey } from "./server_spec.ts";
+import { namespaceKey, type Refusal } from "./server_spec.ts";
 import { offShapeNotice, OutputShapeChecker, unwrapToolResult } from "./result_unwrap.ts";
 
 /** Version announced in `serverInfo`. */
@@ -110,7 +110,7 @@ export async function renderListTools(
   await catalog.refreshIfChanged();
   const problems: string[] = [];
   if (catalog.configError) problems.push(`config.toml: ${catalog.configError.message}`);
-  for (const r of catalog.refused) problems.push(`\`${r.server}\`: ${r.reason}`);
+  for (const r of catalog.refused) problems.push(describeRefusal(r));
   if (catalog.servers.length === 0 && catalog.refused.length === 0) {
     return "No MCP servers apply to this workspace.";
   }
@@ -190,6 +190,13 @@ export async function renderListTools(
  * The tools of `entry` that `query.tools` and `pattern` select. A `tools` name is resolved as
  * `execute` resolves a key (exact, then tolerant spelling: `getSum` finds `get-sum`).
  */
+/** A refusal as one Problems line: what, where (file:line:col) and how to fix, as `status` shows it. */
+function describeRefusal(r: Refusal): string {
+  const where = r.location ? ` (${r.location.file}:${r.location.line}:${r.location.column})` : "";
+  const hint = r.hint ? `; hint: ${r.hint}` : "";
+  return `\`${r.server}\`: ${r.reason}${where}${hint}`;
+}
+
 function selectTools(entry: ServerTools, query: ListToolsQuery, pattern: RegExp | undefined) {
   let named: Set<string> | undefined;
   if (query.tools !== undefined) {
@@ -465,17 +472,23 @@ export function createMetaServer(options: MetaServerOptions): Server {
       }
       const progressToken = ctx.mcpReq._meta?.progressToken;
       const started = Date.now();
+      // Progress notifications still being written when the script ends are awaited before the result, so
+      // the agent never receives a report after the response (its progress handler is gone by then).
+      const sending: Promise<void>[] = [];
       const result = await runExecute(catalog, runner, script, {
         signal,
         checker,
         logger,
         onProgress: progressToken === undefined ? undefined : ({ progress, message }) => {
-          void ctx.mcpReq.notify({
-            method: "notifications/progress",
-            params: { progressToken, progress, message },
-          }).catch(() => {}); // The agent may be gone; progress is best effort.
+          sending.push(
+            ctx.mcpReq.notify({
+              method: "notifications/progress",
+              params: { progressToken, progress, message },
+            }).catch(() => {}), // The agent may be gone; progress is best effort.
+          );
         },
       });
+      await Promise.all(sending);
       const outcome = signal.aborted ? "cancelled by the agent" : result.isError ? "error" : "ok";
       logger.info(`execute: ${outcome} in ${Date.now() - started} ms`);
       return result;

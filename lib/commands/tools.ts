@@ -6,6 +6,7 @@
 import type { CommandContext } from "../command_context.ts";
 import { renderListTools } from "../meta_server.ts";
 import { openSession } from "./_session.ts";
+import { namespaceKey } from "../server_spec.ts";
 
 /** Options of {@link runTools}. */
 export interface ToolsOptions {
@@ -19,7 +20,7 @@ export interface ToolsOptions {
 /**
  * Prints the `list_tools` text (starting servers whose tools are not cached, as `list_tools` does).
  *
- * @returns 0.
+ * @returns 0, or 1 when a named server is not declared by any plugin (the text says so under Problems).
  */
 export async function runTools(options: ToolsOptions, ctx: CommandContext): Promise<number> {
   const session = await openSession(ctx, { stderrLevel: "warn" });
@@ -30,7 +31,11 @@ export async function runTools(options: ToolsOptions, ctx: CommandContext): Prom
       pattern: options.pattern,
     });
     ctx.writeOut(text + "\n");
-    return 0;
+    // A name that is no server at all (not even a dormant or refused one) is a user error: exit 1.
+    const known = (name: string) =>
+      session.catalog.servers.some((s) => s.name === name || namespaceKey(s.name) === name) ||
+      session.catalog.unavailableReason(name) !== undefined;
+    return options.servers.every(known) ? 0 : 1;
   } finally {
     await session.close();
   }
