@@ -112,7 +112,7 @@ export async function renderListTools(
   if (catalog.configError) problems.push(`config.toml: ${catalog.configError.message}`);
   for (const r of catalog.refused) problems.push(describeRefusal(r));
   if (catalog.servers.length === 0 && catalog.refused.length === 0) {
-    return "No MCP servers apply to this workspace.";
+    return ["No MCP servers apply to this workspace.", ...dormantLines(catalog)].join("\n");
   }
   const narrowed = query.servers !== undefined || query.tools !== undefined;
   const detail = (query.detail ?? "names") === "names" && narrowed ? "full" : query.detail ?? "names";
@@ -190,6 +190,11 @@ export async function renderListTools(
  * The tools of `entry` that `query.tools` and `pattern` select. A `tools` name is resolved as
  * `execute` resolves a key (exact, then tolerant spelling: `getSum` finds `get-sum`).
  */
+/** Why each declared server that does not apply here is out of scope, one indented line each. */
+function dormantLines(catalog: Catalog): string[] {
+  return catalog.dormant.map((d) => `  \`${d.server}\` does not apply in this workspace: ${d.reason}`);
+}
+
 /** A refusal as one Problems line: what, where (file:line:col) and how to fix, as `status` shows it. */
 function describeRefusal(r: Refusal): string {
   const where = r.location ? ` (${r.location.file}:${r.location.line}:${r.location.column})` : "";
@@ -342,7 +347,7 @@ export async function runExecute(
 ): Promise<CallToolResult> {
   await catalog.refreshIfChanged();
   if (catalog.servers.length === 0) {
-    const lines = catalog.refused.map((r) => `  \`${r.server}\`: ${r.reason}`);
+    const lines = [...catalog.refused.map((r) => `  ${describeRefusal(r)}`), ...dormantLines(catalog)];
     return {
       content: [{
         type: "text",

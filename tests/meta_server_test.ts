@@ -518,3 +518,21 @@ Deno.test("toolArguments() sends {} for nothing and wraps non-objects", () => {
   assert.deepEqual(toolArguments([1]), { value: [1] });
   assert.deepEqual(toolArguments("x"), { value: "x" });
 });
+
+Deno.test("list_tools and execute say why when the only declared server does not apply", async () => {
+  const h = await harness((d) =>
+    writePlugin(d.home, "fs", fixtureServerToml("filesystem", [], 'depends-on = ["tokio"]'))
+  );
+  assert.equal(
+    textOf(await h.client.callTool({ name: "list_tools", arguments: {} })),
+    "No MCP servers apply to this workspace.\n" +
+      "  `filesystem` does not apply in this workspace: needs one of: tokio (not a dependency here)",
+  );
+  const ran = await execute(h, "return await filesystem.read_file({})");
+  assert.equal(ran.isError, true);
+  assert.match(
+    ran.text,
+    /nothing to call\.\n {2}`filesystem` does not apply in this workspace: needs one of: tokio/,
+  );
+  await h.close();
+});

@@ -216,3 +216,22 @@ Deno.test("withCallSlot() drops a waiting call whose signal aborts and frees the
   assert.deepEqual(pool.callLoad(SPEC), { inFlight: 0, queued: 0 });
   await pool.close();
 });
+
+Deno.test("close() aborts a start in progress instead of waiting out its startup timeout", async () => {
+  const clock = new ManualClock();
+  let sawAbort = false;
+  // A server that never answers `initialize`: its start only ends when its signal aborts.
+  const connect: ConnectFn = (spec, ctx) =>
+    new Promise((_, reject) => {
+      ctx.signal?.addEventListener("abort", () => {
+        sawAbort = true;
+        reject(new BackendError("CANCELLED", spec.name, `${spec.name}: start cancelled`));
+      }, { once: true });
+    });
+  const pool = new ServerPool({ connect, clock });
+  const start = pool.acquire(SPEC);
+  const started = assert.rejects(start, { code: "CANCELLED" });
+  await pool.close();
+  await started;
+  assert.equal(sawAbort, true);
+});

@@ -602,3 +602,9 @@ Deno.test("testEngine() module does not grow past its heap cap", async () => {
   const { module } = await testEngine();
   assert.ok(module.wasmBytes() <= 16 * 1024 * 1024 + module.heapLimitBytes);
 });
+
+Deno.test("QuickJSEngine.run() runs the fenced block when the prose before it would parse as JavaScript", async () => {
+  // "Here:" is a label and the fence a tagged template: as JavaScript this throws "not a function".
+  assert.equal(valueOf(await runInEngine("Here:\n```js\nreturn 1\n```")), 1);
+  assert.equal(valueOf(await runInEngine("Code:\n```\nreturn 2\n```\n")), 2);
+});

@@ -118,6 +118,8 @@ interface Supervisor {
   key: string;
   connection?: BackendConnection | undefined;
   starting?: Promise<BackendConnection> | undefined;
+  /** Aborts the start in progress when the server is stopped (shutdown, no longer applicable). */
+  startAbort?: AbortController | undefined;
   failures: number;
   starts: number;
   isFailed: boolean;
@@ -236,11 +238,15 @@ export class ServerPool {
       }
       return await this.acquire(spec, options); // state may have changed while we slept
     }
-    sup.starting = this.#start(sup, options.signal);
+    const startAbort = new AbortController();
+    sup.startAbort = startAbort;
+    const signal = options.signal ? AbortSignal.any([options.signal, startAbort.signal]) : startAbort.signal;
+    sup.starting = this.#start(sup, signal);
     try {
       return await sup.starting;
     } finally {
       sup.starting = undefined;
+      sup.startAbort = undefined;
     }
   }
 
@@ -398,6 +404,9 @@ export class ServerPool {
   }
 
   async #stop(sup: Supervisor): Promise<void> {
+    // A server still starting (e.g. hung before `initialize`) is not waited for: its start is aborted,
+    // which ends its process, so shutdown never waits out a startup timeout.
+    sup.startAbort?.abort(new Error("the server is being shut down"));
     const starting = sup.starting;
     if (starting) await starting.catch(() => {}); // its own caller reports a start failure
     const conn = sup.connection;

@@ -1,7 +1,7 @@
 /**
  * Compiling a normalized script into its async main function inside a QuickJS context: the JavaScript
- * wrappers first (expression, then statement body), then the same forms after stripping TypeScript syntax,
- * and last the one fenced block of a reply that has prose around it.
+ * wrappers first (expression, then statement body), then the same forms after stripping TypeScript syntax.
+ * A reply with prose around one fenced block compiles the block alone.
  *
  * @module
  */
@@ -25,6 +25,13 @@ export async function compileScript(
   script: string,
   options: { describe: QuickJSHandle | undefined; stripTypes: TypeStripper | undefined },
 ): Promise<Compiled> {
+  // An agent's reply with prose around one fenced block: the block is the script. Prose such as
+  // "Here:" can itself parse as JavaScript (a label followed by a tagged template), so the block is
+  // taken first rather than after the whole text failed to compile.
+  const fenced = extractFencedBlock(script);
+  const isFencedReply = fenced !== undefined && fenced.trim() !== "" &&
+    normalizeScript(fenced) !== normalizeScript(script);
+  if (isFencedReply && isProseAround(script)) return await compileScript(ctx, fenced, options);
   const code = normalizeScript(script);
   if (code === "") {
     const empty = ctx.evalCode("(async () => null)", SCRIPT_FILE);
@@ -55,11 +62,20 @@ export async function compileScript(
       if (compiled) return compiled;
     }
   }
-  // An agent's reply with prose around one fenced block: compile the block alone.
-  const fenced = extractFencedBlock(script);
-  if (fenced !== undefined && fenced.trim() !== "" && normalizeScript(fenced) !== code) {
+  if (isFencedReply) {
     const inner = await compileScript(ctx, fenced, options);
     if (!("failure" in inner)) return inner;
   }
   return { failure: syntaxFailure(jsError, code) };
+}
+
+/** Code-like tokens: a line outside the fenced block with one of these is code, not an agent's prose. */
+const CODE_LINE = /[;{}=()]|^\s*(const|let|var|return|await|function|\/\*|\*\/|\/\/)\b|^\s*(\/\*|\*\/|\/\/)/;
+
+/** True when every non-empty line outside the one fenced block reads as prose (e.g. "Here:"). */
+function isProseAround(script: string): boolean {
+  const lines = script.split("\n");
+  const fences = lines.flatMap((line, i) => /^[ \t]*```[\w+.-]*[ \t]*\r?$/.test(line) ? [i] : []);
+  const outside = [...lines.slice(0, fences[0]), ...lines.slice((fences[1] ?? lines.length) + 1)];
+  return outside.every((line) => line.trim() === "" || !CODE_LINE.test(line));
 }
