@@ -376,7 +376,12 @@ Deno.test("execute runs calls under Promise.all at most 8 at a time per server, 
      return [done.filter((d) => d === "SLOW-OK").length, (await fx.stats()).maxInFlight,
        (await other.stats()).maxInFlight];`,
   );
-  assert.equal(result.text, `[110,${MAX_CALLS_IN_FLIGHT_PER_SERVER},${MAX_CALLS_IN_FLIGHT_PER_SERVER}]`);
+  const [completed, fxPeak, otherPeak] = JSON.parse(result.text) as number[];
+  assert.equal(completed, 110);
+  // 100 queued calls keep fx saturated, so its peak is the bound; `other`'s 10 calls may finish before
+  // the last arrive on a loaded machine, so its peak only has to respect the bound and show concurrency.
+  assert.equal(fxPeak, MAX_CALLS_IN_FLIGHT_PER_SERVER);
+  assert.ok(otherPeak! >= 2 && otherPeak! <= MAX_CALLS_IN_FLIGHT_PER_SERVER, `other peaked at ${otherPeak}`);
   await h.close();
 });
 
