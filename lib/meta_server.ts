@@ -195,6 +195,9 @@ function dormantLines(catalog: Catalog): string[] {
   return catalog.dormant.map((d) => `  \`${d.server}\` does not apply in this workspace: ${d.reason}`);
 }
 
+/** Pause between the last progress report of an `execute` and its result, in milliseconds. */
+export const PROGRESS_FLUSH_MS = 15;
+
 /** A refusal as one Problems line: what, where (file:line:col) and how to fix, as `status` shows it. */
 function describeRefusal(r: Refusal): string {
   const where = r.location ? ` (${r.location.file}:${r.location.line}:${r.location.column})` : "";
@@ -494,6 +497,10 @@ export function createMetaServer(options: MetaServerOptions): Server {
         },
       });
       await Promise.all(sending);
+      // The SDK client runs notification handlers a microtask later but handles a response at once and
+      // drops the request's progress handler then: a report read in the same chunk as the response is
+      // lost. A short pause lets the last report reach the agent in its own read.
+      if (sending.length > 0) await new Promise((resolve) => setTimeout(resolve, PROGRESS_FLUSH_MS));
       const outcome = signal.aborted ? "cancelled by the agent" : result.isError ? "error" : "ok";
       logger.info(`execute: ${outcome} in ${Date.now() - started} ms`);
       return result;
