@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { closestMatch, renderDiagnostic, UsageError, UserError } from "./lib/diagnostics.ts";
-import type { CommandContext } from "./lib/command_context.ts";
+import type { CommandContext } from "./lib/commands/context.ts";
 import { sourceRunArgs } from "./lib/self_command.ts";
 import denoJson from "./deno.json" with { type: "json" };
 

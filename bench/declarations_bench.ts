@@ -1,6 +1,6 @@
 // Time to declare the whole `cases/tools` corpus (15 real servers, 66 tools), as `list_tools` would:
 //   deno bench -P bench/declarations_bench.ts
-import { renderDeclarations, renderIndex, type ToolInfo } from "../lib/declarations.ts";
+import { renderDeclarations, renderIndex, type ToolInfo } from "../lib/declarations/mod.ts";
 
 const dir = new URL("../testdata/declarations/corpus/", import.meta.url);
 const corpus: Array<{ name: string; tools: ToolInfo[] }> = [...Deno.readDirSync(dir)]

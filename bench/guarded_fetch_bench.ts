@@ -3,7 +3,7 @@
  * against the guarded fetch (policy check + node:http with a pinned lookup, keep-alive), and one
  * MCP `tools/call` over the http backend.
  */
-import { createGuardedFetch } from "../lib/guarded_fetch.ts";
+import { createGuardedFetch } from "../lib/net/guarded_fetch.ts";
 import { connectHttp } from "../lib/backends/http.ts";
 import { NULL_LOGGER } from "../lib/log.ts";
 import { startHttpFixture } from "../testdata/servers/http_server.ts";

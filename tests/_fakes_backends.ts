@@ -8,7 +8,7 @@
 import { Server } from "@modelcontextprotocol/server";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { InMemoryTransport } from "@modelcontextprotocol/client";
-import type { StdioServerSpec } from "../lib/server_spec.ts";
+import type { StdioServerSpec } from "../lib/plugins/server_spec.ts";
 import type { Clock } from "../lib/backends/pool.ts";
 import type { BackendConnection, ConnectionEnd, ToolListing } from "../lib/backends/connection.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ToolInfo } from "../lib/declarations.ts";
+import type { ToolInfo } from "../lib/declarations/mod.ts";
 
 /** One server of the corpus. */
 export interface CorpusServer {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Resolver } from "../lib/endpoint_policy.ts";
+import type { Resolver } from "../lib/net/endpoint_policy.ts";
 
 /** A request as a loopback test server saw it. */
 export interface Hit {

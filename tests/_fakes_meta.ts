@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ScriptRunner } from "../lib/meta_server.ts";
+import type { ScriptRunner } from "../lib/meta_server/mod.ts";
 import { FIXTURE, REPO } from "./_fakes_backends.ts";
 
 /** A temporary directory tree for one test: `home` (SYMPOSIUM_HOME) and `ws` (a Cargo workspace). */

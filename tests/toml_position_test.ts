@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { indexTomlPositions, parseTomlDocument, suggestKey } from "../lib/_toml_position.ts";
+import { indexTomlPositions, parseTomlDocument, suggestKey } from "../lib/toml_position.ts";
 import { UserError } from "../lib/diagnostics.ts";
 
 const TEXT = `# comment with "quotes" and [brackets]

@@ -10,9 +10,9 @@
  * @module
  */
 import { type AuthProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { HttpServerSpec } from "../server_spec.ts";
-import { checkEndpointUrl, EndpointPolicyError, type Resolver } from "../endpoint_policy.ts";
-import { createGuardedFetch, type GuardedFetch } from "../guarded_fetch.ts";
+import type { HttpServerSpec } from "../plugins/server_spec.ts";
+import { checkEndpointUrl, EndpointPolicyError, type Resolver } from "../net/endpoint_policy.ts";
+import { createGuardedFetch, type GuardedFetch } from "../net/guarded_fetch.ts";
 import { loginCommand } from "../auth/credentials.ts";
 import { createStoredAuthProvider, SignInRequiredError } from "../auth/oauth.ts";
 import { type BackendConnection, BackendError, type ConnectionEnd, openConnection } from "./connection.ts";

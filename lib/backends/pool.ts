@@ -9,8 +9,8 @@
  *
  * @module
  */
-import type { ServerSpec } from "../server_spec.ts";
-import { spawnKey } from "../server_spec.ts";
+import type { ServerSpec } from "../plugins/server_spec.ts";
+import { spawnKey } from "../plugins/server_spec.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { type BackendConnection, BackendError, type Root } from "./connection.ts";

@@ -8,7 +8,7 @@
  */
 import { deserializeMessage } from "@modelcontextprotocol/client";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
-import type { StdioServerSpec } from "../server_spec.ts";
+import type { StdioServerSpec } from "../plugins/server_spec.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { type BackendConnection, BackendError, openConnection, type Root } from "./connection.ts";

@@ -7,9 +7,9 @@
  *
  * @module
  */
-import type { McpConfig } from "../config_types.ts";
+import type { McpConfig } from "../plugins/config_types.ts";
 import type { Logger } from "../log.ts";
-import { extractMedia, type MediaBlock, type ScriptRunner } from "../meta_server.ts";
+import { extractMedia, type MediaBlock, type ScriptRunner } from "../meta_server/mod.ts";
 import { limitsFromConfig } from "../sandbox/limits.ts";
 import { DEFAULT_POOL_SIZE, SandboxPool } from "../sandbox/pool.ts";
 import { renderExecuteText } from "../sandbox/render.ts";

@@ -4,13 +4,13 @@
  *
  * @module
  */
-import type { CommandContext } from "../command_context.ts";
-import { resolveConfigDir } from "../config.ts";
-import { Catalog } from "../catalog.ts";
+import type { CommandContext } from "./context.ts";
+import { resolveConfigDir } from "../plugins/config.ts";
+import { Catalog } from "../catalog/mod.ts";
 import { connectBySpec } from "../backends/pool.ts";
 import { withHttpConnector } from "../backends/http.ts";
 import { createLogger, type LogLevel, type SessionLogger } from "../log.ts";
-import type { ScriptRunner } from "../meta_server.ts";
+import type { ScriptRunner } from "../meta_server/mod.ts";
 import { createSandboxRunner } from "./_sandbox_runner.ts";
 
 /** One session: close it once, at the end. */

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { CommandContext } from "../command_context.ts";
+import type { CommandContext } from "./context.ts";
 import { UserError } from "../diagnostics.ts";
-import { runExecute } from "../meta_server.ts";
+import { runExecute } from "../meta_server/mod.ts";
 import { openSession } from "./_session.ts";
 
 /** Options of {@link runExec}. */

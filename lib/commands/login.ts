@@ -6,13 +6,13 @@
  *
  * @module
  */
-import type { CommandContext } from "../command_context.ts";
+import type { CommandContext } from "./context.ts";
 import { closestMatch, UserError } from "../diagnostics.ts";
-import { displayUrl } from "../endpoint_policy.ts";
-import { createGuardedFetch } from "../guarded_fetch.ts";
-import { resolveConfigDir } from "../config.ts";
-import { loadResolution } from "../resolve.ts";
-import type { HttpServerSpec, Resolution } from "../server_spec.ts";
+import { displayUrl } from "../net/endpoint_policy.ts";
+import { createGuardedFetch } from "../net/guarded_fetch.ts";
+import { resolveConfigDir } from "../plugins/config.ts";
+import { loadResolution } from "../catalog/resolve.ts";
+import type { HttpServerSpec, Resolution } from "../plugins/server_spec.ts";
 import { openBrowser } from "../auth/browser.ts";
 import { DEFAULT_CALLBACK_TIMEOUT_MS } from "../auth/callback_server.ts";
 import { signIn, signOut } from "../auth/oauth.ts";

@@ -4,8 +4,8 @@
  * @module
  */
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import type { CommandContext } from "../command_context.ts";
-import { serveMetaServer } from "../meta_server.ts";
+import type { CommandContext } from "./context.ts";
+import { serveMetaServer } from "../meta_server/mod.ts";
 import { openSession } from "./_session.ts";
 
 /**

@@ -8,22 +8,22 @@
  * @module
  */
 import { join } from "node:path";
-import type { CommandContext } from "../command_context.ts";
+import type { CommandContext } from "./context.ts";
 import { type Location, renderDiagnostic, UserError } from "../diagnostics.ts";
-import { CONFIG_FILE_NAME } from "../config.ts";
-import { evaluateDependsOn } from "../depends_on.ts";
+import { CONFIG_FILE_NAME } from "../plugins/config.ts";
+import { evaluateDependsOn } from "../workspace/depends_on.ts";
 import { denoFileSystem, type FileSystem, readTextFileIfExists } from "../file_system.ts";
-import type { McpServerDecl } from "../manifest.ts";
-import type { LoadedPlugin } from "../plugins.ts";
-import { type LoadedResolution, loadResolution } from "../resolve.ts";
+import type { McpServerDecl } from "../plugins/manifest.ts";
+import type { LoadedPlugin } from "../plugins/mod.ts";
+import { type LoadedResolution, loadResolution } from "../catalog/resolve.ts";
 import {
   credentialPath,
   describeSignInText,
   loginCommand,
   type SignInDescription,
 } from "../auth/credentials.ts";
-import { readToolCacheState, type ToolCacheState } from "../catalog.ts";
-import { checkEndpointUrl, EndpointPolicyError } from "../endpoint_policy.ts";
+import { readToolCacheState, type ToolCacheState } from "../catalog/mod.ts";
+import { checkEndpointUrl, EndpointPolicyError } from "../net/endpoint_policy.ts";
 
 /** Sign-in state of a remote server (see `describeSignIn()` in `lib/auth/credentials.ts`). */
 export type AuthState = SignInDescription["state"];

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CommandContext } from "../command_context.ts";
+import type { CommandContext } from "./context.ts";
 import { renderDiagnostic, UserError } from "../diagnostics.ts";
 import { renderSyncReport } from "../sync/report.ts";
 import { syncAgents } from "../sync/sync_agents.ts";

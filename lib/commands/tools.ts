@@ -3,10 +3,10 @@
  *
  * @module
  */
-import type { CommandContext } from "../command_context.ts";
-import { renderListTools } from "../meta_server.ts";
+import type { CommandContext } from "./context.ts";
+import { renderListTools } from "../meta_server/mod.ts";
 import { openSession } from "./_session.ts";
-import { namespaceKey } from "../server_spec.ts";
+import { namespaceKey } from "../plugins/server_spec.ts";
 
 /** Options of {@link runTools}. */
 export interface ToolsOptions {

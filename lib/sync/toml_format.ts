@@ -8,7 +8,7 @@
  * @module
  */
 import { parse, TomlError } from "smol-toml";
-import { indexTomlPositions } from "../_toml_position.ts";
+import { indexTomlPositions } from "../toml_position.ts";
 import {
   type ConfigFormat,
   ConfigShapeError,

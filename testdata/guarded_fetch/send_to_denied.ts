@@ -1,6 +1,6 @@
 // Child process of tests/guarded_fetch_test.ts, run with --deny-net=127.0.0.3: sends one pinned request
 // to 127.0.0.3 through the node connector and prints how it ended (it must reject, not crash).
-import { createNodeConnector } from "../../lib/guarded_fetch.ts";
+import { createNodeConnector } from "../../lib/net/guarded_fetch.ts";
 
 const connector = createNodeConnector();
 try {

@@ -1,0 +1,611 @@
+/**
+ * The servers in scope for this session and their tools: resolution from the plugins and the
+ * workspace, each server's tool list (live when it runs, else the on-disk cache keyed by its
+ * spawn key), the enabled/disabled/read-only filters, binding tables for dispatch, and
+ * re-resolution when `Cargo.lock`, a member `Cargo.toml`, `config.toml` or a plugin manifest
+ * changes, with running servers whose spawn key is unchanged carried across.
+ *
+ * @module
+ */
+import type { McpConfig } from "../plugins/config_types.ts";
+import { UserError } from "../diagnostics.ts";
+import { type LoadedResolution, loadResolution } from "./resolve.ts";
+import {
+  type Dormant,
+  namespaceKey,
+  type Refusal,
+  type ServerSpec,
+  spawnKey,
+} from "../plugins/server_spec.ts";
+import { type BindingTable, buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
+import type { Workspace } from "../workspace/mod.ts";
+import type { Logger } from "../log.ts";
+import { NULL_LOGGER } from "../log.ts";
+import type { BackendConnection, CallOptions, CallToolResult, Tool } from "../backends/connection.ts";
+import { BackendError } from "../backends/connection.ts";
+import { type Clock, type ConnectFn, type PoolLimits, ServerPool, SYSTEM_CLOCK } from "../backends/pool.ts";
+import { denoFileSystem, type FileSystem, readTextFileIfExists } from "../file_system.ts";
+import { rootsForStdio } from "../backends/stdio.ts";
+import { CONFIG_FILE_NAME } from "../plugins/config.ts";
+import { MAX_PLUGIN_DEPTH, PLUGIN_MANIFEST_NAME } from "../plugins/mod.ts";
+
+/** How long a cached tool list is trusted without the server running, in ms (24 h). */
+export const TOOL_CACHE_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** One server's tools as the agent may see them. */
+export interface ServerTools {
+  spec: ServerSpec;
+  /** Tools after the enabled/disabled and read-only filters, in server order. */
+  tools: Tool[];
+  /** How many tools the filters hid. */
+  hiddenCount: number;
+  /** `"live"` (asked the running server) or `"cache"` (from `<config>/cache/tools/`). */
+  source: "live" | "cache";
+  /** Listing problems, e.g. a cursor that never advanced. */
+  warnings: string[];
+}
+
+/** What a dispatched call produced. */
+export interface CallOutcome {
+  /** Server name as declared. */
+  server: string;
+  /** Wire name of the tool that was called. */
+  tool: string;
+  /** The tool's definition from the live listing (its `outputSchema` is checked by the caller). */
+  definition: Tool;
+  /** The raw `tools/call` result. */
+  result: CallToolResult;
+}
+
+interface Listing {
+  tools: Tool[];
+  warnings: string[];
+  fetchedAtMs: number;
+  connection: BackendConnection;
+}
+
+/** Options of {@link Catalog.open}. */
+export interface CatalogOptions {
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+  homeDir: string;
+  /** @default SYSTEM_CLOCK */
+  clock?: Clock | undefined;
+  /** @default NULL_LOGGER */
+  logger?: Logger | undefined;
+  /** Connector for the pool (seam; `http.ts` plugs in here). @default stdio only */
+  connect?: ConnectFn | undefined;
+  /** Resolution loader (seam). @default loadResolution */
+  load?:
+    | ((
+      o: { cwd: string; env: Readonly<Record<string, string>>; homeDir: string },
+    ) => Promise<LoadedResolution>)
+    | undefined;
+  /** Write and read `<config>/cache/tools/`. @default true */
+  useToolCache?: boolean | undefined;
+}
+
+/** Lines for a server's listing that the filters explain. */
+function visibleTools(
+  spec: ServerSpec,
+  tools: Tool[],
+  config: McpConfig,
+): { tools: Tool[]; hiddenCount: number } {
+  const visible = tools.filter((t) =>
+    (spec.enabledTools === undefined || spec.enabledTools.includes(t.name)) &&
+    !(spec.disabledTools ?? []).includes(t.name) &&
+    (!config.readOnly || t.annotations?.readOnlyHint === true)
+  );
+  return { tools: visible, hiddenCount: tools.length - visible.length };
+}
+
+/**
+ * When `key` names one of the server's tools that a filter hides, the error saying which filter
+ * (`read-only`, `enabled-tools` or `disabled-tools`); `undefined` when no hidden tool matches.
+ */
+function hiddenToolError(spec: ServerSpec, all: Tool[], key: string): UserError | undefined {
+  const resolved = resolveToolKey(buildBindingTable(all.map((t) => t.name)), spec.name, key);
+  if (!resolved.ok) return undefined;
+  const tool = all.find((t) => t.name === resolved.value)!;
+  const where = `\`${namespaceKey(spec.name)}.${tool.name}\``;
+  if (spec.enabledTools !== undefined && !spec.enabledTools.includes(tool.name)) {
+    return new UserError("TOOL_HIDDEN", `${where} is hidden by \`enabled-tools\` (it is not listed there)`, {
+      hint: `add "${tool.name}" to enabled-tools of ${spec.name} in its plugin manifest`,
+    });
+  }
+  if ((spec.disabledTools ?? []).includes(tool.name)) {
+    return new UserError("TOOL_HIDDEN", `${where} is hidden by \`disabled-tools\``, {
+      hint: `remove "${tool.name}" from disabled-tools of ${spec.name} in its plugin manifest`,
+    });
+  }
+  return new UserError(
+    "TOOL_HIDDEN",
+    `${where} is hidden by \`read-only = true\` (the server does not mark it read-only)`,
+    { hint: "set read-only = false under [mcp] in config.toml to call tools that may change things" },
+  );
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The session's view of the servers in scope. Open with {@link Catalog.open}; `close()` at the end. */
+export class Catalog {
+  #loaded: LoadedResolution;
+  readonly #options: CatalogOptions;
+  readonly #pool: ServerPool;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #listings = new Map<string, Listing>();
+  readonly #listeners = new Set<() => void>();
+  #fingerprint: string;
+  #refreshing: Promise<boolean> = Promise.resolve(false);
+  #closed = false;
+
+  private constructor(loaded: LoadedResolution, fingerprint: string, options: CatalogOptions) {
+    this.#loaded = loaded;
+    this.#fingerprint = fingerprint;
+    this.#options = options;
+    this.#clock = options.clock ?? SYSTEM_CLOCK;
+    this.#logger = options.logger ?? NULL_LOGGER;
+    this.#pool = new ServerPool({
+      connect: options.connect,
+      ...poolLimits(loaded.config),
+      clock: this.#clock,
+      logger: this.#logger,
+      roots: (spec) =>
+        spec.transport === "stdio"
+          ? rootsForStdio(spec, this.#loaded.workspace.root ?? this.#options.cwd)
+          : [{
+            uri: `file://${encodeURI(this.#loaded.workspace.root ?? this.#options.cwd)}`,
+            name: "workspace",
+          }],
+      onToolListChanged: (spec) => this.#onServerToolsChanged(spec),
+    });
+  }
+
+  /**
+   * Resolves the servers in scope (starts nothing).
+   *
+   * @throws Only for unexpected file-system failures (see `loadResolution`).
+   */
+  static async open(options: CatalogOptions): Promise<Catalog> {
+    const load = options.load ?? loadResolution;
+    const loaded = await load({ cwd: options.cwd, env: options.env, homeDir: options.homeDir });
+    return new Catalog(loaded, await fingerprintOf(loaded, options.cwd), options);
+  }
+
+  /** The effective `[mcp]` settings. */
+  get config(): McpConfig {
+    return this.#loaded.config;
+  }
+  /** `<config>` directory. */
+  get configDir(): string {
+    return this.#loaded.configDir;
+  }
+  /** Why `config.toml` was not used, or `null`. */
+  get configError(): UserError | null {
+    return this.#loaded.configError;
+  }
+  /** The workspace as last resolved. */
+  get workspace(): Workspace {
+    return this.#loaded.workspace;
+  }
+  /** Servers in scope, sorted by name. */
+  get servers(): readonly ServerSpec[] {
+    return this.#loaded.resolution.servers;
+  }
+  /** Declared servers refused, with reasons. */
+  get refused(): readonly Refusal[] {
+    return this.#loaded.resolution.refused;
+  }
+  /** Declared servers whose `depends-on` does not hold here. */
+  get dormant(): readonly Dormant[] {
+    return this.#loaded.resolution.dormant;
+  }
+  /**
+   * Why a declared server that is not in scope cannot be used, for a raw name or script global:
+   * `` `filesystem` does not apply in this workspace: needs one of: serde>=1 `` (dormant) or
+   * `` `x` is refused: <reason> ``. `undefined` when the name is in scope or never declared.
+   */
+  unavailableReason(name: string): string | undefined {
+    if (this.servers.some((s) => s.name === name || namespaceKey(s.name) === name)) return undefined;
+    const matches = (server: string) => server === name || namespaceKey(server) === name;
+    const dormant = this.dormant.find((d) => matches(d.server));
+    if (dormant) return `\`${dormant.server}\` does not apply in this workspace: ${dormant.reason}`;
+    const refused = this.refused.find((r) => matches(r.server));
+    if (refused) return `\`${refused.server}\` is refused: ${refused.reason}`;
+    return undefined;
+  }
+  /** Script globals of the declared servers that are dormant or refused (none clashing with one in scope). */
+  unavailableNamespaces(): string[] {
+    const inScope = new Set(this.servers.map((s) => namespaceKey(s.name)));
+    const names = [...this.dormant.map((d) => d.server), ...this.refused.map((r) => r.server)];
+    return [...new Set(names.map(namespaceKey))].filter((n) => !inScope.has(n));
+  }
+  /** The server a script reaches as global `namespace`, if any. */
+  serverByNamespace(namespace: string): ServerSpec | undefined {
+    return this.servers.find((s) => namespaceKey(s.name) === namespace);
+  }
+  /** The server named `name` (raw manifest name), if in scope. */
+  serverByName(name: string): ServerSpec | undefined {
+    return this.servers.find((s) => s.name === name);
+  }
+  /** Names of the servers running now. */
+  runningServers(): string[] {
+    return this.#pool.runningNames();
+  }
+  /** What the pool knows about `spec` (status, failures, last error). */
+  serverState(spec: ServerSpec): ReturnType<ServerPool["state"]> {
+    return this.#pool.state(spec);
+  }
+
+  /** Registers a listener for "the servers in scope or their tools changed"; returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emitChange(): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.#logger.warn(`change listener failed: ${String(error)}`);
+      }
+    }
+  }
+
+  #onServerToolsChanged(spec: ServerSpec): void {
+    this.#listings.delete(spawnKey(spec));
+    void this.#removeCache(spec);
+    this.#emitChange();
+  }
+
+  async #live(spec: ServerSpec, connection: BackendConnection, signal?: AbortSignal): Promise<Listing> {
+    const key = spawnKey(spec);
+    const held = this.#listings.get(key);
+    if (held && held.connection === connection && !connection.isClosed) return held;
+    const { tools, warnings } = await connection.listTools({ timeoutMs: spec.toolCallTimeoutMs, signal });
+    const listing = { tools, warnings, fetchedAtMs: this.#clock.now(), connection };
+    this.#listings.set(key, listing);
+    await this.#writeCache(spec, tools);
+    return listing;
+  }
+
+  /**
+   * The visible tools of `spec`: from the running server, else from a fresh on-disk cache, else
+   * by starting the server (a server in restart backoff is not waited for). A server given up for
+   * the session (restart budget spent) is never listed, not even from the cache.
+   *
+   * @param options.allowStart `false`: never start; a miss throws `RESTART_PENDING`-like errors. @default true
+   * @throws {BackendError} `SERVER_FAILED` when the server was given up for the session; others when
+   *   it cannot be started or listed.
+   */
+  async listServerTools(
+    spec: ServerSpec,
+    options: { signal?: AbortSignal; allowStart?: boolean } = {},
+  ): Promise<ServerTools> {
+    const running = this.#pool.running(spec);
+    const state = this.#pool.state(spec);
+    if (!running && state.status === "failed") {
+      // Given up for the session: its cached tools would look usable but every call fails.
+      throw new BackendError(
+        "SERVER_FAILED",
+        spec.name,
+        `${spec.name} failed ${state.failures} times and is not restarted in this session: ${
+          state.lastError ?? "unknown error"
+        }`,
+      );
+    }
+    if (!running) {
+      const cached = await this.#readCache(spec);
+      if (cached) return { spec, ...visibleTools(spec, cached, this.config), source: "cache", warnings: [] };
+      if (options.allowStart === false) {
+        throw new BackendError(
+          "RESTART_PENDING",
+          spec.name,
+          `${spec.name} is not running and has no cached tool list`,
+        );
+      }
+    }
+    const connection = running ??
+      await this.#pool.acquire(spec, { signal: options.signal, waitForRestart: false });
+    const listing = await this.#live(spec, connection, options.signal);
+    return {
+      spec,
+      ...visibleTools(spec, listing.tools, this.config),
+      source: "live",
+      warnings: listing.warnings,
+    };
+  }
+
+  /**
+   * Dispatches one call from a script: starts the server if needed (waiting out a restart
+   * backoff), resolves `key` against the live tool list (exact, then tolerant spelling), and
+   * sends `tools/call` under the server's call timeout. At most `MAX_CALLS_IN_FLIGHT_PER_SERVER`
+   * calls per server are in flight; later ones wait their turn in order. Never retries.
+   *
+   * @param options.signal Cancels the wait or the call (the server gets `notifications/cancelled`).
+   * @param options.onProgress Receives the server's progress notifications for this call.
+   * @param namespace The global the script used (`namespaceKey(server)`).
+   * @param key The property the script called, e.g. `createEntities`.
+   * @throws {UserError} `SERVER_DORMANT`/`SERVER_REFUSED` (declared but not usable here, with the
+   *   reason), `TOOL_HIDDEN` (the tool exists but a filter hides it, naming the filter),
+   *   `TOOL_UNKNOWN`, `TOOL_AMBIGUOUS`; {@link BackendError}.
+   */
+  async call(
+    namespace: string,
+    key: string,
+    args: Record<string, unknown>,
+    options: { signal?: AbortSignal | undefined; onProgress?: CallOptions["onProgress"] } = {},
+  ): Promise<CallOutcome> {
+    const spec = this.serverByNamespace(namespace);
+    if (!spec) {
+      const unavailable = this.unavailableReason(namespace);
+      if (unavailable) {
+        throw new UserError(
+          this.dormant.some((d) => namespaceKey(d.server) === namespace)
+            ? "SERVER_DORMANT"
+            : "SERVER_REFUSED",
+          unavailable,
+        );
+      }
+      throw new BackendError("REQUEST_FAILED", namespace, `no server named \`${namespace}\` is in scope`);
+    }
+    return await this.#pool.withCallSlot(spec, async () => {
+      const connection = await this.#pool.acquire(spec, { signal: options.signal, waitForRestart: true });
+      const listing = await this.#live(spec, connection, options.signal);
+      const { tools } = visibleTools(spec, listing.tools, this.config);
+      const table: BindingTable = buildBindingTable(tools.map((t) => t.name));
+      const resolved = resolveToolKey(table, spec.name, key);
+      if (!resolved.ok) throw hiddenToolError(spec, listing.tools, key) ?? resolved.error;
+      const definition = tools.find((t) => t.name === resolved.value)!;
+      const result = await connection.callTool(resolved.value, args, {
+        timeoutMs: spec.toolCallTimeoutMs,
+        signal: options.signal,
+        onProgress: options.onProgress,
+      });
+      return { server: spec.name, tool: resolved.value, definition, result };
+    }, { signal: options.signal });
+  }
+
+  /**
+   * Re-resolves when `Cargo.lock`, a member `Cargo.toml`, `config.toml` or the plugins folder
+   * (a manifest edited, a plugin added or removed) changed since the last look, judged by
+   * modification times and sizes: servers whose spawn key is unchanged keep running, the others
+   * are shut down, new `[mcp]` restart and shutdown settings apply, listeners are told when the
+   * servers in scope, the refusals or the settings changed.
+   *
+   * Looks run one at a time, each after the previous one ended, so a caller always sees the
+   * files as they were when it asked.
+   *
+   * @returns `true` when something the agent sees changed.
+   */
+  refreshIfChanged(): Promise<boolean> {
+    const previous = this.#refreshing.catch(() => false); // its own caller reports its failure
+    const look = previous.then(() => this.#refresh());
+    this.#refreshing = look;
+    return look;
+  }
+
+  async #refresh(): Promise<boolean> {
+    if (this.#closed) return false;
+    const fingerprint = await fingerprintOf(this.#loaded, this.#options.cwd);
+    if (fingerprint === this.#fingerprint) return false;
+    const load = this.#options.load ?? loadResolution;
+    const loaded = await load({
+      cwd: this.#options.cwd,
+      env: this.#options.env,
+      homeDir: this.#options.homeDir,
+    });
+    if (this.#closed) return false;
+    const before = this.#visibleState();
+    this.#loaded = loaded;
+    // A file that changes while it is being loaded is seen on the next look: the fingerprint taken
+    // before the load is kept unless the set of workspace files itself changed.
+    const isSameFileSet = watchedFiles(loaded, this.#options.cwd).join("|") === before.files;
+    this.#fingerprint = isSameFileSet ? fingerprint : await fingerprintOf(loaded, this.#options.cwd);
+    this.#pool.configure(poolLimits(loaded.config));
+    const keep = new Set(loaded.resolution.servers.map(spawnKey));
+    for (const key of [...this.#listings.keys()]) if (!keep.has(key)) this.#listings.delete(key);
+    await this.#pool.retain(keep);
+    const changed = before.text !== this.#visibleState().text;
+    this.#logger.info(
+      `workspace or plugins changed; servers in scope: ${
+        this.servers.map((s) => s.name).join(", ") || "none"
+      }`,
+    );
+    if (changed) this.#emitChange();
+    return changed;
+  }
+
+  #visibleState(): { text: string; files: string } {
+    return {
+      text: JSON.stringify([
+        this.servers.map(spawnKey),
+        this.refused,
+        this.config,
+        this.configError?.message,
+      ]),
+      files: watchedFiles(this.#loaded, this.#options.cwd).join("|"),
+    };
+  }
+
+  /** Shuts every running server down. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#listeners.clear();
+    await this.#pool.close();
+  }
+
+  async #cachePath(spec: ServerSpec): Promise<string> {
+    return await toolCachePath(this.configDir, spec);
+  }
+
+  async #readCache(spec: ServerSpec): Promise<Tool[] | undefined> {
+    if (this.#options.useToolCache === false) return undefined;
+    try {
+      const entry = parseCacheEntry(await Deno.readTextFile(await this.#cachePath(spec)), spec);
+      if (!entry || this.#clock.now() - entry.fetchedAtMs > TOOL_CACHE_TTL_MS) return undefined;
+      return entry.tools;
+    } catch {
+      return undefined; // No cache or an unreadable one: a miss, the server is asked instead.
+    }
+  }
+
+  async #writeCache(spec: ServerSpec, tools: Tool[]): Promise<void> {
+    if (this.#options.useToolCache === false) return;
+    try {
+      const path = await this.#cachePath(spec);
+      await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+      const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+      const body = JSON.stringify({ spawnKey: spawnKey(spec), fetchedAtMs: this.#clock.now(), tools });
+      await Deno.writeTextFile(tmp, body);
+      await Deno.rename(tmp, path);
+    } catch (error) {
+      this.#logger.warn(`cannot write the tool cache for ${spec.name}: ${String(error)}`);
+    }
+  }
+
+  async #removeCache(spec: ServerSpec): Promise<void> {
+    try {
+      await Deno.remove(await this.#cachePath(spec));
+    } catch {
+      // Nothing cached: nothing to invalidate.
+    }
+  }
+}
+
+/**
+ * Where the tool list of `spec` is cached: `<config>/cache/tools/<32 hex of sha256(spawnKey)>.json`.
+ *
+ * @param configDir The `<config>` directory.
+ */
+export async function toolCachePath(configDir: string, spec: ServerSpec): Promise<string> {
+  return `${configDir}/cache/tools/${(await sha256Hex(spawnKey(spec))).slice(0, 32)}.json`;
+}
+
+function parseCacheEntry(text: string, spec: ServerSpec): { fetchedAtMs: number; tools: Tool[] } | undefined {
+  const data = JSON.parse(text) as { spawnKey?: string; fetchedAtMs?: number; tools?: Tool[] };
+  if (
+    data.spawnKey !== spawnKey(spec) || !Array.isArray(data.tools) || typeof data.fetchedAtMs !== "number"
+  ) {
+    return undefined;
+  }
+  return { fetchedAtMs: data.fetchedAtMs, tools: data.tools };
+}
+
+/**
+ * What the on-disk tool cache holds for one server: `fresh` (younger than
+ * {@link TOOL_CACHE_TTL_MS}: `list_tools` answers from it without starting the server), `stale`
+ * (older: the server is started to list its tools), or `none` (never listed, invalidated by
+ * `tools/list_changed`, written for another spawn spec, or unreadable).
+ */
+export type ToolCacheState =
+  | { state: "fresh" | "stale"; /** Age of the listing, ms. */ ageMs: number; toolCount: number }
+  | { state: "none" };
+
+/**
+ * Reads the tool-cache state of `spec` (for `status`; never starts or contacts anything).
+ *
+ * @param configDir The `<config>` directory.
+ * @param options.nowMs The current time, ms since the epoch. @default Date.now()
+ * @param options.fs File access. @default denoFileSystem
+ */
+export async function readToolCacheState(
+  configDir: string,
+  spec: ServerSpec,
+  options: { nowMs?: number; fs?: FileSystem } = {},
+): Promise<ToolCacheState> {
+  const fs = options.fs ?? denoFileSystem;
+  let entry: { fetchedAtMs: number; tools: Tool[] } | undefined;
+  try {
+    const text = await readTextFileIfExists(fs, await toolCachePath(configDir, spec));
+    entry = text === null ? undefined : parseCacheEntry(text, spec);
+  } catch {
+    entry = undefined; // An unreadable or corrupt cache is no cache: the server is asked instead.
+  }
+  if (!entry) return { state: "none" };
+  const ageMs = Math.max(0, (options.nowMs ?? Date.now()) - entry.fetchedAtMs);
+  return { state: ageMs > TOOL_CACHE_TTL_MS ? "stale" : "fresh", ageMs, toolCount: entry.tools.length };
+}
+
+function poolLimits(config: McpConfig): PoolLimits {
+  return {
+    maxRestarts: config.maxServerRestarts,
+    restartStableResetMs: config.restartStableResetSecs * 1000,
+    shutdownGraceMs: config.shutdownGraceSecs * 1000,
+  };
+}
+
+/** The files whose change means re-resolution, besides the plugins folder: Cargo files and `config.toml`. */
+function watchedFiles(loaded: LoadedResolution, cwd: string): string[] {
+  const root = loaded.workspace.root;
+  const files = new Set<string>(loaded.workspace.manifests);
+  if (root) files.add(`${root}/Cargo.lock`);
+  else files.add(`${cwd}/Cargo.toml`);
+  files.add(`${loaded.configDir}/${CONFIG_FILE_NAME}`);
+  return [...files].sort();
+}
+
+async function statPart(path: string): Promise<string> {
+  try {
+    const info = await Deno.stat(path);
+    return `${path}:${info.mtime?.getTime() ?? 0}:${info.size}`;
+  } catch {
+    return `${path}:missing`; // A missing file is a state too: its appearance is a change.
+  }
+}
+
+/**
+ * The plugins folder as `loadPlugins()` walks it: every folder's modification time (a plugin
+ * folder added, removed or renamed changes its parent's) and every manifest's time and size.
+ * Plugin folders are not descended into, dot-folders are skipped, symlinks are followed once.
+ * Siblings are looked at concurrently; the parts come out in a fixed order.
+ */
+async function pluginTreeParts(dir: string, depth: number, visited: Set<string>): Promise<string[]> {
+  let real: string;
+  try {
+    real = await Deno.realPath(dir);
+  } catch {
+    return [`${dir}:missing`];
+  }
+  if (visited.has(real)) return [];
+  visited.add(real);
+  const [dirPart, manifestPart] = await Promise.all([
+    statPart(dir),
+    statPart(`${dir}/${PLUGIN_MANIFEST_NAME}`),
+  ]);
+  const isPlugin = !manifestPart.endsWith(":missing");
+  if (depth > 0 && isPlugin) return [dirPart, manifestPart];
+  // `plugins/SYMPOSIUM.toml` itself is reported as a problem: its appearance is a change too.
+  const parts = depth === 0 ? [dirPart, manifestPart] : [dirPart];
+  if (depth > 0 && depth >= MAX_PLUGIN_DEPTH) return parts;
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (!entry.name.startsWith(".") && !entry.isFile) names.push(entry.name);
+    }
+  } catch (error) {
+    return [...parts, `${dir}:unreadable:${String(error)}`];
+  }
+  const children = await Promise.all(
+    names.sort().map(async (name) => {
+      const path = `${dir}/${name}`;
+      const info = await Deno.stat(path).catch(() => undefined); // a dangling symlink is no folder
+      return info?.isDirectory ? await pluginTreeParts(path, depth + 1, visited) : [];
+    }),
+  );
+  return [...parts, ...children.flat()];
+}
+
+/** Modification times and sizes of the files whose change means re-resolution. */
+async function fingerprintOf(loaded: LoadedResolution, cwd: string): Promise<string> {
+  const [files, plugins] = await Promise.all([
+    Promise.all(watchedFiles(loaded, cwd).map(statPart)),
+    pluginTreeParts(`${loaded.configDir}/plugins`, 0, new Set()),
+  ]);
+  return [...files, ...plugins].join("|");
+}

@@ -1,0 +1,262 @@
+/**
+ * Plugins + workspace + `[mcp]` → the servers that apply here ({@link ServerSpec}), the ones
+ * refused and the ones dormant, each with a reason (for `status` and `list_tools` Problems).
+ * {@link loadResolution} is the one call the meta-server and the commands make.
+ *
+ * @module
+ */
+import { resolve as resolvePath } from "node:path";
+import { UserError } from "../diagnostics.ts";
+import { DEFAULT_MCP_CONFIG, type McpConfig } from "../plugins/config_types.ts";
+import { loadMcpConfig, resolveConfigDir } from "../plugins/config.ts";
+import { evaluateDependsOn } from "../workspace/depends_on.ts";
+import { expandVars } from "../plugins/expand_vars.ts";
+import { denoFileSystem, describeFsError, type FileSystem } from "../file_system.ts";
+import type { McpServerDecl, RemoteServerDecl } from "../plugins/manifest.ts";
+import { type LoadedPlugin, loadPlugins } from "../plugins/mod.ts";
+import {
+  type Dormant,
+  type HttpServerSpec,
+  namespaceKey,
+  type Refusal,
+  type Resolution,
+  type ServerSpec,
+} from "../plugins/server_spec.ts";
+import { loadWorkspace, type Workspace } from "../workspace/mod.ts";
+
+/** Server names the meta-server keeps for itself (compared after `namespaceKey()`). */
+export const RESERVED_SERVER_NAMES: readonly string[] = ["list_tools", "execute"];
+
+/** Everything {@link resolveServers} combines. */
+export interface ResolveInput {
+  /** From `loadPlugins()`, sorted by name. */
+  plugins: readonly LoadedPlugin[];
+  /** Plugins that failed to load (from `loadPlugins()`); passed through to {@link Resolution.refused}. */
+  refused: readonly Refusal[];
+  workspace: Workspace;
+  config: McpConfig;
+  /** The environment `${VAR}` references read. */
+  env: Readonly<Record<string, string>>;
+  /** Absolute working directory: where stdio servers run when there is no workspace root. */
+  cwd: string;
+}
+
+/**
+ * Decides, for every declared server, whether it applies here.
+ *
+ * In order, a server is: refused (`SERVER_RESERVED_NAME`) when named `list_tools` or `execute`;
+ * dormant when the plugin's or its own `depends-on` does not hold; refused when an earlier
+ * applicable server (plugins by name, servers in file order) has the same name
+ * (`SERVER_DUPLICATE`) or the same script global (`SERVER_NAME_CLASH`) — the earlier one stays
+ * usable; refused when `transport = "sse"` (`SSE_DEPRECATED`), when `url`, a header value or
+ * `client-secret` names an unset variable (`ENV_VAR_UNSET`), or when the expanded URL is not
+ * http(s) (`SERVER_BAD_URL`). Otherwise it becomes a {@link ServerSpec}: timeouts from the
+ * manifest or `[mcp]` (the tool-call timeout clamped to at most `script-timeout-secs − 1`), stdio
+ * `cwd` joined to the workspace root (default: the root, or `cwd` outside a workspace).
+ *
+ * @returns Servers sorted by name; refusals sorted by plugin then server; dormant sorted by name.
+ */
+export function resolveServers(input: ResolveInput): Resolution {
+  const { workspace } = input;
+  const servers: ServerSpec[] = [];
+  const refused: Refusal[] = [...input.refused];
+  const dormant: Dormant[] = [];
+  const claims = new Map<string, { name: string; plugin: string }>();
+  for (const plugin of input.plugins) {
+    const pluginGate = evaluateDependsOn(plugin.manifest.dependsOn, workspace);
+    for (const decl of plugin.manifest.mcpServers) {
+      const refuse = (code: string, reason: string, hint?: string) =>
+        refused.push({ server: decl.name, plugin: plugin.name, code, reason, hint, location: decl.location });
+      const key = namespaceKey(decl.name);
+      if (RESERVED_SERVER_NAMES.includes(key)) {
+        refuse(
+          "SERVER_RESERVED_NAME",
+          `server name "${decl.name}" is reserved by the meta-server`,
+          `rename the server in ${plugin.file}`,
+        );
+        continue;
+      }
+      if (!pluginGate.holds) {
+        dormant.push({ server: decl.name, plugin: plugin.name, reason: `plugin ${pluginGate.reason}` });
+        continue;
+      }
+      const gate = evaluateDependsOn(decl.dependsOn, workspace);
+      if (!gate.holds) {
+        dormant.push({ server: decl.name, plugin: plugin.name, reason: gate.reason });
+        continue;
+      }
+      const claim = claims.get(key);
+      if (claim?.name === decl.name) {
+        refuse(
+          "SERVER_DUPLICATE",
+          `server "${decl.name}" is declared by both plugin "${claim.plugin}" and plugin "${plugin.name}"`,
+          `rename or remove one of them; the one from "${claim.plugin}" is used`,
+        );
+        continue;
+      }
+      if (claim) {
+        refuse(
+          "SERVER_NAME_CLASH",
+          `server "${decl.name}" (plugin "${plugin.name}") and server "${claim.name}" (plugin "${claim.plugin}") both appear as "${key}" in scripts`,
+          `rename one of them; "${claim.name}" is used`,
+        );
+        continue;
+      }
+      claims.set(key, { name: decl.name, plugin: plugin.name });
+      const built = buildSpec(decl, plugin, input);
+      if ("code" in built) refuse(built.code, built.reason, built.hint);
+      else servers.push(built);
+    }
+  }
+  return {
+    servers: servers.sort((a, b) => a.name.localeCompare(b.name)),
+    refused: refused.sort((a, b) => a.plugin.localeCompare(b.plugin) || a.server.localeCompare(b.server)),
+    dormant: dormant.sort((a, b) => a.server.localeCompare(b.server) || a.plugin.localeCompare(b.plugin)),
+  };
+}
+
+type BuildFailure = { code: string; reason: string; hint: string | undefined };
+
+function buildSpec(
+  decl: McpServerDecl,
+  plugin: LoadedPlugin,
+  input: ResolveInput,
+): ServerSpec | BuildFailure {
+  const { config } = input;
+  const scriptLimitSecs = Math.max(1, config.scriptTimeoutSecs - 1);
+  const base = {
+    name: decl.name,
+    plugin: plugin.name,
+    location: decl.location,
+    startupTimeoutMs: (decl.startupTimeoutSecs ?? config.serverStartupTimeoutSecs) * 1000,
+    toolCallTimeoutMs: Math.min(decl.toolCallTimeoutSecs ?? config.toolCallTimeoutSecs, scriptLimitSecs) *
+      1000,
+    enabledTools: decl.enabledTools,
+    disabledTools: decl.disabledTools,
+  };
+  if (decl.transport === "stdio") {
+    const root = input.workspace.root ?? input.cwd;
+    return {
+      ...base,
+      transport: "stdio",
+      command: decl.command,
+      args: [...decl.args],
+      env: { ...decl.env },
+      cwd: decl.cwd === undefined ? root : resolvePath(root, decl.cwd),
+    };
+  }
+  return buildRemote(decl, base, input.env);
+}
+
+function buildRemote(
+  decl: RemoteServerDecl,
+  base: Omit<HttpServerSpec, "transport" | "url" | "headers">,
+  env: Readonly<Record<string, string>>,
+): HttpServerSpec | BuildFailure {
+  if (decl.transport === "sse") {
+    return {
+      code: "SSE_DEPRECATED",
+      reason: "the SSE transport is deprecated; declare a streamable HTTP server with `url` instead",
+      hint: 'remove `transport = "sse"` and point `url` at the server\'s streamable HTTP endpoint',
+    };
+  }
+  const unset = (variable: string): BuildFailure => ({
+    code: "ENV_VAR_UNSET",
+    reason: `references environment variable "${variable}", which is not set`,
+    hint:
+      `set ${variable} in the environment the agent starts cargo-agents from, or write \${${variable}:-default}`,
+  });
+  const url = expandVars(decl.url, env);
+  if (!url.ok) return unset(url.error.variable);
+  if (!URL.canParse(url.value) || !["http:", "https:"].includes(new URL(url.value).protocol)) {
+    return {
+      code: "SERVER_BAD_URL",
+      reason: `url "${decl.url}" is not an http(s) URL`,
+      hint: 'write the full endpoint, e.g. url = "https://example.com/mcp"',
+    };
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(decl.headers)) {
+    const expanded = expandVars(value, env);
+    if (!expanded.ok) return unset(expanded.error.variable);
+    headers[name] = expanded.value;
+  }
+  let clientSecret: string | undefined;
+  if (decl.clientSecret !== undefined) {
+    const expanded = expandVars(decl.clientSecret, env);
+    if (!expanded.ok) return unset(expanded.error.variable);
+    clientSecret = expanded.value;
+  }
+  return {
+    ...base,
+    transport: "http",
+    url: url.value,
+    headers,
+    clientId: decl.clientId,
+    clientSecret,
+    scopes: decl.scopes === undefined ? undefined : [...decl.scopes],
+  };
+}
+
+/** Everything a command or the meta-server needs to know about the servers of this workspace. */
+export interface LoadedResolution {
+  /** From `resolveConfigDir()`. */
+  configDir: string;
+  /** The effective `[mcp]` settings (the defaults when `config.toml` is broken). */
+  config: McpConfig;
+  /** Why `config.toml` was not used, or `null`; report it, never drop it. */
+  configError: UserError | null;
+  workspace: Workspace;
+  /** Loaded plugins sorted by name (the ones that failed are in `resolution.refused`). */
+  plugins: LoadedPlugin[];
+  resolution: Resolution;
+}
+
+/**
+ * Reads config, workspace and plugins and resolves the servers: the one call the meta-server and
+ * the commands make. It starts nothing and does not touch the network.
+ *
+ * @param options.cwd Absolute working directory (the user's workspace).
+ * @param options.env The process environment (config dir lookup and `${VAR}` expansion).
+ * @param options.homeDir The user's home directory.
+ * @param options.fs File access. Default {@link denoFileSystem}.
+ * Problems in the user's files (including a configuration directory, `config.toml` or `plugins`
+ * of the wrong type) are reported in `configError`, `workspace.problems` and `resolution.refused`,
+ * with the defaults in effect; it does not throw for them.
+ */
+export async function loadResolution(options: {
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+  homeDir: string;
+  fs?: FileSystem | undefined;
+}): Promise<LoadedResolution> {
+  const fs = options.fs ?? denoFileSystem;
+  const configDir = resolveConfigDir(options.env, options.homeDir);
+  let config: McpConfig;
+  let configError: UserError | null = null;
+  try {
+    config = await loadMcpConfig(configDir, fs);
+  } catch (error) {
+    config = { ...DEFAULT_MCP_CONFIG };
+    configError = error instanceof UserError ? error : new UserError(
+      "CONFIG_UNREADABLE",
+      `Cannot load the configuration in "${configDir}": ${describeFsError(error)}`,
+      { cause: error },
+    );
+  }
+  // A configuration "directory" that is a file holds no plugins: configError already says so.
+  const noDir = configError?.code === "CONFIG_DIR_NOT_A_FOLDER";
+  const [workspace, { plugins, refused }] = await Promise.all([
+    loadWorkspace(options.cwd, fs),
+    noDir ? { plugins: [], refused: [] } : loadPlugins(configDir, fs),
+  ]);
+  const resolution = resolveServers({
+    plugins,
+    refused,
+    workspace,
+    config,
+    env: options.env,
+    cwd: options.cwd,
+  });
+  return { configDir, config, configError, workspace, plugins, resolution };
+}

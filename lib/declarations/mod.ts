@@ -1,0 +1,192 @@
+/**
+ * `list_tools`' engine: a server's `tools/list` answer → an index, or
+ * TypeScript declarations (`declare const <server>: { … }`) with a list of
+ * what degraded to `unknown`. Keys come from the binding table, so what is
+ * declared is exactly what dispatch resolves.
+ *
+ * @module
+ */
+
+import { namespaceKey } from "../plugins/server_spec.ts";
+import { type BindingTable, buildBindingTable } from "./tool_binding.ts";
+import { TypeRenderer } from "./_schema_to_ts.ts";
+import { inputArity } from "./_schema_shape.ts";
+import { isReservedWord, pascalCase, renderJsDoc, renderKey } from "./_ts_text.ts";
+
+/** One tool as `tools/list` describes it (the fields the declarations use). */
+export interface ToolInfo {
+  /** Wire name, e.g. `"get-sum"`. */
+  name: string;
+  /** Human-facing title (not rendered). */
+  title?: string | undefined;
+  /** Prose; its first line is the index entry, the whole is the method's JSDoc at `full`. */
+  description?: string | undefined;
+  /** JSON Schema of the argument object. */
+  inputSchema?: unknown;
+  /** JSON Schema of `structuredContent`; gives the method's return type. */
+  outputSchema?: unknown;
+  /** MCP tool annotations (not rendered). */
+  annotations?: {
+    readOnlyHint?: boolean | undefined;
+    destructiveHint?: boolean | undefined;
+    [k: string]: unknown;
+  } | undefined;
+}
+
+/** How much `list_tools` shows: index lines, types only, or types with prose. */
+export type Detail = "names" | "signatures" | "full";
+
+/**
+ * The index of one server: a header line, then `  <wire name> - <first line of
+ * the trimmed description>` per tool (just the name when there is no
+ * description). The header is `server:`, or `server (as key):` when scripts
+ * reach the server under a different global name (see `namespaceKey`).
+ * Repeated wire names are listed once; a server without tools shows
+ * `  (no tools)`. No trailing newline.
+ *
+ * @param server Raw server name from the manifest, e.g. `"my-server"`.
+ * @param tools The server's (visible) tools, in `tools/list` order.
+ * @example
+ * ```ts
+ * import { renderIndex } from "./declarations.ts";
+ * renderIndex("everything", [{ name: "echo", description: "Echoes back the input string" }]);
+ * // "everything:\n  echo - Echoes back the input string"
+ * ```
+ */
+export function renderIndex(server: string, tools: readonly ToolInfo[]): string {
+  const key = namespaceKey(server);
+  const lines = [key === server ? `${server}:` : `${server} (as ${key}):`];
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.name)) continue;
+    seen.add(tool.name);
+    // A name with control characters or line breaks is shown JSON-quoted so it stays on its line.
+    // deno-lint-ignore no-control-regex
+    const name = /[\u0000-\u001f\u007f\u2028\u2029]/.test(tool.name) ? JSON.stringify(tool.name) : tool.name;
+    const first = typeof tool.description === "string"
+      ? tool.description.trim().split(/\r\n|[\r\n\u2028\u2029]/)[0]!.trim()
+      : "";
+    lines.push(first === "" ? `  ${name}` : `  ${name} - ${first}`);
+  }
+  if (seen.size === 0) lines.push("  (no tools)");
+  return lines.join("\n");
+}
+
+/**
+ * The declarations of one server: hoisted named types (sorted, each followed
+ * by a blank line), then one `declare const <namespaceKey(server)>: { … };`
+ * with a method per binding-table key, e.g.
+ * `  "get-sum"(params: { a: number; b: number; }): Promise<unknown>;` and its
+ * alias `  get_sum: (typeof everything)["get-sum"];`.
+ *
+ * - `params` is omitted when the input schema declares no properties, and is
+ *   optional (`params?`) when nothing is required.
+ * - The return type comes from `outputSchema` (a FastMCP `{ result: T }`
+ *   envelope declares `T`, since results are unwrapped), else `unknown`.
+ * - `full` adds JSDoc from tool, property and named-type descriptions, made
+ *   comment-safe; `signatures` has the same types and no comments.
+ *
+ * Never throws: constructs that cannot be typed become `unknown`, each adding
+ * a warning such as `tools.search.input.filter: external $ref "https://…"
+ * replaced by unknown`.
+ *
+ * @param server Raw server name; the declared constant is `namespaceKey(server)`.
+ * @param tools The server's (visible) tools, in `tools/list` order; repeats are declared once.
+ * @param options.detail `"full"` (default) or `"signatures"`.
+ * @param options.table The server's binding table over ALL its visible tools, when `tools` is a
+ *   filtered subset (`list_tools` with `tools`/`pattern`): keys then match what dispatch resolves
+ *   (an alias may be `get_sum_2` because of a tool not shown). Default: built from `tools`.
+ * @returns The text (no trailing newline) and the warnings in order of appearance.
+ */
+export function renderDeclarations(
+  server: string,
+  tools: readonly ToolInfo[],
+  options: { detail?: "signatures" | "full"; table?: BindingTable | undefined } = {},
+): { text: string; warnings: string[] } {
+  const withDocs = (options.detail ?? "full") === "full";
+  const renderer = new TypeRenderer({ withDocs });
+  const namespace = namespaceKey(server);
+  if (isReservedWord(namespace)) {
+    renderer.warn(
+      `server ${JSON.stringify(server)}`,
+      `global name \`${namespace}\` is a reserved word; scripts cannot use it`,
+    );
+  }
+  const byWire = new Map<string, ToolInfo>();
+  for (const tool of tools) {
+    if (byWire.has(tool.name)) renderer.warn(`tools.${tool.name}`, "listed more than once; declared once");
+    else byWire.set(tool.name, tool);
+  }
+  const table = options.table ?? buildBindingTable([...byWire.keys()]);
+  const bound = new Set(table.entries.map((e) => e.wire));
+  for (const wire of byWire.keys()) {
+    if (!bound.has(wire)) renderer.warn(`tools.${wire}`, "not in the binding table; not declared");
+  }
+  const methods: string[] = [];
+  for (const entry of table.entries) {
+    if (!byWire.has(entry.wire)) continue;
+    if (entry.isAlias) {
+      const doc = withDocs ? renderJsDoc(`Alias for ${entry.wire}.`, 1) : "";
+      methods.push(`${doc}  ${renderKey(entry.key)}: (typeof ${namespace})[${JSON.stringify(entry.wire)}];`);
+      continue;
+    }
+    const tool = byWire.get(entry.wire)!;
+    methods.push(renderMethod(renderer, entry.key, tool, withDocs));
+  }
+  const body = methods.length === 0 ? "{}" : `{\n${methods.join("\n")}\n}`;
+  const text = `${renderer.renderNamedTypes()}declare const ${namespace}: ${body};`;
+  return { text, warnings: renderer.warnings };
+}
+
+function renderMethod(renderer: TypeRenderer, key: string, tool: ToolInfo, withDocs: boolean): string {
+  const prefix = pascalCase(key);
+  const input = tool.inputSchema;
+  if (input !== undefined && typeof input !== "object" && typeof input !== "boolean") {
+    renderer.warn(
+      `tools.${tool.name}.input`,
+      `invalid schema (${typeof input}) ignored; declared without parameters`,
+    );
+  }
+  const arity = inputArity(input);
+  let params = "";
+  if (arity !== "none") {
+    const target = { path: `tools.${tool.name}.input`, rootName: `${prefix}Input`, toolPrefix: prefix };
+    const type = renderer.render(input, target, { indent: 1 });
+    params = `params${arity === "optional" ? "?" : ""}: ${type}`;
+  }
+  let returns = "unknown";
+  if (tool.outputSchema !== undefined) {
+    const target = { path: `tools.${tool.name}.output`, rootName: `${prefix}Output`, toolPrefix: prefix };
+    const envelope = resultEnvelope(tool.outputSchema);
+    returns = envelope === undefined
+      ? renderer.render(tool.outputSchema, { ...target }, { indent: 1 })
+      : renderer.render(tool.outputSchema, { ...target, path: `${target.path}.result` }, {
+        indent: 1,
+        node: envelope,
+      });
+    if (returns === "never") {
+      // No structured value can match, yet the call still returns its content blocks.
+      renderer.warn(`tools.${tool.name}.output`, "schema admits no value; return type replaced by unknown");
+      returns = "unknown";
+    }
+  }
+  const doc = withDocs && typeof tool.description === "string" ? renderJsDoc(tool.description, 1) : "";
+  return `${doc}  ${renderKey(key)}(${params}): Promise<${returns}>;`;
+}
+
+/**
+ * The `result` subschema of a FastMCP-style `{ result: T }` output schema
+ * (exactly one property, `result`, and it is required), whose values reach the
+ * script unwrapped; otherwise `undefined`.
+ */
+function resultEnvelope(schema: unknown): unknown {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return undefined;
+  const record = schema as Record<string, unknown>;
+  const properties = record.properties;
+  if (typeof properties !== "object" || properties === null || Array.isArray(properties)) return undefined;
+  const keys = Object.keys(properties);
+  const required = Array.isArray(record.required) ? record.required : [];
+  if (keys.length !== 1 || keys[0] !== "result" || !required.includes("result")) return undefined;
+  if (["$ref", "allOf", "anyOf", "oneOf"].some((k) => Object.hasOwn(record, k))) return undefined;
+  return (properties as Record<string, unknown>).result;
+}

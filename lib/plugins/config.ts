@@ -1,0 +1,240 @@
+/**
+ * Where the configuration lives and the validated `[mcp]` table of `config.toml` (SPEC §3). A
+ * misspelled key or a bad value is an error with file:line:col, never a silent fallback.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { closestMatch, UserError } from "../diagnostics.ts";
+import { DEFAULT_MCP_CONFIG, type McpConfig } from "./config_types.ts";
+import { denoFileSystem, describeFsError, type FileInfo, type FileSystem } from "../file_system.ts";
+import { isTable, parseTomlDocument, suggestKey, type TomlDocument, tomlTypeName } from "../toml_position.ts";
+
+/**
+ * The configuration directory: `$SYMPOSIUM_HOME`, else `$XDG_CONFIG_HOME/symposium`, else
+ * `<home>/.symposium`. Empty variables count as unset.
+ *
+ * @param env The process environment.
+ * @param homeDir The user's home directory (absolute).
+ * @example
+ * ```ts
+ * import { resolveConfigDir } from "./config.ts";
+ * resolveConfigDir({ XDG_CONFIG_HOME: "/x" }, "/home/me"); // "/x/symposium"
+ * ```
+ */
+export function resolveConfigDir(env: Readonly<Record<string, string>>, homeDir: string): string {
+  if (env.SYMPOSIUM_HOME) return env.SYMPOSIUM_HOME;
+  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, "symposium");
+  return join(homeDir, ".symposium");
+}
+
+/** The name of the configuration file inside the configuration directory. */
+export const CONFIG_FILE_NAME = "config.toml";
+
+interface KeyRule {
+  field: keyof McpConfig | null;
+  kind: "integer" | "boolean";
+  min?: number;
+  max?: number;
+  unit?: string;
+}
+
+const DAY_SECS = 86_400;
+const MIB = 1024 * 1024;
+
+/** Every `[mcp]` key, its field in {@link McpConfig} and its allowed range (inclusive). */
+const MCP_KEYS: Readonly<Record<string, KeyRule>> = {
+  "script-timeout-secs": { field: "scriptTimeoutSecs", kind: "integer", min: 2, max: DAY_SECS, unit: "s" },
+  "script-memory-limit-mb": { field: "scriptMemoryLimitMb", kind: "integer", min: 1, max: 4096, unit: "MiB" },
+  "script-stack-limit-kb": { field: "scriptStackLimitKb", kind: "integer", min: 32, max: 65536, unit: "KiB" },
+  "max-tool-calls": { field: "maxToolCalls", kind: "integer", min: 0, max: 1_000_000 },
+  "max-result-bytes": { field: "maxResultBytes", kind: "integer", min: 256, max: 64 * MIB, unit: "bytes" },
+  "max-console-bytes": { field: "maxConsoleBytes", kind: "integer", min: 0, max: 64 * MIB, unit: "bytes" },
+  "server-startup-timeout-secs": {
+    field: "serverStartupTimeoutSecs",
+    kind: "integer",
+    min: 1,
+    max: DAY_SECS,
+    unit: "s",
+  },
+  "tool-call-timeout-secs": {
+    field: "toolCallTimeoutSecs",
+    kind: "integer",
+    min: 1,
+    max: DAY_SECS,
+    unit: "s",
+  },
+  "max-server-restarts": { field: "maxServerRestarts", kind: "integer", min: 0, max: 1000 },
+  "restart-stable-reset-secs": {
+    field: "restartStableResetSecs",
+    kind: "integer",
+    min: 0,
+    max: DAY_SECS,
+    unit: "s",
+  },
+  "shutdown-grace-secs": { field: "shutdownGraceSecs", kind: "integer", min: 0, max: 600, unit: "s" },
+  "read-only": { field: "readOnly", kind: "boolean" },
+  // Upstream's switch between one `symposium` entry and per-plugin entries in `sync`; accepted so
+  // upstream config files load, but cargo-agents always registers the one entry.
+  "enabled": { field: null, kind: "boolean" },
+};
+
+/** The `[mcp]` keys accepted in `config.toml`, in documentation order. */
+export const MCP_CONFIG_KEYS: readonly string[] = Object.keys(MCP_KEYS);
+
+/**
+ * Validates the `[mcp]` table of a `config.toml` text. Missing keys take their defaults
+ * ({@link DEFAULT_MCP_CONFIG}); other top-level tables (upstream's `[defaults]`, `auto-sync`,
+ * `[[registry]]`…) are left to the rest of Symposium, except a near-miss of `mcp` such as `[mpc]`.
+ *
+ * @param text The file's content.
+ * @param file The path shown in diagnostics.
+ * @returns The complete configuration.
+ * @throws {UserError} `CONFIG_SYNTAX` for invalid TOML; `CONFIG_UNKNOWN_KEY` for an unknown key in
+ *   `[mcp]` (hint: the closest key); `CONFIG_BAD_VALUE` for a wrong type, a value out of range, or
+ *   `tool-call-timeout-secs` not below `script-timeout-secs`. Every error has a 1-based location.
+ */
+export function parseMcpConfig(text: string, file: string): McpConfig {
+  const doc = parseTomlDocument(text, file, { code: "CONFIG_SYNTAX", what: "config file" });
+  const at = (path: (string | number)[]) => ({ file, ...doc.index.locate(path) });
+  for (const key of Object.keys(doc.value)) {
+    if (key !== "mcp" && closestMatch(key, ["mcp"]) === "mcp" && key.length > 1) {
+      throw new UserError("CONFIG_UNKNOWN_KEY", `Cannot load config file: unknown table "${key}"`, {
+        hint: 'did you mean "mcp"?',
+        location: at([key]),
+      });
+    }
+  }
+  const config: McpConfig = { ...DEFAULT_MCP_CONFIG };
+  const mcp = doc.value.mcp;
+  if (mcp === undefined) return config;
+  if (!isTable(mcp)) {
+    throw new UserError("CONFIG_BAD_VALUE", `Cannot load config file: "mcp" is a ${tomlTypeName(mcp)}`, {
+      hint: "write it as a table: [mcp]",
+      location: at(["mcp"]),
+    });
+  }
+  for (const [key, value] of Object.entries(mcp)) {
+    const rule = MCP_KEYS[key];
+    if (!rule) {
+      const near = suggestKey(key, MCP_CONFIG_KEYS);
+      throw new UserError("CONFIG_UNKNOWN_KEY", `Cannot load config file: unknown key "${key}" in [mcp]`, {
+        hint: near ? `did you mean "${near}"?` : `known keys: ${MCP_CONFIG_KEYS.join(", ")}`,
+        location: at(["mcp", key]),
+      });
+    }
+    checkValue(key, value, rule, doc, file);
+    if (rule.field) (config as unknown as Record<string, unknown>)[rule.field] = value;
+  }
+  if (config.toolCallTimeoutSecs >= config.scriptTimeoutSecs) {
+    const key = "tool-call-timeout-secs" in mcp ? "tool-call-timeout-secs" : "script-timeout-secs";
+    throw new UserError(
+      "CONFIG_BAD_VALUE",
+      `Cannot load config file: [mcp] tool-call-timeout-secs (${config.toolCallTimeoutSecs}) must be less than script-timeout-secs (${config.scriptTimeoutSecs})`,
+      {
+        hint: "lower tool-call-timeout-secs or raise script-timeout-secs",
+        location: at(["mcp", key]),
+      },
+    );
+  }
+  return config;
+}
+
+function checkValue(key: string, value: unknown, rule: KeyRule, doc: TomlDocument, file: string): void {
+  const location = { file, ...doc.index.locate(["mcp", key]) };
+  if (rule.kind === "boolean") {
+    if (typeof value !== "boolean") {
+      throw new UserError(
+        "CONFIG_BAD_VALUE",
+        `Cannot load config file: [mcp] ${key} must be true or false, not a ${tomlTypeName(value)}`,
+        { hint: `write ${key} = true or ${key} = false`, location },
+      );
+    }
+    return;
+  }
+  const min = rule.min ?? 0;
+  const max = rule.max ?? Number.MAX_SAFE_INTEGER;
+  const unit = rule.unit ? ` (${rule.unit})` : "";
+  if (typeof value !== "number" || !Number.isInteger(value)) {
+    throw new UserError(
+      "CONFIG_BAD_VALUE",
+      `Cannot load config file: [mcp] ${key} must be an integer${unit}, not a ${tomlTypeName(value)}`,
+      { hint: `write a whole number from ${min} to ${max}, without quotes`, location },
+    );
+  }
+  if (value < min || value > max) {
+    throw new UserError(
+      "CONFIG_BAD_VALUE",
+      `Cannot load config file: [mcp] ${key} is ${value}, outside ${min}..${max}${unit}`,
+      { hint: `write a whole number from ${min} to ${max}`, location },
+    );
+  }
+}
+
+/**
+ * Reads `<configDir>/config.toml` and validates its `[mcp]` table.
+ *
+ * @param configDir From {@link resolveConfigDir}.
+ * @param fs File access. Default {@link denoFileSystem}.
+ * @returns The defaults when the file, the directory or its `[mcp]` table is missing.
+ * @throws {UserError} As {@link parseMcpConfig}; the location's file is the absolute path.
+ *   `CONFIG_DIR_NOT_A_FOLDER` when `configDir` (or a folder above it) is a file;
+ *   `CONFIG_UNREADABLE` when `config.toml` is a folder or cannot be read.
+ */
+export async function loadMcpConfig(configDir: string, fs: FileSystem = denoFileSystem): Promise<McpConfig> {
+  const dir = await statConfigPath(fs, configDir, configDir);
+  if (dir === null) return { ...DEFAULT_MCP_CONFIG };
+  if (!dir.isDirectory) throw configDirNotAFolder(configDir);
+  const file = join(configDir, CONFIG_FILE_NAME);
+  const info = await statConfigPath(fs, file, configDir);
+  if (info === null) return { ...DEFAULT_MCP_CONFIG };
+  if (!info.isFile) {
+    throw new UserError(
+      "CONFIG_UNREADABLE",
+      `Cannot load config file "${file}": it is a folder, not a file`,
+      {
+        hint: `remove or rename the folder "${file}"; the config file must be a TOML file`,
+      },
+    );
+  }
+  let text: string;
+  try {
+    text = await fs.readTextFile(file);
+  } catch (error) {
+    if (error instanceof UserError) throw error; // not UTF-8, with the position
+    throw new UserError("CONFIG_UNREADABLE", `Cannot load config file "${file}": ${describeFsError(error)}`, {
+      hint: "make the file readable by your user",
+      cause: error,
+    });
+  }
+  return parseMcpConfig(text, file);
+}
+
+/**
+ * The error for a configuration directory that is not a folder (`SYMPOSIUM_HOME` pointing at a
+ * file, or, when `cause` is given, a file where one of its parent folders should be).
+ */
+export function configDirNotAFolder(configDir: string, cause?: unknown): UserError {
+  const what = cause === undefined ? "it is a file" : "a part of its path is a file";
+  return new UserError(
+    "CONFIG_DIR_NOT_A_FOLDER",
+    `Cannot use configuration directory "${configDir}": ${what}, not a folder`,
+    {
+      hint: "point SYMPOSIUM_HOME (or XDG_CONFIG_HOME) at a folder, or move the file out of the way",
+      cause,
+    },
+  );
+}
+
+/** `fs.stat`, with a file where a folder should be read as a configuration-directory error. */
+async function statConfigPath(fs: FileSystem, path: string, configDir: string): Promise<FileInfo | null> {
+  try {
+    return await fs.stat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotADirectory) throw configDirNotAFolder(configDir, error);
+    throw new UserError("CONFIG_UNREADABLE", `Cannot read "${path}": ${describeFsError(error)}`, {
+      hint: "make the configuration directory readable by your user",
+      cause: error,
+    });
+  }
+}

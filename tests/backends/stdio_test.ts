@@ -1,0 +1,272 @@
+import assert from "node:assert/strict";
+import { BackendError } from "../../lib/backends/connection.ts";
+import { connectStdio, rootsForStdio, StdioProcessTransport } from "../../lib/backends/stdio.ts";
+import type { ConnectContext } from "../../lib/backends/stdio.ts";
+import { createMemoryLogger } from "../../lib/log.ts";
+import { fixtureSpec, isAlive, liveProcessesInGroup, waitFor } from "../_fakes_backends.ts";
+
+function ctx(lines: string[] = [], extra: Partial<ConnectContext> = {}): ConnectContext {
+  return { shutdownGraceMs: 1_000, logger: createMemoryLogger(lines), now: Date.now, ...extra };
+}
+
+Deno.test("connectStdio() skips non-JSON stdout lines and logs them", async () => {
+  const lines: string[] = [];
+  const conn = await connectStdio(fixtureSpec("meta_files", ["--banner"]), ctx(lines));
+  const result = await conn.callTool("echo", { message: "hi" }, { timeoutMs: 5_000 });
+  assert.deepEqual(result.content, [{ type: "text", text: "hi" }]);
+  await conn.close();
+  assert.ok(lines.includes("warn stdout line is not JSON-RPC, skipped: ✓ File metadata MCP server ready"));
+  assert.ok(lines.includes("warn stdout line is not JSON-RPC, skipped: ✓ Autograph knowledge graph ready"));
+});
+
+Deno.test("connectStdio() fails with the exit code and stderr tail when the server exits at start", async () => {
+  const dir = await Deno.makeTempDir();
+  const spec = fixtureSpec("locked", ["--fail-starts=1", `--counter-file=${dir}/count`]);
+  await assert.rejects(connectStdio(spec, ctx()), (e: unknown) => {
+    assert.ok(e instanceof BackendError);
+    assert.equal(e.code, "START_FAILED");
+    assert.match(
+      e.message,
+      /^locked failed to start: exited with code 3 before answering initialize; stderr: .*database is locked/s,
+    );
+    return true;
+  });
+  await Deno.remove(dir, { recursive: true });
+});
+
+/** A logger that takes `busyMs` per line, like a session log on a slow disk. */
+function slowLogger(lines: string[], busyMs: number) {
+  const memory = createMemoryLogger(lines);
+  const slow = (write: (m: string) => void) => (m: string) => {
+    const until = performance.now() + busyMs;
+    while (performance.now() < until) { /* busy */ }
+    write(m);
+  };
+  return { ...memory, debug: slow(memory.debug), child: () => memory };
+}
+
+Deno.test("connectStdio() logs every stderr line and ends the error with the last one when a chatty node server exits at start", async () => {
+  const lines: string[] = [];
+  // Node writes to a full pipe asynchronously and drops what is still queued at `process.exit`:
+  // 30 batches of 100 lines, 5 ms apart, then the real error and exit. A reader that stops
+  // reading while it logs lets the pipe fill up and loses the end.
+  const script = "let i = 0; const batch = () => { for (let k = 0; k < 100; k++, i++) " +
+    "process.stderr.write('debug line ' + i + ' lorem ipsum dolor sit amet\\n'); if (i < 3000) setTimeout(batch, 5);" +
+    " else { process.stderr.write('FATAL: the real reason\\n'); process.exit(2); } }; batch();";
+  const spec = { ...fixtureSpec("chatty_crash"), command: "node", args: ["-e", script] };
+  await assert.rejects(connectStdio(spec, ctx([], { logger: slowLogger(lines, 0.2) })), (e: unknown) => {
+    assert.ok(e instanceof BackendError);
+    assert.match(
+      e.message,
+      /exited with code 2 before answering initialize; stderr: debug line \d+ lorem ipsum dolor sit amet\n.*FATAL: the real reason$/s,
+    );
+    return true;
+  });
+  const logged = lines.filter((l) => l.startsWith("debug stderr: "));
+  assert.equal(logged.length, 3001);
+  assert.equal(logged.at(-1), "debug stderr: FATAL: the real reason");
+});
+
+Deno.test("StdioProcessTransport.stderrTail() starts at a line boundary", async () => {
+  const transport = new StdioProcessTransport(
+    {
+      command: "sh",
+      args: ["-c", "echo first-line-is-long >&2; echo second >&2; echo END >&2; sleep 5"],
+      env: {},
+      cwd: "/",
+    },
+    { shutdownGraceMs: 200 },
+  );
+  await transport.start();
+  assert.ok(await waitFor(() => transport.stderrTail(100).includes("END")));
+  assert.equal(transport.stderrTail(20), "second\nEND\n");
+  assert.equal(transport.stderrTail(4), "END\n");
+  assert.equal(transport.stderrTail(2), "D\n");
+  await transport.close();
+});
+
+Deno.test("connectStdio() fails with START_FAILED when the command does not exist", async () => {
+  const spec = { ...fixtureSpec("ghost"), command: "/nonexistent/mcp-server", args: [] };
+  await assert.rejects(connectStdio(spec, ctx()), {
+    code: "START_FAILED",
+    message: "ghost failed to start: command `/nonexistent/mcp-server` does not exist " +
+      "(plugins/fixtures/SYMPOSIUM.toml:1): install it, or set `command` to its absolute path",
+  });
+});
+
+Deno.test("connectStdio() says a bare command was not found on PATH and where it is declared", async () => {
+  const spec = { ...fixtureSpec("ghost"), command: "nonexistent-binary-4711", args: [] };
+  await assert.rejects(connectStdio(spec, ctx()), {
+    code: "START_FAILED",
+    message: "ghost failed to start: command `nonexistent-binary-4711` was not found on PATH " +
+      "(plugins/fixtures/SYMPOSIUM.toml:1): install it, or set `command` to its absolute path",
+  });
+});
+
+Deno.test("connectStdio() leads with the exit code when the server exits before reading initialize", async () => {
+  const spec = {
+    ...fixtureSpec("dies"),
+    command: "sh",
+    args: ["-c", "echo 'cannot open config' >&2; exit 1"],
+  };
+  await assert.rejects(connectStdio(spec, ctx()), {
+    code: "START_FAILED",
+    message:
+      "dies failed to start: exited with code 1 before answering initialize; stderr: cannot open config",
+  });
+});
+
+Deno.test("connectStdio() fails with STARTUP_TIMEOUT and the stderr tail when the handshake is too slow", async () => {
+  const spec = fixtureSpec("slow", ["--slow-start-ms=4000", "--stderr-bytes=200"], {
+    startupTimeoutMs: 1_200,
+  });
+  const t0 = Date.now();
+  await assert.rejects(connectStdio(spec, ctx()), (e: unknown) => {
+    assert.ok(e instanceof BackendError);
+    assert.equal(e.code, "STARTUP_TIMEOUT");
+    assert.match(e.message, /^slow did not start within \d+(\.\d)?s: stderr: e+/);
+    return true;
+  });
+  assert.ok(Date.now() - t0 < 3_500);
+});
+
+Deno.test("connectStdio() waits longer while the server keeps writing progress to stderr", async () => {
+  const spec = fixtureSpec("npxlike", ["--slow-start-ms=2500", "--stderr-progress"], {
+    startupTimeoutMs: 1_500,
+  });
+  const conn = await connectStdio(spec, ctx());
+  const result = await conn.callTool("echo", { message: "ready" }, { timeoutMs: 5_000 });
+  assert.deepEqual(result.content, [{ type: "text", text: "ready" }]);
+  await conn.close();
+});
+
+Deno.test("connectStdio() keeps working when the server writes megabytes to stderr", async () => {
+  const lines: string[] = [];
+  const conn = await connectStdio(fixtureSpec("chatty", ["--stderr-bytes=1000000"]), ctx(lines));
+  for (let i = 0; i < 3; i++) {
+    const result = await conn.callTool("chatty", { bytes: 1_000_000 }, { timeoutMs: 10_000 });
+    assert.deepEqual(result.content, [{ type: "text", text: "ok" }]);
+  }
+  await conn.close();
+  assert.ok(lines.some((l) => l.startsWith("debug stderr: eeee")));
+});
+
+Deno.test("StdioProcessTransport keeps only a bounded stderr tail", async () => {
+  const transport = new StdioProcessTransport(
+    {
+      command: "sh",
+      args: ["-c", "head -c 3000000 /dev/zero | tr '\\0' x >&2; echo END >&2; sleep 5"],
+      env: {},
+      cwd: "/",
+    },
+    { shutdownGraceMs: 200 },
+  );
+  await transport.start();
+  assert.ok(await waitFor(() => transport.stderrTail(10).includes("END")));
+  assert.ok(transport.stderrTail(10_000_000).length <= 64 * 1024);
+  await transport.close();
+});
+
+Deno.test("connectStdio() delivers a 5 MB result", async () => {
+  const conn = await connectStdio(fixtureSpec("bulky"), ctx());
+  const result = await conn.callTool("big", { bytes: 5_000_000 }, { timeoutMs: 10_000 });
+  assert.equal((result.content[0] as { text: string }).text.length, 5_000_000);
+  await conn.close();
+});
+
+Deno.test("callTool() fails fast naming the exit code when the server crashes", async () => {
+  const conn = await connectStdio(fixtureSpec("fragile", ["--crash-after=1"]), ctx());
+  const first = await conn.callTool("echo", { message: "one" }, { timeoutMs: 5_000 });
+  assert.deepEqual(first.content, [{ type: "text", text: "one" }]);
+  const end = await conn.ended;
+  assert.equal(end.isExpected, false);
+  assert.match(end.reason, /exited with code 1/);
+  const t0 = Date.now();
+  await assert.rejects(conn.callTool("echo", { message: "two" }, { timeoutMs: 30_000 }), {
+    code: "CONNECTION_LOST",
+    message: /^fragile: connection lost: exited with code 1/,
+  });
+  assert.ok(Date.now() - t0 < 1_000);
+});
+
+Deno.test("a pending call fails with CONNECTION_LOST when the server is killed", async () => {
+  const conn = await connectStdio(fixtureSpec("fragile", ["--crash-after=1", "--crash-signal=KILL"]), ctx());
+  const pending = conn.callTool("hang", {}, { timeoutMs: 30_000 });
+  await assert.rejects(pending, { code: "CONNECTION_LOST", message: /killed by SIGKILL/ });
+});
+
+Deno.test("close() ends the server's whole process group", async () => {
+  const lines: string[] = [];
+  const conn = await connectStdio(fixtureSpec("parent", ["--spawn-child"]), ctx(lines));
+  const pidResult = await conn.callTool("pid", {}, { timeoutMs: 5_000 });
+  const pid = (pidResult.structuredContent as { pid: number }).pid;
+  const grandchild = Number(/grandchild pid (\d+)/.exec(lines.join("\n"))?.[1]);
+  assert.ok(grandchild > 0);
+  assert.ok(await isAlive(grandchild));
+  await conn.close();
+  assert.deepEqual(await liveProcessesInGroup(pid), []);
+  assert.equal(await isAlive(grandchild), false);
+});
+
+Deno.test("close() kills a server that ignores stdin closing and SIGTERM after the grace", async () => {
+  const conn = await connectStdio(
+    fixtureSpec("stubborn", ["--ignore-sigterm", "--linger"]),
+    ctx([], { shutdownGraceMs: 600 }),
+  );
+  const pid =
+    ((await conn.callTool("pid", {}, { timeoutMs: 5_000 })).structuredContent as { pid: number }).pid;
+  const t0 = Date.now();
+  await conn.close();
+  const took = Date.now() - t0;
+  assert.ok(took >= 500 && took < 2_500, `took ${took} ms`);
+  assert.equal(await isAlive(pid), false);
+});
+
+Deno.test("rootsForStdio() announces the workspace and every absolute directory argument", () => {
+  const spec = {
+    command: "npx",
+    args: ["-y", "pkg", "/tmp/data", "/etc/passwd", "rel/dir"],
+    env: {},
+    cwd: "/ws",
+  };
+  const roots = rootsForStdio(spec, "/ws", (p) => p === "/tmp/data");
+  assert.deepEqual(roots, [{ uri: "file:///ws", name: "ws" }, { uri: "file:///tmp/data", name: "data" }]);
+});
+
+Deno.test("connectStdio() answers the server's roots/list request", async () => {
+  const conn = await connectStdio(
+    fixtureSpec("rooted"),
+    ctx([], { roots: () => [{ uri: "file:///work/space", name: "space" }] }),
+  );
+  const result = await conn.callTool("roots", {}, { timeoutMs: 5_000 });
+  assert.deepEqual(result.structuredContent, { roots: [{ uri: "file:///work/space", name: "space" }] });
+  await conn.close();
+});
+
+Deno.test("listTools() over stdio stops when the server's cursor never advances", async () => {
+  const conn = await connectStdio(fixtureSpec("loopy", ["--endless-cursor"]), ctx());
+  const listing = await conn.listTools({ timeoutMs: 5_000 });
+  const names = listing.tools.map((t) => t.name);
+  assert.equal(new Set(names).size, names.length);
+  assert.ok(names.includes("echo"));
+  assert.match(listing.warnings[0] ?? "", /^loopy: tools\/list cursor "c1" repeated/);
+  await conn.close();
+});
+
+Deno.test("callTool() over stdio fails with CALL_TIMEOUT on a hanging tool and the server stays usable", async () => {
+  const conn = await connectStdio(fixtureSpec("sleepy"), ctx());
+  await assert.rejects(conn.callTool("hang", {}, { timeoutMs: 300 }), {
+    code: "CALL_TIMEOUT",
+    message: /^sleepy\.hang did not answer within 0\.3s/,
+  });
+  const result = await conn.callTool("echo", { message: "still here" }, { timeoutMs: 5_000 });
+  assert.deepEqual(result.content, [{ type: "text", text: "still here" }]);
+  await conn.close();
+});
+
+Deno.test("callTool() over stdio returns image content blocks as sent", async () => {
+  const conn = await connectStdio(fixtureSpec("pics"), ctx());
+  const result = await conn.callTool("image", {}, { timeoutMs: 5_000 });
+  assert.deepEqual(result.content.map((c) => c.type), ["text", "image", "text"]);
+  await conn.close();
+});

@@ -1,0 +1,160 @@
+/**
+ * Runs `main.ts sync` as a real process against a fake home populated from the golden fixtures,
+ * as a user would: dry run, register, register again, remove.
+ */
+import assert from "node:assert/strict";
+import { type AgentId, AGENTS } from "../../lib/sync/agents.ts";
+import { editConfigText } from "../../lib/sync/sync_agents.ts";
+import { denoWritableFileSystem } from "../../lib/sync/writable_file_system.ts";
+import { linuxPaths, readCaseFile, REPO_ROOT } from "../_fakes_sync.ts";
+import { sourceRunArgs } from "../../lib/self_command.ts";
+
+/** Where each agent's user file lives under the fake home on Linux (reference/agents.md). */
+const USER_FILES: Record<AgentId, string> = {
+  "claude-code": ".claude.json",
+  "claude-desktop": ".config/Claude/claude_desktop_config.json",
+  cursor: ".cursor/mcp.json",
+  vscode: ".config/Code/User/mcp.json",
+  windsurf: ".codeium/windsurf/mcp_config.json",
+  zed: ".config/zed/settings.json",
+  codex: ".codex/config.toml",
+  gemini: ".gemini/settings.json",
+  goose: ".config/goose/config.yaml",
+  kiro: ".kiro/settings/mcp.json",
+  opencode: ".config/opencode/opencode.json",
+  amp: ".config/amp/settings.json",
+  cline: ".config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
+};
+
+/** The entry must start this program the way the test runs it: deno + args, from source. */
+const SELF = {
+  command: Deno.execPath(),
+  args: [...sourceRunArgs(REPO_ROOT), "mcp-serve"],
+};
+
+async function denoDir(): Promise<string> {
+  const fromEnv = Deno.env.get("DENO_DIR");
+  if (fromEnv) return fromEnv;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function runCli(home: string, cacheDir: string, args: string[]): Promise<Run> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-P", "--config", `${REPO_ROOT}/deno.json`, `${REPO_ROOT}/main.ts`, "sync", ...args],
+    cwd: home,
+    clearEnv: true,
+    env: {
+      HOME: home,
+      XDG_CONFIG_HOME: `${home}/.config`,
+      PATH: `${home}/bin`,
+      DENO_DIR: cacheDir,
+      NO_COLOR: "1",
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+function tableRows(stdout: string): string[] {
+  return stdout.split("\n").filter((l) =>
+    AGENTS.some((a) => l.startsWith(a.name + " ") || l.startsWith(a.name + "  "))
+  );
+}
+
+Deno.test("main.ts sync registers, re-registers, dry-runs and removes across all 13 agents in a fake home", async () => {
+  const home = await Deno.makeTempDir();
+  try {
+    const cacheDir = await denoDir();
+    Deno.mkdirSync(`${home}/bin`);
+    const before: Record<string, string> = {};
+    for (const agent of AGENTS) {
+      const path = `${home}/${USER_FILES[agent.id]}`;
+      Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+      before[agent.id] = readCaseFile(agent.id, "before");
+      Deno.writeTextFileSync(path, before[agent.id]!);
+    }
+    const unchangedFiles = () =>
+      AGENTS.every((a) => Deno.readTextFileSync(`${home}/${USER_FILES[a.id]}`) === before[a.id]);
+
+    const dry = await runCli(home, cacheDir, ["--dry-run"]);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.equal(tableRows(dry.stdout).filter((l) => / would write +~\//.test(l)).length, 13, dry.stdout);
+    assert.equal(dry.stdout.match(/^\+\+\+ /gm)?.length, 13);
+    assert.ok(unchangedFiles(), "a dry run wrote a file");
+
+    const first = await runCli(home, cacheDir, []);
+    assert.equal(first.code, 0, first.stderr);
+    const rows = tableRows(first.stdout);
+    assert.equal(rows.length, 13, first.stdout);
+    for (const agent of AGENTS) {
+      const path = `${home}/${USER_FILES[agent.id]}`;
+      assert.ok(
+        rows.some((r) =>
+          r.startsWith(agent.name) && r.includes(` written  ~/${USER_FILES[agent.id]} (added the entry)`)
+        ),
+        agent.id,
+      );
+      const [target] = await agent.targets(
+        linuxPaths(home, { XDG_CONFIG_HOME: `${home}/.config` }),
+        denoWritableFileSystem,
+        {},
+      );
+      assert.equal(target!.path, path);
+      const expected = editConfigText(target!, before[agent.id]!, { server: SELF, remove: false }).after;
+      assert.equal(Deno.readTextFileSync(path), expected, agent.id);
+      assert.equal(Deno.readTextFileSync(`${path}.bak`), before[agent.id], `${agent.id} backup`);
+    }
+    assert.match(first.stdout, /\n13 written\n$/);
+
+    const second = await runCli(home, cacheDir, []);
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(
+      tableRows(second.stdout).filter((l) => / unchanged +~\/.*\(already registered\)$/.test(l)).length,
+      13,
+    );
+
+    const removed = await runCli(home, cacheDir, ["--remove"]);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.match(removed.stdout, /\n13 removed\n$/);
+    assert.ok(unchangedFiles(), "remove did not restore every file byte for byte");
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("main.ts sync exits 1, names file:line:col and leaves a malformed file untouched", async () => {
+  const home = await Deno.makeTempDir();
+  try {
+    const cacheDir = await denoDir();
+    Deno.mkdirSync(`${home}/.config/zed`, { recursive: true });
+    const broken = readCaseFile("zed", "malformed");
+    Deno.writeTextFileSync(`${home}/.config/zed/settings.json`, broken);
+    const run = await runCli(home, cacheDir, ["--agent", "zed", "--agent", "cursor"]);
+    assert.equal(run.code, 1);
+    assert.match(
+      run.stdout,
+      /Zed +error +~\/\.config\/zed\/settings\.json:4:3 \(invalid JSONC: expected a comma\)/,
+    );
+    assert.match(run.stdout, /Cursor +written +~\/\.cursor\/mcp\.json \(created the file\)/);
+    assert.ok(
+      run.stderr.includes(`error[SYNC_CONFIG_SYNTAX]: Cannot read "${home}/.config/zed/settings.json"`),
+    );
+    assert.ok(run.stderr.includes(`  --> ${home}/.config/zed/settings.json:4:3\n`));
+    assert.equal(Deno.readTextFileSync(`${home}/.config/zed/settings.json`), broken);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});

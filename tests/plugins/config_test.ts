@@ -1,0 +1,226 @@
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import {
+  loadMcpConfig,
+  MCP_CONFIG_KEYS,
+  parseMcpConfig,
+  resolveConfigDir,
+} from "../../lib/plugins/config.ts";
+import { DEFAULT_MCP_CONFIG } from "../../lib/plugins/config_types.ts";
+import { renderDiagnostic, UserError } from "../../lib/diagnostics.ts";
+import { memoryFileSystem } from "../_fakes_foundation.ts";
+
+function fixture(name: string): { text: string; file: string } {
+  const file = fileURLToPath(new URL(`../../testdata/config/${name}.toml`, import.meta.url));
+  return { text: Deno.readTextFileSync(file), file: `config/${name}.toml` };
+}
+
+function configError(name: string): UserError {
+  const { text, file } = fixture(name);
+  try {
+    parseMcpConfig(text, file);
+  } catch (error) {
+    assert.ok(error instanceof UserError, `expected a UserError, got ${error}`);
+    return error;
+  }
+  throw new Error(`config/${name}.toml was accepted`);
+}
+
+Deno.test("resolveConfigDir() prefers $SYMPOSIUM_HOME", () => {
+  assert.equal(resolveConfigDir({ SYMPOSIUM_HOME: "/s", XDG_CONFIG_HOME: "/x" }, "/home/me"), "/s");
+});
+
+Deno.test("resolveConfigDir() uses $XDG_CONFIG_HOME/symposium when $SYMPOSIUM_HOME is unset or empty", () => {
+  assert.equal(resolveConfigDir({ XDG_CONFIG_HOME: "/x" }, "/home/me"), "/x/symposium");
+  assert.equal(resolveConfigDir({ SYMPOSIUM_HOME: "", XDG_CONFIG_HOME: "/x" }, "/home/me"), "/x/symposium");
+});
+
+Deno.test("resolveConfigDir() falls back to ~/.symposium", () => {
+  assert.equal(resolveConfigDir({}, "/home/me"), "/home/me/.symposium");
+});
+
+Deno.test("parseMcpConfig() reads every [mcp] key", () => {
+  const { text, file } = fixture("full");
+  assert.deepEqual(parseMcpConfig(text, file), {
+    scriptTimeoutSecs: 300,
+    scriptMemoryLimitMb: 256,
+    scriptStackLimitKb: 2048,
+    maxToolCalls: 500,
+    maxResultBytes: 65536,
+    maxConsoleBytes: 0,
+    serverStartupTimeoutSecs: 90,
+    toolCallTimeoutSecs: 240,
+    maxServerRestarts: 2,
+    restartStableResetSecs: 600,
+    shutdownGraceSecs: 10,
+    readOnly: true,
+  });
+});
+
+Deno.test("parseMcpConfig() documents a rule for every McpConfig field", () => {
+  const fields = Object.keys(DEFAULT_MCP_CONFIG);
+  assert.equal(MCP_CONFIG_KEYS.filter((k) => k !== "enabled").length, fields.length);
+});
+
+Deno.test("parseMcpConfig() returns the defaults when [mcp] is absent", () => {
+  assert.deepEqual(parseMcpConfig("[defaults]\nuser-plugins = true\n", "c.toml"), DEFAULT_MCP_CONFIG);
+});
+
+Deno.test("parseMcpConfig() fills missing keys with their defaults", () => {
+  assert.deepEqual(parseMcpConfig("[mcp]\nread-only = true\n", "c.toml"), {
+    ...DEFAULT_MCP_CONFIG,
+    readOnly: true,
+  });
+});
+
+Deno.test("parseMcpConfig() reports an unknown key with its position and the closest key", () => {
+  const error = configError("unknown_key");
+  assert.equal(
+    renderDiagnostic(error),
+    `error[CONFIG_UNKNOWN_KEY]: Cannot load config file: unknown key "max-tool-call" in [mcp]
+  --> config/unknown_key.toml:3:1
+  hint: did you mean "max-tool-calls"?`,
+  );
+});
+
+Deno.test("parseMcpConfig() suggests the full key for a key missing its unit", () => {
+  assert.throws(() => parseMcpConfig("[mcp]\nscript-timeout = 30\n", "c.toml"), {
+    code: "CONFIG_UNKNOWN_KEY",
+    hint: 'did you mean "script-timeout-secs"?',
+  });
+});
+
+Deno.test("parseMcpConfig() locates keys written with dotted and quoted names", () => {
+  const error = configError("dotted");
+  assert.equal(error.code, "CONFIG_UNKNOWN_KEY");
+  assert.equal(error.hint, 'did you mean "shutdown-grace-secs"?');
+  assert.deepEqual(error.location, { file: "config/dotted.toml", line: 3, column: 5 });
+});
+
+Deno.test("parseMcpConfig() refuses a value of the wrong type with its position", () => {
+  const error = configError("bad_type");
+  assert.equal(
+    renderDiagnostic(error),
+    `error[CONFIG_BAD_VALUE]: Cannot load config file: [mcp] max-result-bytes must be an integer (bytes), not a string
+  --> config/bad_type.toml:2:1
+  hint: write a whole number from 256 to 67108864, without quotes`,
+  );
+});
+
+Deno.test("parseMcpConfig() refuses a fractional number where an integer is required", () => {
+  assert.equal(configError("float").code, "CONFIG_BAD_VALUE");
+  assert.match(configError("float").message, /max-tool-calls must be an integer, not a float/);
+});
+
+Deno.test("parseMcpConfig() refuses a string where a boolean is required", () => {
+  const error = configError("bad_bool");
+  assert.equal(error.code, "CONFIG_BAD_VALUE");
+  assert.match(error.message, /read-only must be true or false, not a string/);
+});
+
+Deno.test("parseMcpConfig() refuses a value out of range", () => {
+  const error = configError("out_of_range");
+  assert.equal(error.code, "CONFIG_BAD_VALUE");
+  assert.equal(
+    error.message,
+    "Cannot load config file: [mcp] script-memory-limit-mb is 0, outside 1..4096 (MiB)",
+  );
+  assert.deepEqual(error.location, { file: "config/out_of_range.toml", line: 2, column: 1 });
+});
+
+Deno.test("parseMcpConfig() refuses a tool-call timeout that is not below the script timeout", () => {
+  const error = configError("call_not_below_script");
+  assert.equal(error.code, "CONFIG_BAD_VALUE");
+  assert.equal(
+    error.message,
+    "Cannot load config file: [mcp] tool-call-timeout-secs (60) must be less than script-timeout-secs (60)",
+  );
+  // Only script-timeout-secs is written, so it is the key pointed at.
+  assert.deepEqual(error.location, { file: "config/call_not_below_script.toml", line: 2, column: 1 });
+});
+
+Deno.test("parseMcpConfig() reports a TOML syntax error with smol-toml's 1-based position", () => {
+  const error = configError("syntax");
+  assert.equal(error.code, "CONFIG_SYNTAX");
+  // "read-only = yes": the value starts at column 13 of line 2.
+  assert.deepEqual(error.location, { file: "config/syntax.toml", line: 2, column: 13 });
+});
+
+Deno.test("parseMcpConfig() reports a near-miss of the [mcp] table name", () => {
+  const error = configError("mcp_typo_table");
+  assert.equal(error.code, "CONFIG_UNKNOWN_KEY");
+  assert.equal(error.hint, 'did you mean "mcp"?');
+  assert.deepEqual(error.location, { file: "config/mcp_typo_table.toml", line: 1, column: 2 });
+});
+
+Deno.test("parseMcpConfig() refuses an [mcp] that is not a table", () => {
+  assert.throws(() => parseMcpConfig("mcp = 3\n", "c.toml"), { code: "CONFIG_BAD_VALUE" });
+});
+
+Deno.test("loadMcpConfig() returns the defaults when config.toml does not exist", async () => {
+  const fs = memoryFileSystem({ "/cfg/plugins/p/SYMPOSIUM.toml": "" });
+  assert.deepEqual(await loadMcpConfig("/cfg", fs), DEFAULT_MCP_CONFIG);
+  assert.deepEqual(await loadMcpConfig("/nowhere", fs), DEFAULT_MCP_CONFIG);
+  assert.deepEqual(fs.reads, []);
+});
+
+async function withTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("loadMcpConfig() refuses a configuration directory that is a file, naming it", async () => {
+  await withTempDir(async (dir) => {
+    Deno.writeTextFileSync(`${dir}/home-file`, "");
+    for (const configDir of [`${dir}/home-file`, `${dir}/home-file/sub`]) {
+      await assert.rejects(() => loadMcpConfig(configDir), (e: unknown) => {
+        assert.ok(e instanceof UserError);
+        assert.equal(e.code, "CONFIG_DIR_NOT_A_FOLDER");
+        assert.match(e.message, new RegExp(`"${configDir}".*not a folder`));
+        assert.match(e.hint ?? "", /SYMPOSIUM_HOME/);
+        return true;
+      });
+    }
+  });
+});
+
+Deno.test("loadMcpConfig() refuses a config.toml that is a folder", async () => {
+  await withTempDir(async (dir) => {
+    Deno.mkdirSync(`${dir}/config.toml`);
+    await assert.rejects(() => loadMcpConfig(dir), (e: unknown) => {
+      assert.ok(e instanceof UserError);
+      assert.equal(e.code, "CONFIG_UNREADABLE");
+      assert.equal(e.message, `Cannot load config file "${dir}/config.toml": it is a folder, not a file`);
+      assert.match(e.hint ?? "", /remove or rename the folder/);
+      return true;
+    });
+  });
+});
+
+Deno.test("loadMcpConfig() names the absolute path of config.toml in errors", async () => {
+  const fs = memoryFileSystem({ "/cfg/config.toml": "[mcp]\nbogus = 1\n" });
+  await assert.rejects(() => loadMcpConfig("/cfg", fs), (e: unknown) => {
+    assert.ok(e instanceof UserError);
+    assert.deepEqual(e.location, { file: "/cfg/config.toml", line: 2, column: 1 });
+    return true;
+  });
+});
+
+Deno.test("loadMcpConfig() refuses a config.toml that is not valid UTF-8, with the position", async () => {
+  await withTempDir(async (dir) => {
+    Deno.writeFileSync(
+      `${dir}/config.toml`,
+      new Uint8Array([...new TextEncoder().encode("# caf"), 0xe9, 10]),
+    );
+    await assert.rejects(() => loadMcpConfig(dir), (e: unknown) => {
+      assert.ok(e instanceof UserError);
+      assert.equal(e.code, "FILE_NOT_UTF8");
+      assert.deepEqual(e.location, { file: `${dir}/config.toml`, line: 1, column: 6 });
+      return true;
+    });
+  });
+});

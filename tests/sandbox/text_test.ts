@@ -1,0 +1,164 @@
+// The sandbox's pure text functions: the `execute` answer text, limits from `[mcp]`, script normalization
+// and UTF-8 cutting.
+import assert from "node:assert/strict";
+import { DEFAULT_MCP_CONFIG } from "../../lib/plugins/config_types.ts";
+import {
+  clampStackBytes,
+  limitsFromConfig,
+  MAX_SCRIPT_STACK_BYTES,
+  renderExecuteText,
+  type SandboxResult,
+} from "../../lib/sandbox/mod.ts";
+import { extractFencedBlock, javascriptCandidates, normalizeScript } from "../../lib/sandbox/normalize.ts";
+import { truncateUtf8, utf8ByteLength } from "../../lib/sandbox/_utf8.ts";
+import { jsonNestingDepth } from "../../lib/sandbox/_json_depth.ts";
+
+const base = { console: [], consoleDropped: false, toolCalls: 0, durationMs: 1 };
+
+Deno.test("renderExecuteText() renders a plain success as the value JSON alone", () => {
+  const result: SandboxResult = {
+    ok: true,
+    valueJson: '{"a":1}',
+    originalBytes: 7,
+    truncated: false,
+    ...base,
+  };
+  assert.deepEqual(renderExecuteText(result, []), { text: '{"a":1}', isError: false });
+});
+
+Deno.test("renderExecuteText() renders truncation, console, dropped output and notices", () => {
+  const result: SandboxResult = {
+    ok: true,
+    valueJson: '[{"id":1},{"i',
+    originalBytes: 40000,
+    truncated: true,
+    console: ["first", "[warn] two\nlines"],
+    consoleDropped: true,
+    toolCalls: 2,
+    durationMs: 5,
+  };
+  const { text, isError } = renderExecuteText(result, ["github.search: result off-shape, treat as unknown"]);
+  assert.equal(isError, false);
+  assert.equal(
+    text,
+    '[{"id":1},{"i\n\n' +
+      "[result truncated from 40000 bytes. Return less data — filter or select fields inside the script.]\n\n" +
+      "console:\n  first\n  [warn] two\n  lines\n  [further output dropped]\n" +
+      "[github.search: result off-shape, treat as unknown]",
+  );
+});
+
+Deno.test("renderExecuteText() says how much console output was dropped when it is known", () => {
+  const result: SandboxResult = {
+    ok: true,
+    valueJson: "1",
+    originalBytes: 1,
+    truncated: false,
+    ...base,
+    console: ["cut"],
+    consoleDropped: true,
+    consoleDroppedAmount: { lines: 3, bytes: 1200 },
+  };
+  assert.equal(
+    renderExecuteText(result, []).text,
+    "1\n\nconsole:\n  cut\n  [further output dropped: 1200 bytes in 3 lines]",
+  );
+});
+
+Deno.test("renderExecuteText() renders a failure as its tagged object and keeps console and notices", () => {
+  const result: SandboxResult = {
+    ok: false,
+    failure: { error: "script_timeout", limit_secs: 2 },
+    console: ["before"],
+    consoleDropped: false,
+    toolCalls: 0,
+    durationMs: 2500,
+  };
+  assert.deepEqual(renderExecuteText(result, ["srv: needs sign-in"]), {
+    text: '{"error":"script_timeout","limit_secs":2}\n\nconsole:\n  before\n[srv: needs sign-in]',
+    isError: true,
+  });
+  const plain: SandboxResult = { ok: false, failure: { error: "cancelled" }, ...base };
+  assert.deepEqual(renderExecuteText(plain, []), { text: '{"error":"cancelled"}', isError: true });
+});
+
+Deno.test("limitsFromConfig() converts [mcp] units and clamps the stack limit", () => {
+  assert.deepEqual(limitsFromConfig(DEFAULT_MCP_CONFIG), {
+    timeoutMs: 120_000,
+    memoryLimitBytes: 64 * 1024 * 1024,
+    stackLimitBytes: MAX_SCRIPT_STACK_BYTES,
+    maxConsoleBytes: 8192,
+    maxResultBytes: 32768,
+    maxToolCalls: 100,
+  });
+  assert.equal(
+    limitsFromConfig({ ...DEFAULT_MCP_CONFIG, scriptStackLimitKb: 128 }).stackLimitBytes,
+    128 * 1024,
+  );
+});
+
+Deno.test("clampStackBytes() never returns 0 (unlimited) or more than the safe maximum", () => {
+  assert.equal(clampStackBytes(0), 16 * 1024);
+  assert.equal(clampStackBytes(10 * 1024 * 1024), MAX_SCRIPT_STACK_BYTES);
+  assert.equal(clampStackBytes(Number.NaN), MAX_SCRIPT_STACK_BYTES);
+});
+
+Deno.test("normalizeScript() strips fences, export default and trailing semicolons", () => {
+  const cases: Array<[string, string]> = [
+    ["  1 + 1;  ", "1 + 1"],
+    ["```js\nreturn 1;\n```", "return 1"],
+    ["```\nreturn 2\n```\n", "return 2"],
+    ["```ts\nexport default async () => 3;;\n```", "async () => 3"],
+    ["```", ""],
+    ["```js return 1```", ""],
+    ["export default { a: 1 }", "{ a: 1 }"],
+    ["return 'a;'", "return 'a;'"],
+  ];
+  for (const [input, expected] of cases) {
+    assert.equal(normalizeScript(input), expected, JSON.stringify(input));
+  }
+});
+
+Deno.test("javascriptCandidates() keeps the script on line 1 in both forms", () => {
+  assert.deepEqual(javascriptCandidates("x"), [
+    { form: "expression", source: "(async () => (x\n))" },
+    { form: "statements", source: "(async () => {x\n})" },
+  ]);
+});
+
+Deno.test("truncateUtf8() cuts on a character boundary and reports the original size", () => {
+  assert.deepEqual(truncateUtf8("abc", 3), { text: "abc", originalBytes: 3, truncated: false });
+  assert.deepEqual(truncateUtf8("aé€😀", 6), { text: "aé€", originalBytes: 10, truncated: true });
+  assert.deepEqual(truncateUtf8("aé€😀", 5), { text: "aé", originalBytes: 10, truncated: true });
+  assert.deepEqual(truncateUtf8("😀", 3), { text: "", originalBytes: 4, truncated: true });
+});
+
+Deno.test("utf8ByteLength() counts like TextEncoder, lone surrogates included", () => {
+  for (const text of ["", "abc", "é", "€", "😀", "a\ud800b", "\udfff", "x\ud83d"]) {
+    assert.equal(utf8ByteLength(text), new TextEncoder().encode(text).length, JSON.stringify(text));
+  }
+});
+
+Deno.test("jsonNestingDepth() counts array and object levels but not brackets inside strings", () => {
+  assert.equal(jsonNestingDepth("1"), 0);
+  assert.equal(jsonNestingDepth('"[[{"'), 0);
+  assert.equal(jsonNestingDepth("[]"), 1);
+  assert.equal(jsonNestingDepth('{"a":[1,{"b":"]]\\"[["}],"c":[[]]}'), 3);
+  assert.equal(jsonNestingDepth("[[],[[]],[]]"), 3);
+});
+
+Deno.test("normalizeScript() blanks a shebang line so later lines keep their numbers", () => {
+  assert.equal(normalizeScript("#!/usr/bin/env node\nreturn 1;"), "\nreturn 1");
+  assert.equal(normalizeScript("#!/usr/bin/env -S deno run\nexport default 2"), "\n2");
+  assert.equal(normalizeScript("#!/usr/bin/env node"), "");
+});
+
+Deno.test("extractFencedBlock() returns the one fenced block of prose and nothing otherwise", () => {
+  assert.equal(extractFencedBlock("Here is the script:\n```js\nreturn 1\n```\nDone."), "return 1");
+  assert.equal(
+    extractFencedBlock("Intro\r\n```typescript\r\nconst a = 1;\r\nreturn a\r\n```"),
+    "const a = 1;\r\nreturn a\r",
+  );
+  assert.equal(extractFencedBlock("return 1"), undefined);
+  assert.equal(extractFencedBlock("```js\na\n```\n```js\nb\n```"), undefined);
+});

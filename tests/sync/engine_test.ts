@@ -1,0 +1,385 @@
+import assert from "node:assert/strict";
+import type { CommandContext } from "../../lib/commands/context.ts";
+import { UsageError, UserError } from "../../lib/diagnostics.ts";
+import { runSync } from "../../lib/commands/sync.ts";
+import { renderSyncReport } from "../../lib/sync/report.ts";
+import { syncAgents, type SyncOutcome, type SyncRequest } from "../../lib/sync/sync_agents.ts";
+import { FIXED_SERVER, linuxPaths } from "../_fakes_sync.ts";
+import { parse as parseToml } from "smol-toml";
+import { parse as parseYaml } from "yaml";
+
+const REGISTER: SyncRequest = { agents: [], project: false, dryRun: false, remove: false };
+
+async function withHome(fn: (home: string) => Promise<void>): Promise<void> {
+  const home = await Deno.makeTempDir();
+  try {
+    await fn(home);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}
+
+function sync(
+  home: string,
+  request: Partial<SyncRequest> = {},
+  env: Record<string, string> = {},
+  cwd = home,
+) {
+  const paths = { ...linuxPaths(home, { PATH: "/nonexistent", ...env }), cwd };
+  return syncAgents({ ...REGISTER, ...request }, { paths, server: FIXED_SERVER });
+}
+
+function rows(outcomes: SyncOutcome[]): string[][] {
+  return outcomes.filter((o) => o.status !== "skipped").map((o) => [o.agent, o.status, o.detail]);
+}
+
+Deno.test("syncAgents() writes only the detected agents and says why the others were skipped", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.cursor`);
+    Deno.mkdirSync(`${home}/.codex`);
+    const outcomes = await sync(home);
+    assert.deepEqual(rows(outcomes), [
+      ["cursor", "written", "created the file"],
+      ["codex", "written", "created the file"],
+    ]);
+    const windsurf = outcomes.find((o) => o.agent === "windsurf")!;
+    assert.deepEqual([windsurf.status, windsurf.detail], [
+      "skipped",
+      "not detected (no ~/.codeium/windsurf, no windsurf on PATH)",
+    ]);
+    assert.equal(outcomes.length, 13);
+    assert.ok(
+      Deno.readTextFileSync(`${home}/.codex/config.toml`).includes(
+        'command = "/opt/cargo-agents/bin/cargo-agents"',
+      ),
+    );
+  });
+});
+
+Deno.test("syncAgents() detects an agent by its program on PATH", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/bin`);
+    Deno.writeTextFileSync(`${home}/bin/gemini`, "#!/bin/sh\n");
+    Deno.chmodSync(`${home}/bin/gemini`, 0o755);
+    const outcomes = await sync(home, {}, { PATH: `${home}/bin` });
+    assert.deepEqual(rows(outcomes), [["gemini", "written", "created the file"]]);
+  });
+});
+
+Deno.test("syncAgents() creates the missing folder and file of a named agent, then changes nothing", async () => {
+  await withHome(async (home) => {
+    const first = await sync(home, { agents: ["kiro"] });
+    assert.deepEqual(rows(first), [["kiro", "written", "created the file"]]);
+    const path = `${home}/.kiro/settings/mcp.json`;
+    const bytes = Deno.readTextFileSync(path);
+    const mtime = Deno.statSync(path).mtime;
+    const second = await sync(home, { agents: ["kiro"] });
+    assert.deepEqual(rows(second), [["kiro", "unchanged", "already registered"]]);
+    assert.equal(Deno.readTextFileSync(path), bytes);
+    assert.deepEqual(Deno.statSync(path).mtime, mtime);
+    assert.deepEqual([...Deno.readDirSync(`${home}/.kiro/settings`)].map((e) => e.name), ["mcp.json"]);
+  });
+});
+
+Deno.test("syncAgents() leaves a malformed file untouched, reports where, and carries on", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.cursor`);
+    Deno.mkdirSync(`${home}/.config/zed`, { recursive: true });
+    const broken = '{\n  "theme": "One Dark"\n  "vim_mode": true\n}\n';
+    Deno.writeTextFileSync(`${home}/.config/zed/settings.json`, broken);
+    const outcomes = await sync(home);
+    const zed = outcomes.find((o) => o.agent === "zed")!;
+    assert.equal(zed.status, "error");
+    assert.equal(zed.error?.code, "SYNC_CONFIG_SYNTAX");
+    assert.deepEqual(zed.error?.location, { file: `${home}/.config/zed/settings.json`, line: 3, column: 3 });
+    assert.equal(Deno.readTextFileSync(`${home}/.config/zed/settings.json`), broken);
+    assert.deepEqual([...Deno.readDirSync(`${home}/.config/zed`)].map((e) => e.name), ["settings.json"]);
+    assert.equal(outcomes.find((o) => o.agent === "cursor")!.status, "written");
+  });
+});
+
+Deno.test("syncAgents() leaves a config file that is not UTF-8 untouched and says where", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.cursor`);
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode('{\n  "x": "caf'),
+      0xe9,
+      ...new TextEncoder().encode('"\n}\n'),
+    ]);
+    Deno.writeFileSync(`${home}/.cursor/mcp.json`, bytes);
+    const [cursor] = await sync(home, { agents: ["cursor"] });
+    assert.equal(cursor!.status, "error");
+    assert.equal(cursor!.error?.code, "FILE_NOT_UTF8");
+    assert.deepEqual(cursor!.error?.location, { file: `${home}/.cursor/mcp.json`, line: 2, column: 12 });
+    assert.deepEqual(Deno.readFileSync(`${home}/.cursor/mcp.json`), bytes);
+  });
+});
+
+Deno.test("syncAgents() replaces a stale entry and keeps a .bak of the previous file", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.gemini`);
+    const before = '{\n  "mcpServers": {\n    "symposium": { "command": "old" }\n  }\n}\n';
+    Deno.writeTextFileSync(`${home}/.gemini/settings.json`, before);
+    const outcomes = await sync(home, { agents: ["gemini"] });
+    assert.deepEqual(rows(outcomes), [["gemini", "written", "replaced a stale entry"]]);
+    assert.equal(outcomes[0]!.backupPath, `${home}/.gemini/settings.json.bak`);
+    assert.equal(Deno.readTextFileSync(`${home}/.gemini/settings.json.bak`), before);
+  });
+});
+
+Deno.test("syncAgents() keeps the user's env and other settings when it replaces a stale entry", async () => {
+  await withHome(async (home) => {
+    const stale = {
+      mcpServers: {
+        symposium: {
+          command: "/old/path/cargo-agents",
+          args: ["mcp-serve"],
+          env: { RUST_LOG: "debug" },
+          timeout: 30,
+        },
+      },
+    };
+    Deno.writeTextFileSync(`${home}/.claude.json`, JSON.stringify(stale, null, 2) + "\n");
+    const outcomes = await sync(home, { agents: ["claude-code"] });
+    assert.deepEqual(rows(outcomes), [["claude-code", "written", "replaced a stale entry"]]);
+    assert.deepEqual(JSON.parse(Deno.readTextFileSync(`${home}/.claude.json`)).mcpServers.symposium, {
+      type: "stdio",
+      command: "/opt/cargo-agents/bin/cargo-agents",
+      args: ["mcp-serve"],
+      env: { RUST_LOG: "debug" },
+      timeout: 30,
+    });
+    assert.deepEqual(rows(await sync(home, { agents: ["claude-code"] })), [
+      ["claude-code", "unchanged", "already registered"],
+    ]);
+  });
+});
+
+Deno.test("syncAgents() keeps the user's env in Codex TOML and Goose YAML entries", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.codex`);
+    Deno.writeTextFileSync(
+      `${home}/.codex/config.toml`,
+      '[mcp_servers.symposium]\ncommand = "old"\nargs = ["mcp-serve"]\n\n[mcp_servers.symposium.env]\nRUST_LOG = "debug"\n',
+    );
+    Deno.mkdirSync(`${home}/.config/goose`, { recursive: true });
+    Deno.writeTextFileSync(
+      `${home}/.config/goose/config.yaml`,
+      "extensions:\n  symposium:\n    cmd: old\n    args: [mcp-serve]\n    envs:\n      RUST_LOG: debug\n    timeout: 60\n",
+    );
+    const outcomes = await sync(home, { agents: ["codex", "goose"] });
+    assert.deepEqual(rows(outcomes), [
+      ["codex", "written", "replaced a stale entry"],
+      ["goose", "written", "replaced a stale entry"],
+    ]);
+    const codex = parseToml(Deno.readTextFileSync(`${home}/.codex/config.toml`)) as {
+      mcp_servers: { symposium: unknown };
+    };
+    assert.deepEqual(JSON.parse(JSON.stringify(codex.mcp_servers.symposium)), {
+      command: "/opt/cargo-agents/bin/cargo-agents",
+      args: ["mcp-serve"],
+      env: { RUST_LOG: "debug" },
+    });
+    const goose = parseYaml(Deno.readTextFileSync(`${home}/.config/goose/config.yaml`)) as {
+      extensions: { symposium: Record<string, unknown> };
+    };
+    assert.deepEqual(goose.extensions.symposium.envs, { RUST_LOG: "debug" });
+    assert.equal(goose.extensions.symposium.timeout, 60);
+    assert.equal(goose.extensions.symposium.cmd, "/opt/cargo-agents/bin/cargo-agents");
+  });
+});
+
+Deno.test("syncAgents() with dryRun diffs each file and writes nothing", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.cursor`);
+    Deno.writeTextFileSync(`${home}/.cursor/mcp.json`, '{\n  "mcpServers": {}\n}\n');
+    const outcomes = await sync(home, { agents: ["cursor", "windsurf"], dryRun: true });
+    assert.deepEqual(rows(outcomes), [
+      ["cursor", "written", "added the entry"],
+      ["windsurf", "written", "created the file"],
+    ]);
+    assert.equal(
+      outcomes[0]!.diff,
+      `--- ${home}/.cursor/mcp.json\n+++ ${home}/.cursor/mcp.json\n@@ -1,3 +1,8 @@\n {\n-  "mcpServers": {}\n` +
+        '+  "mcpServers": {\n+    "symposium": {\n+      "command": "/opt/cargo-agents/bin/cargo-agents",\n' +
+        '+      "args": ["mcp-serve"]\n+    }\n+  }\n }\n',
+    );
+    assert.match(outcomes[1]!.diff!, /^--- \/dev\/null\n/);
+    assert.equal(Deno.readTextFileSync(`${home}/.cursor/mcp.json`), '{\n  "mcpServers": {}\n}\n');
+    assert.equal(Deno.statSync(`${home}/.cursor`).isDirectory, true);
+    assert.throws(() => Deno.statSync(`${home}/.codeium`), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("syncAgents() with remove takes out only the entry, wherever a file has one", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.codex`);
+    const before = '# mine\nmodel = "o3"\n';
+    Deno.writeTextFileSync(`${home}/.codex/config.toml`, before);
+    await sync(home, { agents: ["codex"] });
+    const outcomes = await sync(home, { remove: true });
+    assert.deepEqual(rows(outcomes).filter((r) => r[1] !== "unchanged"), [[
+      "codex",
+      "removed",
+      "removed the entry",
+    ]]);
+    assert.equal(Deno.readTextFileSync(`${home}/.codex/config.toml`), before);
+    const again = await sync(home, { remove: true, agents: ["codex", "cursor"] });
+    assert.deepEqual(rows(again), [["codex", "unchanged", "no symposium entry"], [
+      "cursor",
+      "unchanged",
+      "no config file",
+    ]]);
+  });
+});
+
+Deno.test("syncAgents() with project writes in the Cargo workspace root and skips agents without project files", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/ws/crates/app/src`, { recursive: true });
+    Deno.writeTextFileSync(`${home}/ws/Cargo.toml`, '[workspace]\nmembers = ["crates/*"]\n');
+    Deno.writeTextFileSync(`${home}/ws/crates/app/Cargo.toml`, '[package]\nname = "app"\n');
+    const outcomes = await sync(
+      home,
+      { agents: ["claude-code", "goose"], project: true },
+      {},
+      `${home}/ws/crates/app/src`,
+    );
+    assert.deepEqual(outcomes.map((o) => [o.agent, o.status, o.file ?? o.detail]), [
+      ["claude-code", "written", `${home}/ws/.mcp.json`],
+      ["goose", "skipped", "has no project-level config file"],
+    ]);
+  });
+});
+
+Deno.test("syncAgents() with project refuses outside a Cargo workspace and writes nothing", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/scratch`);
+    const error = await sync(home, { agents: ["cursor"], project: true }, {}, `${home}/scratch`).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof UserError);
+    assert.equal(error.code, "SYNC_NO_WORKSPACE");
+    assert.match(error.message, /not inside a Cargo workspace/);
+    assert.match(error.hint ?? "", /inside the Rust workspace/);
+    assert.deepEqual([...Deno.readDirSync(`${home}/scratch`)], []);
+    assert.deepEqual([...Deno.readDirSync(home)].map((e) => e.name), ["scratch"]);
+  });
+});
+
+Deno.test("syncAgents() rejects an unknown agent before touching anything", async () => {
+  await withHome(async (home) => {
+    await assert.rejects(() => sync(home, { agents: ["cursor", "windsurff"] }), UsageError);
+    assert.deepEqual([...Deno.readDirSync(home)], []);
+  });
+});
+
+Deno.test("renderSyncReport() prints one aligned row per file and a count", () => {
+  const base = { diff: undefined, backupPath: undefined, error: undefined };
+  const text = renderSyncReport([
+    {
+      ...base,
+      agent: "cursor",
+      agentName: "Cursor",
+      status: "written",
+      file: "/h/.cursor/mcp.json",
+      detail: "added the entry",
+    },
+    {
+      ...base,
+      agent: "windsurf",
+      agentName: "Windsurf",
+      status: "skipped",
+      file: undefined,
+      detail: "not detected",
+    },
+    {
+      ...base,
+      agent: "codex",
+      agentName: "Codex CLI",
+      status: "unchanged",
+      file: "/h/.codex/config.toml",
+      detail: "already registered",
+    },
+  ], { homeDir: "/h", dryRun: true });
+  assert.equal(
+    text,
+    [
+      "agent      result       details",
+      "Cursor     would write  ~/.cursor/mcp.json (added the entry)",
+      "Windsurf   skipped      not detected",
+      "Codex CLI  unchanged    ~/.codex/config.toml (already registered)",
+      "",
+      "1 would write, 1 unchanged, 1 skipped (dry run: nothing was written)",
+      "",
+    ].join("\n"),
+  );
+});
+
+function fakeContext(
+  home: string,
+  env: Record<string, string> = {},
+): CommandContext & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    env: { HOME: home, PATH: "/nonexistent", ...env },
+    cwd: home,
+    homeDir: home,
+    execPath: "/usr/bin/cargo-agents",
+    selfCommand: { command: "/usr/bin/cargo-agents", args: [] },
+    verbose: false,
+    writeOut: (t) => void out.push(t),
+    writeErr: (t) => void err.push(t),
+    signal: new AbortController().signal,
+    out,
+    err,
+  };
+}
+
+Deno.test("runSync() registers the running program with mcp-serve and exits 0", async () => {
+  await withHome(async (home) => {
+    const ctx = fakeContext(home);
+    const code = await runSync({ agents: ["windsurf"], project: false, dryRun: false, remove: false }, ctx);
+    assert.equal(code, 0);
+    assert.deepEqual(JSON.parse(Deno.readTextFileSync(`${home}/.codeium/windsurf/mcp_config.json`)), {
+      mcpServers: { symposium: { command: "/usr/bin/cargo-agents", args: ["mcp-serve"] } },
+    });
+    assert.equal(
+      ctx.out.join(""),
+      "agent     result   details\nWindsurf  written  ~/.codeium/windsurf/mcp_config.json (created the file)\n\n1 written\n",
+    );
+    assert.deepEqual(ctx.err, []);
+  });
+});
+
+Deno.test("runSync() exits 1 and prints the positioned diagnostic when a file is malformed", async () => {
+  await withHome(async (home) => {
+    Deno.writeTextFileSync(`${home}/.claude.json`, '{"a": 1,}');
+    const ctx = fakeContext(home);
+    const code = await runSync(
+      { agents: ["claude-code"], project: false, dryRun: false, remove: false },
+      ctx,
+    );
+    assert.equal(code, 1);
+    assert.match(
+      ctx.out.join(""),
+      /Claude Code {2}error +~\/\.claude\.json:1:8 \(invalid JSON: trailing commas/,
+    );
+    assert.equal(
+      ctx.err.join(""),
+      `error[SYNC_CONFIG_SYNTAX]: Cannot read "${home}/.claude.json": invalid JSON: trailing commas are not allowed: ` +
+        `the agent reads this file as strict JSON\n  --> ${home}/.claude.json:1:8\n` +
+        "  hint: fix the file by hand (it was left untouched), then run `cargo-agents sync` again\n",
+    );
+    assert.equal(Deno.readTextFileSync(`${home}/.claude.json`), '{"a": 1,}');
+  });
+});
+
+Deno.test("runSync() says how to name an agent when none is detected", async () => {
+  await withHome(async (home) => {
+    const ctx = fakeContext(home);
+    assert.equal(await runSync({ agents: [], project: false, dryRun: false, remove: false }, ctx), 0);
+    assert.match(ctx.out.join(""), /No agent detected: name one with --agent NAME/);
+  });
+});
