@@ -1,4 +1,7 @@
 /**
+ * Area `declarations/`: pure text from JSON Schemas — no I/O, no servers, no sandbox; it imports only
+ * `plugins/server_spec.ts` and the top level.
+ *
  * `list_tools`' engine: a server's `tools/list` answer → an index, or
  * TypeScript declarations (`declare const <server>: { … }`) with a list of
  * what degraded to `unknown`. Keys come from the binding table, so what is

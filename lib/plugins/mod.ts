@@ -1,4 +1,7 @@
 /**
+ * Area `plugins/`: the user's files (`config.toml`, `SYMPOSIUM.toml`) → validated settings and server
+ * specs. Parsing starts nothing (no process, no network); it imports only `workspace/` and the top level.
+ *
  * Finds and loads every plugin under `<config>/plugins`. A broken plugin is reported as a
  * {@link Refusal} and never hides the others (SPEC §3).
  *

@@ -1,4 +1,7 @@
 /**
+ * Area `workspace/`: what the Cargo workspace depends on, for `depends-on`. It imports only the shared
+ * top level (diagnostics, file_system, toml_position): never plugins, servers or MCP.
+ *
  * The Cargo workspace around a directory and its members' direct dependencies with the versions
  * locked in `Cargo.lock` (SPEC §4), read straight from the files: no `cargo` process, no network.
  *

@@ -1,0 +1,218 @@
+/**
+ * Discovery for sign-in: the unauthenticated probe that reads the 401 `WWW-Authenticate` challenge
+ * (RFC 6750 §3, RFC 9728), then protected-resource and authorization-server metadata (RFC 8414/OIDC).
+ *
+ * @module
+ */
+import {
+  buildDiscoveryUrls,
+  discoverOAuthServerInfo,
+  type FetchLike,
+  type OAuthDiscoveryState,
+} from "@modelcontextprotocol/client";
+import { UserError } from "../diagnostics.ts";
+import { type CredentialRecord } from "./credentials.ts";
+import { displayOrigin, type OAuthServer } from "./_oauth_common.ts";
+
+/** What a 401 challenge told us: RFC 9728 `resource_metadata` and the `scope` asked for. */
+export interface Challenge {
+  resourceMetadataUrl?: URL;
+  scope?: string;
+}
+
+/** Sends `initialize` without a token to learn the server's `WWW-Authenticate` challenge. */
+export async function probeChallenge(
+  server: OAuthServer,
+  fetchFn: FetchLike,
+  signal?: AbortSignal,
+): Promise<Challenge> {
+  const headers = new Headers(server.headers ?? {});
+  headers.delete("authorization");
+  headers.set("content-type", "application/json");
+  headers.set("accept", "application/json, text/event-stream");
+  const response = await fetchFn(server.url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "symposium", version: "0" },
+      },
+    }),
+    ...(signal ? { signal } : {}),
+  });
+  await response.body?.cancel().catch(() => {}); // Only the headers matter.
+  if (response.status !== 401 && response.status !== 403) return {};
+  const params = parseBearerChallenge(response.headers.get("www-authenticate") ?? "");
+  const out: Challenge = {};
+  if (params.resource_metadata) {
+    try {
+      out.resourceMetadataUrl = new URL(params.resource_metadata, server.url);
+    } catch {
+      // A malformed URL is ignored: the well-known locations are tried instead.
+    }
+  }
+  if (params.scope) out.scope = params.scope;
+  return out;
+}
+
+/**
+ * Parses the `Bearer` challenge of a `WWW-Authenticate` value (RFC 9110 §11.6.1): several
+ * challenges, quoted strings with `\` escapes, unquoted values (bare URLs too), any spacing.
+ * Parameter names are lowercased.
+ *
+ * @returns The parameters of the first `Bearer` challenge (empty when there is none).
+ * @example
+ * ```ts
+ * import { parseBearerChallenge } from "./oauth.ts";
+ * parseBearerChallenge('Basic realm="x", Bearer scope="a b", resource_metadata="https://h/.well-known/oauth-protected-resource"');
+ * // { scope: "a b", resource_metadata: "https://h/.well-known/oauth-protected-resource" }
+ * ```
+ */
+export function parseBearerChallenge(header: string): Record<string, string> {
+  let i = 0;
+  const n = header.length;
+  const skip = (chars: string) => {
+    while (i < n && chars.includes(header[i]!)) i++;
+  };
+  const token = (): string => {
+    const start = i;
+    while (i < n && /[!#$%&'*+.^_`|~0-9A-Za-z-]/.test(header[i]!)) i++;
+    return header.slice(start, i);
+  };
+  let current: Record<string, string> | undefined;
+  let isBearer = false;
+  while (i < n) {
+    skip(" \t,");
+    const name = token();
+    if (name === "") {
+      i++; // Not a token character: skip it.
+      continue;
+    }
+    skip(" \t");
+    if (header[i] === "=") {
+      // A parameter (or token68 padding) of the current challenge.
+      i++;
+      skip(" \t");
+      let value = "";
+      if (header[i] === '"') {
+        i++;
+        while (i < n && header[i] !== '"') {
+          if (header[i] === "\\" && i + 1 < n) i++;
+          value += header[i];
+          i++;
+        }
+        i++;
+      } else {
+        // Unquoted: a token by the RFC, but servers send bare URLs too, so read up to `,` or space.
+        const start = i;
+        while (i < n && !" \t,".includes(header[i]!)) i++;
+        value = header.slice(start, i);
+      }
+      if (isBearer && current) current[name.toLowerCase()] ??= value;
+      continue;
+    }
+    // A new auth-scheme.
+    if (isBearer && current) return current;
+    isBearer = name.toLowerCase() === "bearer";
+    current = isBearer ? {} : undefined;
+  }
+  return current ?? {};
+}
+
+/** What discovery found: the SDK's state, plus the RFC 7009 endpoint the SDK's OIDC schema drops. */
+export interface Discovery {
+  state: OAuthDiscoveryState;
+  revocation: CredentialRecord["revocation"];
+}
+
+/** RFC 9728 + RFC 8414/OIDC discovery, with our refusals (no metadata, no PKCE S256). */
+export async function discover(
+  server: OAuthServer,
+  resourceMetadataUrl: URL | undefined,
+  fetchFn: FetchLike,
+): Promise<Discovery> {
+  const info = await discoverOAuthServerInfo(server.url, {
+    fetchFn,
+    ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
+  });
+  const metadata = info.authorizationServerMetadata;
+  if (!metadata) {
+    throw new UserError(
+      "LOGIN_NO_OAUTH",
+      `Cannot sign in to "${server.name}": no OAuth authorization server metadata was found for ${
+        displayOrigin(info.authorizationServerUrl)
+      }`,
+      { hint: "the server may not use OAuth; check its documentation for the authentication it expects" },
+    );
+  }
+  if (!metadata.code_challenge_methods_supported?.includes("S256")) {
+    throw new UserError(
+      "LOGIN_NO_PKCE",
+      `Cannot sign in to "${server.name}": its authorization server ${metadata.issuer} does not offer PKCE with S256`,
+      {
+        hint:
+          "the MCP authorization specification requires PKCE S256; ask the server's operator to enable it",
+      },
+    );
+  }
+  if (!metadata.registration_endpoint && !server.clientId) {
+    throw new UserError(
+      "LOGIN_NO_REGISTRATION",
+      `Cannot sign in to "${server.name}": its authorization server ${metadata.issuer} offers no dynamic client registration`,
+      {
+        hint:
+          "register an OAuth client with that server and add `client-id` (and `client-secret`) to the manifest",
+      },
+    );
+  }
+  return {
+    state: {
+      authorizationServerUrl: info.authorizationServerUrl,
+      authorizationServerMetadata: metadata,
+      ...(info.resourceMetadata ? { resourceMetadata: info.resourceMetadata } : {}),
+      ...(resourceMetadataUrl ? { resourceMetadataUrl: resourceMetadataUrl.href } : {}),
+    },
+    revocation: await findRevocationEndpoint(info.authorizationServerUrl, metadata.issuer, fetchFn),
+  };
+}
+
+/**
+ * The RFC 7009 revocation endpoint, read from the raw metadata document: the SDK's parsed OpenID
+ * metadata drops fields it does not know, `revocation_endpoint` among them.
+ */
+export async function findRevocationEndpoint(
+  authorizationServerUrl: string,
+  issuer: string,
+  fetchFn: FetchLike,
+): Promise<CredentialRecord["revocation"]> {
+  for (const { url } of buildDiscoveryUrls(authorizationServerUrl)) {
+    let document: Record<string, unknown>;
+    try {
+      const response = await fetchFn(url, { headers: { accept: "application/json" } });
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => {}); // Try the next location.
+        continue;
+      }
+      document = await response.json();
+    } catch (error) {
+      if (error instanceof UserError) throw error; // Endpoint policy: not something to skip.
+      continue; // Not JSON, or unreachable: revocation is optional.
+    }
+    if (document.issuer !== issuer) continue;
+    const endpoint = document.revocation_endpoint;
+    if (typeof endpoint !== "string") return undefined;
+    const methods = document.revocation_endpoint_auth_methods_supported;
+    return {
+      endpoint,
+      ...(Array.isArray(methods)
+        ? { authMethods: methods.filter((m): m is string => typeof m === "string") }
+        : {}),
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,470 @@
+/**
+ * The checker behind `parseManifest()`: walks a parsed TOML document of a `SYMPOSIUM.toml` and
+ * records every problem with its position (private to `lib/plugins/`).
+ *
+ * @module
+ */
+import { type Location, UserError } from "../diagnostics.ts";
+import { parseDependsOn } from "../workspace/depends_on.ts";
+import { isTable, suggestKey, type TomlDocument, type TomlPath, tomlTypeName } from "../toml_position.ts";
+import {
+  ManifestError,
+  type McpServerDecl,
+  type PluginManifest,
+  type RemoteServerDecl,
+  type ServerDeclBase,
+} from "./manifest_types.ts";
+
+/** Top-level keys this program reads. */
+const PLUGIN_KEYS = ["name", "depends-on", "mcp_servers"] as const;
+/** Upstream top-level keys that concern other parts of Symposium: accepted and not read. */
+const FOREIGN_PLUGIN_KEYS = [
+  "installations",
+  "hooks",
+  "skills",
+  "subcommand",
+  "predicate",
+  "plugins",
+  "defaults",
+];
+const SERVER_KEYS = [
+  "name",
+  "depends-on",
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "url",
+  "headers",
+  "transport",
+  "client-id",
+  "client-secret",
+  "scopes",
+  "startup-timeout-secs",
+  "tool-call-timeout-secs",
+  "enabled-tools",
+  "disabled-tools",
+];
+const STDIO_KEYS = ["command", "args", "env", "cwd"];
+const REMOTE_ONLY_KEYS = ["headers", "transport", "client-id", "client-secret", "scopes"];
+/** Upstream server keys this program does not implement: refused, since ignoring them would change what runs. */
+const UNSUPPORTED_SERVER_KEYS: Record<string, string> = {
+  predicates: "gate the server with `depends-on` instead",
+  installation: "install the server yourself and set `command` to it",
+  requirements: "install what the server needs yourself; `requirements` is not supported",
+};
+const MAX_TIMEOUT_SECS = 86_400;
+
+/** Thrown by the checker to stop checking one unit (a key, a server) after recording its problem. */
+class Abandon extends Error {}
+
+/** Validates one manifest document; {@link Checker.plugin} returns it or throws every problem. */
+export class Checker {
+  #doc: TomlDocument;
+  #file: string;
+  #label = "plugin manifest";
+  #problems: ManifestError[] = [];
+
+  constructor(doc: TomlDocument, file: string) {
+    this.#doc = doc;
+    this.#file = file;
+  }
+
+  plugin(): PluginManifest {
+    const top = this.#doc.value;
+    if (typeof top.name === "string" && top.name.trim() !== "") this.#label = `plugin "${top.name}"`;
+    const hasServers = "mcp_servers" in top;
+    for (const key of Object.keys(top)) {
+      if ((PLUGIN_KEYS as readonly string[]).includes(key) || FOREIGN_PLUGIN_KEYS.includes(key)) continue;
+      if (key === "predicates" && !hasServers) continue;
+      this.#check(undefined, () => {
+        if (key === "predicates") {
+          this.#fail(
+            "MANIFEST_UNSUPPORTED_KEY",
+            [key],
+            "`predicates` is not supported for plugins with MCP servers",
+            { hint: "gate the plugin with `depends-on` instead" },
+            "key",
+          );
+        }
+        if (key === "crates") {
+          this.#fail(
+            "MANIFEST_UNKNOWN_KEY",
+            [key],
+            "the `crates` field has been renamed; use `depends-on` instead",
+            {},
+            "key",
+          );
+        }
+        this.#unknownKey([key], [...PLUGIN_KEYS, ...FOREIGN_PLUGIN_KEYS, "predicates"]);
+      });
+    }
+    const name = this.#check("", () => {
+      if (!("name" in top)) {
+        this.#fail("MANIFEST_MISSING_KEY", [], '"name" is missing', {
+          hint: 'add name = "<plugin name>" at the top of the file',
+        });
+      }
+      return this.#nonEmptyString(top.name, ["name"], "name");
+    });
+    const dependsOn = this.#dependsOn(top["depends-on"], ["depends-on"]);
+    const servers = top.mcp_servers;
+    const serversOk = this.#check(false, () => {
+      if (servers !== undefined && (!Array.isArray(servers) || !servers.every(isTable))) {
+        this.#fail("MANIFEST_BAD_VALUE", ["mcp_servers"], "`mcp_servers` must be an array of tables", {
+          hint: "declare each server under its own [[mcp_servers]] header",
+        });
+      }
+      return true;
+    });
+    const mcpServers: McpServerDecl[] = [];
+    // A written but invalid plugin `depends-on` is reported once, not again for every server.
+    const pluginGated = "depends-on" in top;
+    ((serversOk ? servers ?? [] : []) as Record<string, unknown>[]).forEach((entry, i) => {
+      const server = this.#server(entry, i, pluginGated);
+      if (server === undefined) return;
+      if (mcpServers.some((s) => s.name === server.name)) {
+        this.#check(undefined, () =>
+          this.#fail(
+            "MANIFEST_DUPLICATE_SERVER",
+            ["mcp_servers", i, "name"],
+            `mcp server "${server.name}" is declared twice`,
+            { hint: "give each [[mcp_servers]] entry its own name" },
+          ));
+        return;
+      }
+      mcpServers.push(server);
+    });
+    const [first] = this.#problems;
+    if (first !== undefined) {
+      throw new ManifestError(first.code, first.message, {
+        hint: first.hint,
+        location: first.location,
+        problems: [...this.#problems],
+      });
+    }
+    return { name, dependsOn, mcpServers };
+  }
+
+  /** `undefined` when the entry has problems (all of them recorded). */
+  #server(entry: Record<string, unknown>, i: number, pluginGated: boolean): McpServerDecl | undefined {
+    const before = this.#problems.length;
+    const at = (key?: string): TomlPath => key === undefined ? ["mcp_servers", i] : ["mcp_servers", i, key];
+    const where = typeof entry.name === "string"
+      ? `mcp server "${entry.name}"`
+      : `[[mcp_servers]] entry ${i + 1}`;
+    for (const key of Object.keys(entry)) {
+      if (SERVER_KEYS.includes(key)) continue;
+      this.#check(undefined, () => {
+        const unsupported = UNSUPPORTED_SERVER_KEYS[key];
+        if (unsupported) {
+          this.#fail(
+            "MANIFEST_UNSUPPORTED_KEY",
+            at(key),
+            `${where} sets \`${key}\`, which cargo-agents does not support`,
+            { hint: unsupported },
+            "key",
+          );
+        }
+        if (key === "type") {
+          this.#fail("MANIFEST_UNKNOWN_KEY", at(key), `unknown key "type" in ${where}`, {
+            hint:
+              'a server with `url` is remote; remove `type` (set `transport = "sse"` only for an SSE server)',
+          }, "key");
+        }
+        this.#unknownKey(at(key), SERVER_KEYS, ` in ${where}`);
+      });
+    }
+    // A misspelled key (`comand`, `depends_on`) already explains a missing one: report it alone.
+    const keysOk = this.#problems.length === before;
+    const name = this.#check("", () => {
+      if (!("name" in entry)) {
+        this.#fail("MANIFEST_MISSING_KEY", at(), `${where} has no "name"`, {
+          hint: 'add name = "<server name>" to the entry',
+        });
+      }
+      return this.#nonEmptyString(entry.name, at("name"), "name");
+    });
+    const label = name === "" ? where : `mcp server "${name}"`;
+    const has = (key: string) => key in entry;
+    const base: ServerDeclBase = {
+      name,
+      dependsOn: this.#dependsOn(entry["depends-on"], at("depends-on")),
+      startupTimeoutSecs: this.#check(
+        undefined,
+        () => this.#timeout(entry["startup-timeout-secs"], at("startup-timeout-secs")),
+      ),
+      toolCallTimeoutSecs: this.#check(
+        undefined,
+        () => this.#timeout(entry["tool-call-timeout-secs"], at("tool-call-timeout-secs")),
+      ),
+      enabledTools: this.#check(
+        undefined,
+        () => this.#stringList(entry["enabled-tools"], at("enabled-tools"), "enabled-tools"),
+      ),
+      disabledTools: this.#check(
+        undefined,
+        () => this.#stringList(entry["disabled-tools"], at("disabled-tools"), "disabled-tools"),
+      ),
+      location: this.#location(at()),
+    };
+    this.#check(undefined, () => {
+      if (has("enabled-tools") && has("disabled-tools")) {
+        this.#conflict(
+          at("disabled-tools"),
+          `${label} sets both \`enabled-tools\` and \`disabled-tools\`; use one or the other`,
+        );
+      }
+    });
+    this.#check(undefined, () => {
+      if (has("url")) {
+        if (has("command")) {
+          this.#conflict(
+            at("command"),
+            `${label} sets both \`url\` and a local command; a server is reached one way or the other`,
+          );
+        }
+        const local = STDIO_KEYS.find(has);
+        if (local) {
+          this.#conflict(
+            at(local),
+            `${label} sets \`args\`, \`env\` or \`cwd\` alongside \`url\`; those apply only to a server run as a child process`,
+          );
+        }
+      } else {
+        const remote = REMOTE_ONLY_KEYS.find(has);
+        if (remote) this.#conflict(at(remote), `${label} sets \`${remote}\` without a \`url\``);
+        if (!has("command") && keysOk) {
+          this.#fail("MANIFEST_MISSING_KEY", at(), `${label} needs a \`command\` or a \`url\``, {
+            hint: 'add command = "<program>" for a local server or url = "https://…" for a remote one',
+          });
+        }
+      }
+    });
+    if (!pluginGated && !has("depends-on") && keysOk) {
+      this.#check(
+        undefined,
+        () =>
+          this.#fail("MANIFEST_NO_DEPENDENCY", at(), `${label} references no dependency`, {
+            hint: 'add depends-on = ["<crate>"] to the server or the plugin ("*" applies everywhere)',
+          }),
+      );
+    }
+    const decl = has("url") ? this.#remote(entry, base, at) : {
+      ...base,
+      transport: "stdio" as const,
+      // A missing `command` is reported above (or explained by a misspelled key).
+      command: has("command")
+        ? this.#check("", () => this.#nonEmptyString(entry.command, at("command"), "command"))
+        : "",
+      args: this.#check(undefined, () => this.#stringList(entry.args, at("args"), "args")) ?? [],
+      env: this.#check(undefined, () => this.#stringTable(entry.env, at("env"), "env")) ?? {},
+      cwd: entry.cwd === undefined
+        ? undefined
+        : this.#check(undefined, () => this.#nonEmptyString(entry.cwd, at("cwd"), "cwd")),
+    };
+    return this.#problems.length === before ? decl : undefined;
+  }
+
+  #remote(
+    entry: Record<string, unknown>,
+    base: ServerDeclBase,
+    at: (key?: string) => TomlPath,
+  ): RemoteServerDecl {
+    const transport = entry.transport ?? "http";
+    this.#check(undefined, () => {
+      if (transport !== "http" && transport !== "sse") {
+        this.#fail(
+          "MANIFEST_BAD_VALUE",
+          at("transport"),
+          `mcp server "${base.name}" has unknown transport ${
+            JSON.stringify(transport)
+          }; expected "http" or "sse"`,
+          { hint: "remove `transport` for streamable HTTP (the default)" },
+        );
+      }
+    });
+    this.#check(undefined, () => {
+      if ("client-secret" in entry && !("client-id" in entry)) {
+        this.#conflict(
+          at("client-secret"),
+          `mcp server "${base.name}" sets \`client-secret\` without \`client-id\``,
+        );
+      }
+    });
+    const optional = (key: string) =>
+      entry[key] === undefined
+        ? undefined
+        : this.#check(undefined, () => this.#nonEmptyString(entry[key], at(key), key));
+    return {
+      ...base,
+      transport: transport as "http" | "sse",
+      url: this.#check("", () => this.#nonEmptyString(entry.url, at("url"), "url")),
+      headers: this.#check(undefined, () => this.#stringTable(entry.headers, at("headers"), "headers")) ?? {},
+      clientId: optional("client-id"),
+      clientSecret: optional("client-secret"),
+      scopes: this.#check(undefined, () => this.#stringList(entry.scopes, at("scopes"), "scopes")),
+    };
+  }
+
+  /** Checks each atom on its own, so every bad atom is reported. */
+  #dependsOn(value: unknown, path: TomlPath): string[] | undefined {
+    if (value === undefined) return undefined;
+    const atoms = typeof value === "string" ? [value] : value;
+    const shapeOk = this.#check(false, () => {
+      if (!Array.isArray(atoms) || atoms.length === 0) {
+        this.#fail(
+          "MANIFEST_BAD_VALUE",
+          path,
+          `\`depends-on\` must be a crate atom or a non-empty list of them, not ${describe(value)}`,
+          { hint: 'write depends-on = ["serde"] or depends-on = "*"' },
+        );
+      }
+      return true;
+    });
+    if (!shapeOk) return [];
+    return (atoms as unknown[]).map((atom, i) => {
+      const atomPath = typeof value === "string" ? path : [...path, i];
+      return this.#check("", () => {
+        if (typeof atom !== "string") {
+          this.#fail(
+            "MANIFEST_BAD_VALUE",
+            atomPath,
+            `\`depends-on\` entries must be strings, not ${describe(atom)}`,
+          );
+        }
+        try {
+          parseDependsOn(atom as string);
+        } catch (error) {
+          if (!(error instanceof UserError)) throw error;
+          this.#fail(error.code, atomPath, error.message.replace(/^Cannot read /, "invalid "), {
+            hint: error.hint,
+          });
+        }
+        return atom as string;
+      });
+    });
+  }
+
+  #timeout(value: unknown, path: TomlPath): number | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_TIMEOUT_SECS) {
+      this.#fail(
+        "MANIFEST_BAD_VALUE",
+        path,
+        `\`${path.at(-1)}\` must be a whole number of seconds from 1 to ${MAX_TIMEOUT_SECS}, not ${
+          describe(value)
+        }`,
+        { hint: `write e.g. ${path.at(-1)} = 60, without quotes` },
+      );
+    }
+    return value as number;
+  }
+
+  #nonEmptyString(value: unknown, path: TomlPath, key: string): string {
+    if (typeof value !== "string" || value.trim() === "") {
+      this.#fail("MANIFEST_BAD_VALUE", path, `\`${key}\` must be a non-empty string, not ${describe(value)}`);
+    }
+    return value as string;
+  }
+
+  #stringList(value: unknown, path: TomlPath, key: string): string[] | undefined {
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value)) {
+      this.#fail("MANIFEST_BAD_VALUE", path, `\`${key}\` must be a list of strings, not ${describe(value)}`, {
+        hint: `write ${key} = ["…", "…"]`,
+      });
+    }
+    (value as unknown[]).forEach((item, i) => {
+      if (typeof item !== "string") {
+        this.#fail(
+          "MANIFEST_BAD_VALUE",
+          [...path, i],
+          `\`${key}\` must be a list of strings; item ${i + 1} is ${describe(item)}`,
+          { hint: "quote it" },
+        );
+      }
+    });
+    return [...(value as string[])];
+  }
+
+  #stringTable(value: unknown, path: TomlPath, key: string): Record<string, string> | undefined {
+    if (value === undefined) return undefined;
+    if (!isTable(value)) {
+      this.#fail(
+        "MANIFEST_BAD_VALUE",
+        path,
+        `\`${key}\` must be a table of strings, not ${describe(value)}`,
+        { hint: `write ${key} = { NAME = "value" }` },
+      );
+    }
+    const table = value as Record<string, unknown>;
+    for (const [k, v] of Object.entries(table)) {
+      if (typeof v !== "string") {
+        this.#fail(
+          "MANIFEST_BAD_VALUE",
+          [...path, k],
+          `\`${key}.${k}\` must be a string, not ${describe(v)}`,
+          { hint: "quote the value" },
+        );
+      }
+    }
+    return { ...(table as Record<string, string>) };
+  }
+
+  #unknownKey(path: TomlPath, known: readonly string[], where = ""): never {
+    const key = String(path.at(-1));
+    const near = suggestKey(key, known);
+    return this.#fail("MANIFEST_UNKNOWN_KEY", path, `unknown key "${key}"${where}`, {
+      hint: near ? `did you mean "${near}"?` : `known keys here: ${known.join(", ")}`,
+    }, "key");
+  }
+
+  #conflict(path: TomlPath, message: string): never {
+    return this.#fail("MANIFEST_CONFLICT", path, message, {}, "key");
+  }
+
+  #location(path: TomlPath): Location {
+    return { file: this.#file, ...this.#doc.index.locate(path) };
+  }
+
+  /** Runs one independent check; a problem it finds is recorded and `fallback` returned. */
+  #check<T>(fallback: T, check: () => T): T {
+    try {
+      return check();
+    } catch (error) {
+      if (error instanceof Abandon) return fallback;
+      throw error;
+    }
+  }
+
+  /**
+   * Records a problem and abandons the current check. `at: "value"` (the default) points at the
+   * value written for `path`; `"key"` at the key itself (or the table when it has no key).
+   */
+  #fail(
+    code: string,
+    path: TomlPath,
+    what: string,
+    options: { hint?: string | undefined } = {},
+    at: "key" | "value" = "value",
+  ): never {
+    const position = at === "value" ? this.#doc.index.locateValue(path) : this.#doc.index.locate(path);
+    this.#problems.push(
+      new ManifestError(code, `Cannot load ${this.#label}: ${what}`, {
+        hint: options.hint,
+        location: { file: this.#file, ...position },
+      }),
+    );
+    throw new Abandon();
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "missing";
+  if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value) && value.length === 0) return "an empty array";
+  const type = tomlTypeName(value);
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
+}

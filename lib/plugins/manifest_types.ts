@@ -1,0 +1,80 @@
+/**
+ * The shapes of a validated `SYMPOSIUM.toml` and its error type (SPEC §3). Pure data: no parsing here.
+ *
+ * @module
+ */
+import { type Location, UserError, type UserErrorOptions } from "../diagnostics.ts";
+
+/** Fields every declared server has. Optional ones are `undefined` when not written. */
+export interface ServerDeclBase {
+  /** Server name: the global a script uses (after `namespaceKey()`) and the name in `mcp login`. */
+  name: string;
+  /** Server-level `depends-on` atoms (validated); `undefined` = not written (only the plugin gate applies). */
+  dependsOn: string[] | undefined;
+  /** Per-server `startup-timeout-secs` (1–86400 s). */
+  startupTimeoutSecs: number | undefined;
+  /** Per-server `tool-call-timeout-secs` (1–86400 s; clamped below the script deadline at resolution). */
+  toolCallTimeoutSecs: number | undefined;
+  /** `enabled-tools` allow-list (`[]` exposes nothing). */
+  enabledTools: string[] | undefined;
+  /** `disabled-tools` deny-list. */
+  disabledTools: string[] | undefined;
+  /** Where the `[[mcp_servers]]` entry starts. */
+  location: Location;
+}
+
+/** A declared server run as a child process (`command`). */
+export interface StdioServerDecl extends ServerDeclBase {
+  transport: "stdio";
+  command: string;
+  /** Default `[]`. */
+  args: string[];
+  /** Added to the inherited environment. Default `{}`. */
+  env: Record<string, string>;
+  /** As written; relative paths are joined to the workspace root at resolution. */
+  cwd: string | undefined;
+}
+
+/** A declared remote server (`url`). Values may hold `${VAR}` references, expanded at resolution. */
+export interface RemoteServerDecl extends ServerDeclBase {
+  /** `"sse"` parses but is refused at resolution (deprecated transport). Default `"http"`. */
+  transport: "http" | "sse";
+  url: string;
+  /** Default `{}`. */
+  headers: Record<string, string>;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  scopes: string[] | undefined;
+}
+
+/** One `[[mcp_servers]]` entry. */
+export type McpServerDecl = StdioServerDecl | RemoteServerDecl;
+
+/** A validated `SYMPOSIUM.toml`. Keys that concern other parts of Symposium (skills, hooks…) are not kept. */
+export interface PluginManifest {
+  name: string;
+  /** Plugin-level `depends-on` atoms; `undefined` = not written. */
+  dependsOn: string[] | undefined;
+  /** In file order. */
+  mcpServers: McpServerDecl[];
+}
+
+/** Options of {@link ManifestError}. */
+export interface ManifestErrorOptions extends UserErrorOptions {
+  /** Every problem found in the file, in file order (this error's own fields are the first's). */
+  problems?: readonly ManifestError[];
+}
+
+/**
+ * A problem in a `SYMPOSIUM.toml`. Its code, message, hint and location are those of the first
+ * problem; {@link ManifestError.problems} lists all of them, so one run reports every mistake.
+ */
+export class ManifestError extends UserError {
+  override name = "ManifestError";
+  /** Every independent problem of the file, in file order; `[this]` when there is one. */
+  readonly problems: readonly ManifestError[];
+  constructor(code: string, message: string, options: ManifestErrorOptions = {}) {
+    super(code, message, options);
+    this.problems = options.problems ?? [this];
+  }
+}
