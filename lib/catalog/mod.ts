@@ -1,9 +1,7 @@
 /**
- * The servers in scope for this session and their tools: resolution from the plugins and the
- * workspace, each server's tool list (live when it runs, else the on-disk cache keyed by its
- * spawn key), the enabled/disabled/read-only filters, binding tables for dispatch, and
- * re-resolution when `Cargo.lock`, a member `Cargo.toml`, `config.toml` or a plugin manifest
- * changes, with running servers whose spawn key is unchanged carried across.
+ * Which servers and tools are in scope for this session and how a call reaches one (resolution,
+ * re-resolution on file changes, tool lists live or cached, dispatch through the server pool).
+ * It never speaks MCP to the agent: that is the meta-server's job.
  *
  * @module
  */
@@ -24,13 +22,12 @@ import { NULL_LOGGER } from "../log.ts";
 import type { BackendConnection, CallOptions, CallToolResult, Tool } from "../backends/connection.ts";
 import { BackendError } from "../backends/connection.ts";
 import { type Clock, type ConnectFn, type PoolLimits, ServerPool, SYSTEM_CLOCK } from "../backends/pool.ts";
-import { denoFileSystem, type FileSystem, readTextFileIfExists } from "../file_system.ts";
 import { rootsForStdio } from "../backends/stdio.ts";
-import { CONFIG_FILE_NAME } from "../plugins/config.ts";
-import { MAX_PLUGIN_DEPTH, PLUGIN_MANIFEST_NAME } from "../plugins/mod.ts";
+import { readFreshToolCache, removeToolCache, writeToolCache } from "./tool_cache.ts";
+import { fingerprintOf, watchedFiles } from "./_fingerprint.ts";
+import { hiddenToolError, visibleTools } from "./_tool_filter.ts";
 
-/** How long a cached tool list is trusted without the server running, in ms (24 h). */
-export const TOOL_CACHE_TTL_MS = 24 * 60 * 60 * 1000;
+export { readToolCacheState, TOOL_CACHE_TTL_MS, toolCachePath, type ToolCacheState } from "./tool_cache.ts";
 
 /** One server's tools as the agent may see them. */
 export interface ServerTools {
@@ -83,51 +80,6 @@ export interface CatalogOptions {
     | undefined;
   /** Write and read `<config>/cache/tools/`. @default true */
   useToolCache?: boolean | undefined;
-}
-
-/** Lines for a server's listing that the filters explain. */
-function visibleTools(
-  spec: ServerSpec,
-  tools: Tool[],
-  config: McpConfig,
-): { tools: Tool[]; hiddenCount: number } {
-  const visible = tools.filter((t) =>
-    (spec.enabledTools === undefined || spec.enabledTools.includes(t.name)) &&
-    !(spec.disabledTools ?? []).includes(t.name) &&
-    (!config.readOnly || t.annotations?.readOnlyHint === true)
-  );
-  return { tools: visible, hiddenCount: tools.length - visible.length };
-}
-
-/**
- * When `key` names one of the server's tools that a filter hides, the error saying which filter
- * (`read-only`, `enabled-tools` or `disabled-tools`); `undefined` when no hidden tool matches.
- */
-function hiddenToolError(spec: ServerSpec, all: Tool[], key: string): UserError | undefined {
-  const resolved = resolveToolKey(buildBindingTable(all.map((t) => t.name)), spec.name, key);
-  if (!resolved.ok) return undefined;
-  const tool = all.find((t) => t.name === resolved.value)!;
-  const where = `\`${namespaceKey(spec.name)}.${tool.name}\``;
-  if (spec.enabledTools !== undefined && !spec.enabledTools.includes(tool.name)) {
-    return new UserError("TOOL_HIDDEN", `${where} is hidden by \`enabled-tools\` (it is not listed there)`, {
-      hint: `add "${tool.name}" to enabled-tools of ${spec.name} in its plugin manifest`,
-    });
-  }
-  if ((spec.disabledTools ?? []).includes(tool.name)) {
-    return new UserError("TOOL_HIDDEN", `${where} is hidden by \`disabled-tools\``, {
-      hint: `remove "${tool.name}" from disabled-tools of ${spec.name} in its plugin manifest`,
-    });
-  }
-  return new UserError(
-    "TOOL_HIDDEN",
-    `${where} is hidden by \`read-only = true\` (the server does not mark it read-only)`,
-    { hint: "set read-only = false under [mcp] in config.toml to call tools that may change things" },
-  );
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** The session's view of the servers in scope. Open with {@link Catalog.open}; `close()` at the end. */
@@ -440,96 +392,23 @@ export class Catalog {
     await this.#pool.close();
   }
 
-  async #cachePath(spec: ServerSpec): Promise<string> {
-    return await toolCachePath(this.configDir, spec);
-  }
-
   async #readCache(spec: ServerSpec): Promise<Tool[] | undefined> {
     if (this.#options.useToolCache === false) return undefined;
-    try {
-      const entry = parseCacheEntry(await Deno.readTextFile(await this.#cachePath(spec)), spec);
-      if (!entry || this.#clock.now() - entry.fetchedAtMs > TOOL_CACHE_TTL_MS) return undefined;
-      return entry.tools;
-    } catch {
-      return undefined; // No cache or an unreadable one: a miss, the server is asked instead.
-    }
+    return await readFreshToolCache(this.configDir, spec, this.#clock);
   }
 
   async #writeCache(spec: ServerSpec, tools: Tool[]): Promise<void> {
     if (this.#options.useToolCache === false) return;
     try {
-      const path = await this.#cachePath(spec);
-      await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
-      const tmp = `${path}.${crypto.randomUUID()}.tmp`;
-      const body = JSON.stringify({ spawnKey: spawnKey(spec), fetchedAtMs: this.#clock.now(), tools });
-      await Deno.writeTextFile(tmp, body);
-      await Deno.rename(tmp, path);
+      await writeToolCache(this.configDir, spec, tools, this.#clock);
     } catch (error) {
       this.#logger.warn(`cannot write the tool cache for ${spec.name}: ${String(error)}`);
     }
   }
 
   async #removeCache(spec: ServerSpec): Promise<void> {
-    try {
-      await Deno.remove(await this.#cachePath(spec));
-    } catch {
-      // Nothing cached: nothing to invalidate.
-    }
+    await removeToolCache(this.configDir, spec);
   }
-}
-
-/**
- * Where the tool list of `spec` is cached: `<config>/cache/tools/<32 hex of sha256(spawnKey)>.json`.
- *
- * @param configDir The `<config>` directory.
- */
-export async function toolCachePath(configDir: string, spec: ServerSpec): Promise<string> {
-  return `${configDir}/cache/tools/${(await sha256Hex(spawnKey(spec))).slice(0, 32)}.json`;
-}
-
-function parseCacheEntry(text: string, spec: ServerSpec): { fetchedAtMs: number; tools: Tool[] } | undefined {
-  const data = JSON.parse(text) as { spawnKey?: string; fetchedAtMs?: number; tools?: Tool[] };
-  if (
-    data.spawnKey !== spawnKey(spec) || !Array.isArray(data.tools) || typeof data.fetchedAtMs !== "number"
-  ) {
-    return undefined;
-  }
-  return { fetchedAtMs: data.fetchedAtMs, tools: data.tools };
-}
-
-/**
- * What the on-disk tool cache holds for one server: `fresh` (younger than
- * {@link TOOL_CACHE_TTL_MS}: `list_tools` answers from it without starting the server), `stale`
- * (older: the server is started to list its tools), or `none` (never listed, invalidated by
- * `tools/list_changed`, written for another spawn spec, or unreadable).
- */
-export type ToolCacheState =
-  | { state: "fresh" | "stale"; /** Age of the listing, ms. */ ageMs: number; toolCount: number }
-  | { state: "none" };
-
-/**
- * Reads the tool-cache state of `spec` (for `status`; never starts or contacts anything).
- *
- * @param configDir The `<config>` directory.
- * @param options.nowMs The current time, ms since the epoch. @default Date.now()
- * @param options.fs File access. @default denoFileSystem
- */
-export async function readToolCacheState(
-  configDir: string,
-  spec: ServerSpec,
-  options: { nowMs?: number; fs?: FileSystem } = {},
-): Promise<ToolCacheState> {
-  const fs = options.fs ?? denoFileSystem;
-  let entry: { fetchedAtMs: number; tools: Tool[] } | undefined;
-  try {
-    const text = await readTextFileIfExists(fs, await toolCachePath(configDir, spec));
-    entry = text === null ? undefined : parseCacheEntry(text, spec);
-  } catch {
-    entry = undefined; // An unreadable or corrupt cache is no cache: the server is asked instead.
-  }
-  if (!entry) return { state: "none" };
-  const ageMs = Math.max(0, (options.nowMs ?? Date.now()) - entry.fetchedAtMs);
-  return { state: ageMs > TOOL_CACHE_TTL_MS ? "stale" : "fresh", ageMs, toolCount: entry.tools.length };
 }
 
 function poolLimits(config: McpConfig): PoolLimits {
@@ -538,74 +417,4 @@ function poolLimits(config: McpConfig): PoolLimits {
     restartStableResetMs: config.restartStableResetSecs * 1000,
     shutdownGraceMs: config.shutdownGraceSecs * 1000,
   };
-}
-
-/** The files whose change means re-resolution, besides the plugins folder: Cargo files and `config.toml`. */
-function watchedFiles(loaded: LoadedResolution, cwd: string): string[] {
-  const root = loaded.workspace.root;
-  const files = new Set<string>(loaded.workspace.manifests);
-  if (root) files.add(`${root}/Cargo.lock`);
-  else files.add(`${cwd}/Cargo.toml`);
-  files.add(`${loaded.configDir}/${CONFIG_FILE_NAME}`);
-  return [...files].sort();
-}
-
-async function statPart(path: string): Promise<string> {
-  try {
-    const info = await Deno.stat(path);
-    return `${path}:${info.mtime?.getTime() ?? 0}:${info.size}`;
-  } catch {
-    return `${path}:missing`; // A missing file is a state too: its appearance is a change.
-  }
-}
-
-/**
- * The plugins folder as `loadPlugins()` walks it: every folder's modification time (a plugin
- * folder added, removed or renamed changes its parent's) and every manifest's time and size.
- * Plugin folders are not descended into, dot-folders are skipped, symlinks are followed once.
- * Siblings are looked at concurrently; the parts come out in a fixed order.
- */
-async function pluginTreeParts(dir: string, depth: number, visited: Set<string>): Promise<string[]> {
-  let real: string;
-  try {
-    real = await Deno.realPath(dir);
-  } catch {
-    return [`${dir}:missing`];
-  }
-  if (visited.has(real)) return [];
-  visited.add(real);
-  const [dirPart, manifestPart] = await Promise.all([
-    statPart(dir),
-    statPart(`${dir}/${PLUGIN_MANIFEST_NAME}`),
-  ]);
-  const isPlugin = !manifestPart.endsWith(":missing");
-  if (depth > 0 && isPlugin) return [dirPart, manifestPart];
-  // `plugins/SYMPOSIUM.toml` itself is reported as a problem: its appearance is a change too.
-  const parts = depth === 0 ? [dirPart, manifestPart] : [dirPart];
-  if (depth > 0 && depth >= MAX_PLUGIN_DEPTH) return parts;
-  const names: string[] = [];
-  try {
-    for await (const entry of Deno.readDir(dir)) {
-      if (!entry.name.startsWith(".") && !entry.isFile) names.push(entry.name);
-    }
-  } catch (error) {
-    return [...parts, `${dir}:unreadable:${String(error)}`];
-  }
-  const children = await Promise.all(
-    names.sort().map(async (name) => {
-      const path = `${dir}/${name}`;
-      const info = await Deno.stat(path).catch(() => undefined); // a dangling symlink is no folder
-      return info?.isDirectory ? await pluginTreeParts(path, depth + 1, visited) : [];
-    }),
-  );
-  return [...parts, ...children.flat()];
-}
-
-/** Modification times and sizes of the files whose change means re-resolution. */
-async function fingerprintOf(loaded: LoadedResolution, cwd: string): Promise<string> {
-  const [files, plugins] = await Promise.all([
-    Promise.all(watchedFiles(loaded, cwd).map(statPart)),
-    pluginTreeParts(`${loaded.configDir}/plugins`, 0, new Set()),
-  ]);
-  return [...files, ...plugins].join("|");
 }

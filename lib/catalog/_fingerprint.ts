@@ -1,0 +1,79 @@
+/**
+ * Change detection for re-resolution: modification times and sizes of the Cargo files,
+ * `config.toml` and the plugins folder, folded into one fingerprint string.
+ *
+ * @module
+ */
+import type { LoadedResolution } from "./resolve.ts";
+import { CONFIG_FILE_NAME } from "../plugins/config.ts";
+import { MAX_PLUGIN_DEPTH, PLUGIN_MANIFEST_NAME } from "../plugins/mod.ts";
+
+/** The files whose change means re-resolution, besides the plugins folder: Cargo files and `config.toml`. */
+export function watchedFiles(loaded: LoadedResolution, cwd: string): string[] {
+  const root = loaded.workspace.root;
+  const files = new Set<string>(loaded.workspace.manifests);
+  if (root) files.add(`${root}/Cargo.lock`);
+  else files.add(`${cwd}/Cargo.toml`);
+  files.add(`${loaded.configDir}/${CONFIG_FILE_NAME}`);
+  return [...files].sort();
+}
+
+async function statPart(path: string): Promise<string> {
+  try {
+    const info = await Deno.stat(path);
+    return `${path}:${info.mtime?.getTime() ?? 0}:${info.size}`;
+  } catch {
+    return `${path}:missing`; // A missing file is a state too: its appearance is a change.
+  }
+}
+
+/**
+ * The plugins folder as `loadPlugins()` walks it: every folder's modification time (a plugin
+ * folder added, removed or renamed changes its parent's) and every manifest's time and size.
+ * Plugin folders are not descended into, dot-folders are skipped, symlinks are followed once.
+ * Siblings are looked at concurrently; the parts come out in a fixed order.
+ */
+async function pluginTreeParts(dir: string, depth: number, visited: Set<string>): Promise<string[]> {
+  let real: string;
+  try {
+    real = await Deno.realPath(dir);
+  } catch {
+    return [`${dir}:missing`];
+  }
+  if (visited.has(real)) return [];
+  visited.add(real);
+  const [dirPart, manifestPart] = await Promise.all([
+    statPart(dir),
+    statPart(`${dir}/${PLUGIN_MANIFEST_NAME}`),
+  ]);
+  const isPlugin = !manifestPart.endsWith(":missing");
+  if (depth > 0 && isPlugin) return [dirPart, manifestPart];
+  // `plugins/SYMPOSIUM.toml` itself is reported as a problem: its appearance is a change too.
+  const parts = depth === 0 ? [dirPart, manifestPart] : [dirPart];
+  if (depth > 0 && depth >= MAX_PLUGIN_DEPTH) return parts;
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (!entry.name.startsWith(".") && !entry.isFile) names.push(entry.name);
+    }
+  } catch (error) {
+    return [...parts, `${dir}:unreadable:${String(error)}`];
+  }
+  const children = await Promise.all(
+    names.sort().map(async (name) => {
+      const path = `${dir}/${name}`;
+      const info = await Deno.stat(path).catch(() => undefined); // a dangling symlink is no folder
+      return info?.isDirectory ? await pluginTreeParts(path, depth + 1, visited) : [];
+    }),
+  );
+  return [...parts, ...children.flat()];
+}
+
+/** Modification times and sizes of the files whose change means re-resolution. */
+export async function fingerprintOf(loaded: LoadedResolution, cwd: string): Promise<string> {
+  const [files, plugins] = await Promise.all([
+    Promise.all(watchedFiles(loaded, cwd).map(statPart)),
+    pluginTreeParts(`${loaded.configDir}/plugins`, 0, new Set()),
+  ]);
+  return [...files, ...plugins].join("|");
+}

@@ -1,0 +1,54 @@
+/**
+ * The enabled-tools/disabled-tools and read-only filters: which tools of a server the agent sees,
+ * and the error naming the filter when a script calls a hidden one.
+ *
+ * @module
+ */
+import type { McpConfig } from "../plugins/config_types.ts";
+import { UserError } from "../diagnostics.ts";
+import { namespaceKey, type ServerSpec } from "../plugins/server_spec.ts";
+import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
+import type { Tool } from "../backends/connection.ts";
+
+/**
+ * The tools of `spec` that its `enabled-tools`/`disabled-tools` and the `[mcp]` `read-only` setting
+ * let through, in server order, and how many they hid.
+ */
+export function visibleTools(
+  spec: ServerSpec,
+  tools: Tool[],
+  config: McpConfig,
+): { tools: Tool[]; hiddenCount: number } {
+  const visible = tools.filter((t) =>
+    (spec.enabledTools === undefined || spec.enabledTools.includes(t.name)) &&
+    !(spec.disabledTools ?? []).includes(t.name) &&
+    (!config.readOnly || t.annotations?.readOnlyHint === true)
+  );
+  return { tools: visible, hiddenCount: tools.length - visible.length };
+}
+
+/**
+ * When `key` names one of the server's tools that a filter hides, the error saying which filter
+ * (`read-only`, `enabled-tools` or `disabled-tools`); `undefined` when no hidden tool matches.
+ */
+export function hiddenToolError(spec: ServerSpec, all: Tool[], key: string): UserError | undefined {
+  const resolved = resolveToolKey(buildBindingTable(all.map((t) => t.name)), spec.name, key);
+  if (!resolved.ok) return undefined;
+  const tool = all.find((t) => t.name === resolved.value)!;
+  const where = `\`${namespaceKey(spec.name)}.${tool.name}\``;
+  if (spec.enabledTools !== undefined && !spec.enabledTools.includes(tool.name)) {
+    return new UserError("TOOL_HIDDEN", `${where} is hidden by \`enabled-tools\` (it is not listed there)`, {
+      hint: `add "${tool.name}" to enabled-tools of ${spec.name} in its plugin manifest`,
+    });
+  }
+  if ((spec.disabledTools ?? []).includes(tool.name)) {
+    return new UserError("TOOL_HIDDEN", `${where} is hidden by \`disabled-tools\``, {
+      hint: `remove "${tool.name}" from disabled-tools of ${spec.name} in its plugin manifest`,
+    });
+  }
+  return new UserError(
+    "TOOL_HIDDEN",
+    `${where} is hidden by \`read-only = true\` (the server does not mark it read-only)`,
+    { hint: "set read-only = false under [mcp] in config.toml to call tools that may change things" },
+  );
+}

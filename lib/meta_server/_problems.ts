@@ -1,0 +1,20 @@
+/**
+ * Problems lines shared by `list_tools` and `execute`: a refused or dormant server explained the
+ * same way in both answers (and as `status` shows it).
+ *
+ * @module
+ */
+import type { Catalog } from "../catalog/mod.ts";
+import type { Refusal } from "../plugins/server_spec.ts";
+
+/** Why each declared server that does not apply here is out of scope, one indented line each. */
+export function dormantLines(catalog: Catalog): string[] {
+  return catalog.dormant.map((d) => `  \`${d.server}\` does not apply in this workspace: ${d.reason}`);
+}
+
+/** A refusal as one Problems line: what, where (file:line:col) and how to fix, as `status` shows it. */
+export function describeRefusal(r: Refusal): string {
+  const where = r.location ? ` (${r.location.file}:${r.location.line}:${r.location.column})` : "";
+  const hint = r.hint ? `; hint: ${r.hint}` : "";
+  return `\`${r.server}\`: ${r.reason}${where}${hint}`;
+}

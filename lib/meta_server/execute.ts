@@ -1,0 +1,209 @@
+/**
+ * The `execute` tool: runs a script in the sandbox (through a {@link ScriptRunner}) with one
+ * global per server, dispatching its calls through the catalog and reporting progress.
+ *
+ * @module
+ */
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { Catalog } from "../catalog/mod.ts";
+import type { Logger } from "../log.ts";
+import { NULL_LOGGER } from "../log.ts";
+import { namespaceKey } from "../plugins/server_spec.ts";
+import { offShapeNotice, OutputShapeChecker, unwrapToolResult } from "../catalog/result_unwrap.ts";
+import { describeRefusal, dormantLines } from "./_problems.ts";
+
+/** `execute`'s description: how scripts work, then the servers in scope. */
+export function executeDescription(catalog: Catalog): string {
+  const head = "Run a JavaScript program with this workspace's MCP tools in scope. Each server is a global " +
+    "object whose methods are its tools and return promises, e.g.\n" +
+    '  const rows = await sqlx.query({ sql: "select 1" });\n' +
+    "  return rows.filter((r) => r.ok);\n" +
+    "Write an async arrow function or a statement body that returns a value. Only the returned value " +
+    "(and console output) comes back, so filter inside the script. Calls under Promise.all run concurrently.";
+  const names = catalog.servers.map((s) =>
+    namespaceKey(s.name) === s.name ? s.name : `${s.name} (as ${namespaceKey(s.name)})`
+  );
+  const tail = names.length > 0
+    ? `Servers in scope: ${names.join(", ")}.\nCall \`list_tools\` for their tools and signatures.`
+    : "No MCP servers apply to this workspace. Nothing is in scope for `execute`.";
+  return `${head}\n\n${tail}`;
+}
+
+/** A host call from the sandbox: the script's `namespace.key(args)`. */
+export interface HostCallRequest {
+  namespace: string;
+  key: string;
+  /** The script's first argument as JSON, or `undefined`. */
+  args: unknown;
+}
+
+/** What `execute` needs from the sandbox (adapter over `lib/sandbox/`). */
+export interface ScriptRunner {
+  /**
+   * Runs one script; never throws. `notices()` is read once the script ended (off-shape tags).
+   * @returns The text for the agent, whether it is an error, and extra content blocks (images).
+   */
+  run(request: {
+    script: string;
+    namespaces: string[];
+    hostCall: (request: HostCallRequest, signal: AbortSignal) => Promise<unknown>;
+    notices: () => string[];
+    signal?: AbortSignal | undefined;
+  }): Promise<{ text: string; isError: boolean; extraContent?: CallToolResult["content"] | undefined }>;
+}
+
+/** An image or audio content block found in a script's return value. */
+export interface MediaBlock {
+  type: "image" | "audio";
+  data: string;
+  mimeType: string;
+}
+
+function isMediaBlock(value: unknown): value is MediaBlock {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (v.type === "image" || v.type === "audio") && typeof v.data === "string" &&
+    typeof v.mimeType === "string";
+}
+
+/**
+ * Takes image and audio blocks out of a script's return value (searched 4 levels deep) so they
+ * reach the agent as real content blocks, not base64 inside the text. Each is replaced by
+ * `{ type, mimeType, attachment: n }` (1-based, the n-th extra content block).
+ *
+ * @returns The value with placeholders (the input when nothing was found) and the blocks in order.
+ */
+export function extractMedia(value: unknown): { value: unknown; blocks: MediaBlock[] } {
+  const blocks: MediaBlock[] = [];
+  const walk = (v: unknown, depth: number): unknown => {
+    if (isMediaBlock(v)) {
+      blocks.push({ type: v.type, data: v.data, mimeType: v.mimeType });
+      return { type: v.type, mimeType: v.mimeType, attachment: blocks.length };
+    }
+    if (depth >= 4 || typeof v !== "object" || v === null) return v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, depth + 1)]));
+  };
+  const replaced = walk(value, 0);
+  return blocks.length === 0 ? { value, blocks } : { value: replaced, blocks };
+}
+
+/** The argument object sent for a script's argument: `{}` for none/null, `{ value: x }` for non-objects. */
+export function toolArguments(args: unknown): Record<string, unknown> {
+  if (args === undefined || args === null) return {};
+  if (typeof args === "object" && !Array.isArray(args)) return args as Record<string, unknown>;
+  return { value: args };
+}
+
+/** One progress report of an `execute` run (see {@link ExecuteOptions.onProgress}). */
+export interface ExecuteProgress {
+  /**
+   * Backing calls completed so far (a whole number when a call completes), plus a fraction below
+   * 1 while a running call reports its own progress. Strictly increasing within a run.
+   */
+  progress: number;
+  /** What happened, naming the tool: `fx.echo done (2 calls completed)`, `fx.sleep: 300/500`. */
+  message: string;
+}
+
+/** Options of {@link runExecute}. */
+export interface ExecuteOptions {
+  signal?: AbortSignal | undefined;
+  /**
+   * Receives progress: one report per completed backing call (successful or not) and the backing
+   * servers' own progress notifications for the calls this run makes. A forwarded report that
+   * would not increase `progress` (two calls reporting at once) is dropped: MCP requires progress
+   * to increase. Default: none (and then no progress is forwarded).
+   */
+  onProgress?: ((progress: ExecuteProgress) => void) | undefined;
+  /** One checker per session, so a schema is compiled once. */
+  checker?: OutputShapeChecker | undefined;
+  logger?: Logger | undefined;
+}
+
+/** Share of a running call's own progress, in [0, 0.99]: `progress/total`, else `p/(p+1)`. */
+function progressFraction(p: { progress: number; total?: number | undefined }): number {
+  const value = Math.max(0, Number.isFinite(p.progress) ? p.progress : 0);
+  const fraction = p.total !== undefined && p.total > 0 ? value / p.total : value / (value + 1);
+  return Math.min(0.99, fraction);
+}
+
+/**
+ * Runs `script` exactly as the `execute` tool does (also `cargo-agents mcp exec`).
+ *
+ * @param options.signal Cancels the run: the script is interrupted (`{"error":"cancelled"}`) and
+ *   its in-flight backing calls are cancelled (each server gets `notifications/cancelled`).
+ * @returns The `CallToolResult` for the agent.
+ */
+export async function runExecute(
+  catalog: Catalog,
+  runner: ScriptRunner,
+  script: string,
+  options: ExecuteOptions = {},
+): Promise<CallToolResult> {
+  await catalog.refreshIfChanged();
+  if (catalog.servers.length === 0) {
+    const lines = [...catalog.refused.map((r) => `  ${describeRefusal(r)}`), ...dormantLines(catalog)];
+    return {
+      content: [{
+        type: "text",
+        text: ["No MCP tools are in scope, so there is nothing to call.", ...lines].join("\n"),
+      }],
+      isError: true,
+    };
+  }
+  const checker = options.checker ?? new OutputShapeChecker();
+  const logger = options.logger ?? NULL_LOGGER;
+  const offShape = new Set<string>();
+  const onProgress = options.onProgress;
+  let completed = 0;
+  let lastProgress = 0;
+  const report = (progress: number, message: string) => {
+    if (!onProgress || progress <= lastProgress) return;
+    lastProgress = progress;
+    onProgress({ progress, message });
+  };
+  const hostCall = async (request: HostCallRequest, signal: AbortSignal): Promise<unknown> => {
+    let label = `${request.namespace}.${request.key}`;
+    let status = "failed";
+    try {
+      const outcome = await catalog.call(request.namespace, request.key, toolArguments(request.args), {
+        signal,
+        onProgress: onProgress
+          ? (p) => {
+            const detail = p.message ?? `${p.progress}${p.total === undefined ? "" : `/${p.total}`}`;
+            report(completed + progressFraction(p), `${label}: ${detail}`);
+          }
+          : undefined,
+      });
+      label = `${namespaceKey(outcome.server)}.${outcome.tool}`;
+      const unwrapped = unwrapToolResult(outcome.result);
+      if (!unwrapped.ok) throw new Error(unwrapped.message);
+      if (checker.check(outcome.definition.outputSchema, outcome.result, unwrapped.value) === "off-shape") {
+        const notice = offShapeNotice(outcome.server, outcome.tool);
+        if (!offShape.has(notice)) logger.debug(notice);
+        offShape.add(notice);
+      }
+      status = "done";
+      return unwrapped.value;
+    } finally {
+      completed++;
+      if (!signal.aborted) {
+        report(completed, `${label} ${status} (${completed} call${completed === 1 ? "" : "s"} completed)`);
+      }
+    }
+  };
+  const refusals = catalog.refused.map((r) => `\`${r.server}\`: ${r.reason}`);
+  const outcome = await runner.run({
+    script,
+    // Dormant and refused servers are globals too: a call says why it cannot work here.
+    namespaces: [...catalog.servers.map((s) => namespaceKey(s.name)), ...catalog.unavailableNamespaces()],
+    hostCall,
+    notices: () => [...refusals, ...offShape],
+    signal: options.signal,
+  });
+  return {
+    content: [{ type: "text", text: outcome.text }, ...(outcome.extraContent ?? [])],
+    ...(outcome.isError ? { isError: true } : {}),
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * The `list_tools` tool: reads its arguments and renders the index, declarations and Problems of
+ * the servers in scope (also what `cargo-agents mcp tools` prints).
+ *
+ * @module
+ */
+import type { Catalog, ServerTools } from "../catalog/mod.ts";
+import { renderDeclarations, renderIndex } from "../declarations/mod.ts";
+import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
+import { namespaceKey } from "../plugins/server_spec.ts";
+import { describeRefusal, dormantLines } from "./_problems.ts";
+
+/** A parsed `list_tools` request. */
+export interface ListToolsQuery {
+  servers?: string[] | undefined;
+  tools?: string[] | undefined;
+  pattern?: string | undefined;
+  detail?: "names" | "signatures" | "full" | undefined;
+}
+
+/**
+ * Reads `list_tools` arguments leniently: unknown keys ignored, non-string list items dropped,
+ * an unknown `detail` means `names`.
+ */
+export function parseListToolsArgs(args: unknown): ListToolsQuery {
+  const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+  const list = (v: unknown) =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : undefined;
+  const detail = ["names", "signatures", "full"].includes(a.detail as string)
+    ? a.detail as ListToolsQuery["detail"]
+    : undefined;
+  return {
+    servers: list(a.servers),
+    tools: list(a.tools),
+    pattern: typeof a.pattern === "string" ? a.pattern : undefined,
+    detail,
+  };
+}
+
+function globToRegExp(glob: string): RegExp {
+  const escaped = glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
+  return new RegExp(`^${escaped}$`);
+}
+
+/**
+ * Longest wait for one server's tools in an unfiltered `list_tools`, in ms. A server still
+ * starting after it is reported under Problems as still starting (its start goes on, for the
+ * next call); a call naming the server in `servers` waits for it as long as its start takes.
+ */
+export const LIST_TOOLS_UNFILTERED_WAIT_MS = 5_000;
+
+/** Options of {@link renderListTools}. */
+export interface RenderListToolsOptions {
+  /** Wait per server when `servers` is not given, in ms. @default LIST_TOOLS_UNFILTERED_WAIT_MS */
+  unfilteredWaitMs?: number | undefined;
+}
+
+/**
+ * The text `list_tools` answers (also what `cargo-agents mcp tools` prints). Answers from the
+ * tool cache when fresh, else starts the servers it lists; never throws for a failing server:
+ * it goes under `Problems:` with its error (stderr tail included). Without a `servers` filter,
+ * a server not ready within {@link LIST_TOOLS_UNFILTERED_WAIT_MS} is reported as still starting.
+ */
+export async function renderListTools(
+  catalog: Catalog,
+  query: ListToolsQuery,
+  signal?: AbortSignal,
+  options: RenderListToolsOptions = {},
+): Promise<string> {
+  await catalog.refreshIfChanged();
+  const problems: string[] = [];
+  if (catalog.configError) problems.push(`config.toml: ${catalog.configError.message}`);
+  for (const r of catalog.refused) problems.push(describeRefusal(r));
+  if (catalog.servers.length === 0 && catalog.refused.length === 0) {
+    return ["No MCP servers apply to this workspace.", ...dormantLines(catalog)].join("\n");
+  }
+  const narrowed = query.servers !== undefined || query.tools !== undefined;
+  const detail = (query.detail ?? "names") === "names" && narrowed ? "full" : query.detail ?? "names";
+  const wanted = query.servers;
+  const chosen = catalog.servers.filter((s) =>
+    wanted === undefined || wanted.includes(s.name) || wanted.includes(namespaceKey(s.name))
+  );
+  for (const name of wanted ?? []) {
+    if (!catalog.servers.some((s) => s.name === name || namespaceKey(s.name) === name)) {
+      const unavailable = catalog.unavailableReason(name);
+      if (unavailable !== undefined) {
+        // A refused server is already under Problems with its reason; a dormant one is explained here.
+        if (catalog.dormant.some((d) => d.server === name || namespaceKey(d.server) === name)) {
+          problems.push(unavailable);
+        }
+        continue;
+      }
+      problems.push(
+        `no server named \`${name}\`. Available: ${catalog.servers.map((s) => s.name).join(", ") || "none"}`,
+      );
+    }
+  }
+  const pattern = query.pattern === undefined ? undefined : globToRegExp(query.pattern);
+  const waitMs = wanted === undefined ? options.unfilteredWaitMs ?? LIST_TOOLS_UNFILTERED_WAIT_MS : undefined;
+  const listed = await Promise.all(chosen.map(async (spec) => {
+    try {
+      if (waitMs === undefined) return await catalog.listServerTools(spec, signal ? { signal } : {});
+      // Not tied to this request's signal: a start outlives the bounded wait, for the next call.
+      const listing = catalog.listServerTools(spec);
+      listing.catch(() => {}); // A late failure is seen by the next call (under Problems then).
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), waitMs)));
+      try {
+        const first = await Promise.race([listing, late]);
+        if (first !== "late") return first;
+      } finally {
+        clearTimeout(timer);
+      }
+      problems.push(`\`${spec.name}\`: still starting; call list_tools again or name it in \`servers\``);
+      return undefined;
+    } catch (error) {
+      problems.push(`\`${spec.name}\`: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+  }));
+  const sections: string[] = [];
+  for (const entry of listed) {
+    if (!entry) continue;
+    problems.push(...entry.warnings);
+    const shown = selectTools(entry, query, pattern);
+    if (shown.length === 0) {
+      if (query.tools === undefined && pattern === undefined && entry.hiddenCount > 0) {
+        problems.push(`\`${entry.spec.name}\`: no tools visible (${entry.hiddenCount} hidden by filters)`);
+      }
+      if (query.tools !== undefined || pattern !== undefined) continue;
+    }
+    if (detail === "names") {
+      sections.push(renderIndex(entry.spec.name, shown));
+    } else {
+      // Bind over every visible tool, not the filtered subset, so the declared keys are exactly
+      // the keys `execute` resolves (aliases depend on the whole set).
+      const table = buildBindingTable(entry.tools.map((t) => t.name));
+      const rendered = renderDeclarations(entry.spec.name, shown, { detail, table });
+      sections.push(rendered.text);
+      problems.push(...rendered.warnings.map((w) => `\`${entry.spec.name}\`: ${w}`));
+    }
+  }
+  if (sections.length === 0 && problems.length === 0) return "No tools matched.";
+  const parts = [sections.join(detail === "names" ? "\n" : "\n\n")];
+  if (problems.length > 0) parts.push(`Problems:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+  return parts.filter((p) => p !== "").join("\n\n");
+}
+
+/**
+ * The tools of `entry` that `query.tools` and `pattern` select. A `tools` name is resolved as
+ * `execute` resolves a key (exact, then tolerant spelling: `getSum` finds `get-sum`).
+ */
+function selectTools(entry: ServerTools, query: ListToolsQuery, pattern: RegExp | undefined) {
+  let named: Set<string> | undefined;
+  if (query.tools !== undefined) {
+    const table = buildBindingTable(entry.tools.map((t) => t.name));
+    named = new Set(query.tools.flatMap((key) => {
+      const resolved = resolveToolKey(table, entry.spec.name, key);
+      return resolved.ok ? [resolved.value] : [];
+    }));
+  }
+  return entry.tools.filter((t) =>
+    (named === undefined || named.has(t.name)) && (pattern === undefined || pattern.test(t.name))
+  );
+}

@@ -1,0 +1,165 @@
+import assert from "node:assert/strict";
+import { Catalog, toolCachePath } from "../../lib/catalog/mod.ts";
+import { spawnKey } from "../../lib/plugins/server_spec.ts";
+import { parseListToolsArgs, renderListTools } from "../../lib/meta_server/list_tools.ts";
+import { fixtureServerToml, writePlugin } from "../_fakes_meta.ts";
+import { execute, harness, textOf } from "./_harness.ts";
+
+Deno.test("list_tools answers an index and then declarations for a named server", async () => {
+  const h = await harness((d) => writePlugin(d.home, "fx", fixtureServerToml("fx")));
+  const index = textOf(await h.client.callTool({ name: "list_tools", arguments: {} }));
+  assert.match(index, /^fx:\n {2}echo - Echo a message back\.\n/);
+  assert.match(index, /\n {2}you-search - Hyphenated name\./);
+  const full = textOf(
+    await h.client.callTool({ name: "list_tools", arguments: { servers: ["fx"], tools: ["echo"] } }),
+  );
+  assert.match(full, /declare const fx: \{/);
+  assert.match(full, /echo\(params: \{/);
+  assert.doesNotMatch(full, /you-search/);
+  await h.close();
+});
+
+Deno.test("list_tools answers from the tool cache without starting the server", async () => {
+  const h = await harness((d) => writePlugin(d.home, "fx", fixtureServerToml("fx")));
+  await h.client.callTool({ name: "list_tools", arguments: {} });
+  const second = await Catalog.open({
+    cwd: h.dirs.ws,
+    env: { SYMPOSIUM_HOME: h.dirs.home },
+    homeDir: h.dirs.root,
+  });
+  const text = await renderListTools(second, {});
+  assert.match(text, /^fx:\n {2}echo - /);
+  assert.deepEqual(second.runningServers(), []);
+  await second.close();
+  await h.close();
+});
+
+Deno.test("list_tools reports a server that fails to start with its stderr tail under Problems", async () => {
+  const h = await harness(async (d) => {
+    await writePlugin(d.home, "fx", fixtureServerToml("good"));
+    await writePlugin(
+      d.home,
+      "broken",
+      fixtureServerToml("broken", ["--fail-starts=99", `--counter-file=${d.root}/n`]),
+    );
+  });
+  const text = textOf(await h.client.callTool({ name: "list_tools", arguments: {} }));
+  assert.match(text, /^good:\n/);
+  assert.match(
+    text,
+    /\nProblems:\n {2}`broken`: broken failed to start: .*exited with code 3 before answering initialize; stderr: fixture: refusing start 1: database is locked/,
+  );
+  await h.close();
+});
+
+Deno.test("list_tools shows a server given up for the session under Problems, not its cached tools", async () => {
+  const h = await harness(async (d) => {
+    await writePlugin(
+      d.home,
+      "broken",
+      fixtureServerToml("broken", ["--fail-starts=99", `--counter-file=${d.root}/n`]),
+    );
+    await Deno.writeTextFile(`${d.home}/config.toml`, "[mcp]\nmax-server-restarts = 0\n");
+  });
+  const spec = h.catalog.servers[0]!;
+  const tool = { name: "echo", description: "Echo a message back.", inputSchema: { type: "object" } };
+  const path = await toolCachePath(h.catalog.configDir, spec);
+  await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({ spawnKey: spawnKey(spec), fetchedAtMs: Date.now(), tools: [tool] }),
+  );
+  assert.match(textOf(await h.client.callTool({ name: "list_tools", arguments: {} })), /^broken:\n {2}echo/);
+  const ran = await execute(h, "return await broken.echo({ message: 'hi' })");
+  assert.equal(ran.isError, true);
+  assert.equal(h.catalog.serverState(spec).status, "failed");
+  const text = textOf(await h.client.callTool({ name: "list_tools", arguments: {} }));
+  assert.doesNotMatch(text, /echo/);
+  assert.match(
+    text,
+    /^Problems:\n {2}`broken`: broken failed 1 times and is not restarted in this session: .*database is locked/,
+  );
+  await h.close();
+});
+
+Deno.test("renderListTools() answers an unfiltered call without waiting for a hung server; naming it waits", async () => {
+  const h = await harness(async (d) => {
+    await writePlugin(d.home, "fx", fixtureServerToml("fx"));
+    await writePlugin(
+      d.home,
+      "hung",
+      '[[mcp_servers]]\nname = "hung"\ncommand = "sleep"\nargs = ["1000"]\nstartup-timeout-secs = 3\n',
+    );
+  });
+  assert.match(await renderListTools(h.catalog, { servers: ["fx"] }), /declare const fx/);
+  const t0 = Date.now();
+  const text = await renderListTools(h.catalog, {}, undefined, { unfilteredWaitMs: 300 });
+  assert.ok(Date.now() - t0 < 2_500, `took ${Date.now() - t0} ms`);
+  assert.match(text, /^fx:\n {2}echo - /);
+  assert.match(
+    text,
+    /\nProblems:\n {2}`hung`: still starting; call list_tools again or name it in `servers`$/,
+  );
+  assert.equal(h.catalog.serverState(h.catalog.serverByName("hung")!).status, "starting");
+  const named = await renderListTools(h.catalog, { servers: ["hung"] });
+  assert.match(named, /^Problems:\n {2}`hung`: hung did not start within 3(\.\d)?s/);
+  await h.close();
+});
+
+Deno.test("list_tools finds tools named in `tools` with the tolerant spelling execute accepts", async () => {
+  const h = await harness((d) => writePlugin(d.home, "fx", fixtureServerToml("fx")));
+  const text = textOf(
+    await h.client.callTool({ name: "list_tools", arguments: { tools: ["youSearch", "ECHO"] } }),
+  );
+  assert.match(text, /declare const fx: \{/);
+  assert.match(text, /you-search|youSearch/);
+  assert.match(text, /echo\(params: \{/);
+  assert.doesNotMatch(text, /pid\(/);
+  await h.close();
+});
+
+Deno.test("list_tools reports refused servers and unknown server names", async () => {
+  const h = await harness(async (d) => {
+    await writePlugin(d.home, "fx", fixtureServerToml("fx"));
+    await writePlugin(d.home, "bad", fixtureServerToml("execute"));
+  });
+  const text = textOf(await h.client.callTool({ name: "list_tools", arguments: { servers: ["nope"] } }));
+  assert.match(
+    text,
+    /Problems:\n {2}`execute`: server name "execute" is reserved by the meta-server \(\S+\/plugins\/bad\/SYMPOSIUM\.toml:\d+:\d+\); hint: [^\n]+\n {2}no server named `nope`\. Available: fx/,
+  );
+  await h.close();
+});
+
+Deno.test("list_tools says so when no server applies", async () => {
+  const h = await harness(() => Promise.resolve());
+  assert.equal(
+    textOf(await h.client.callTool({ name: "list_tools", arguments: {} })),
+    "No MCP servers apply to this workspace.",
+  );
+  const ran = await execute(h, "return 1");
+  assert.equal(ran.isError, true);
+  assert.match(ran.text, /^No MCP tools are in scope, so there is nothing to call\./);
+  await h.close();
+});
+
+Deno.test("list_tools accepts a server's raw name and its script global in `servers`", async () => {
+  const h = await harness((d) => writePlugin(d.home, "my-tools", fixtureServerToml("my-tools")));
+  for (const name of ["my-tools", "my_tools"]) {
+    const text = textOf(
+      await h.client.callTool({ name: "list_tools", arguments: { servers: [name], tools: ["pid"] } }),
+    );
+    assert.match(text, /^declare const my_tools: \{/, name);
+    assert.doesNotMatch(text, /Problems:/, name);
+  }
+  await h.close();
+});
+
+Deno.test("parseListToolsArgs() ignores what it does not understand", () => {
+  assert.deepEqual(parseListToolsArgs({ servers: ["a", 1], detail: "loud", extra: true }), {
+    servers: ["a"],
+    tools: undefined,
+    pattern: undefined,
+    detail: undefined,
+  });
+});
