@@ -9,7 +9,7 @@
 import { Client } from "@modelcontextprotocol/client";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { sourceRunArgs } from "../lib/self_command.ts";
+import { DENO_RUN_FLAGS, sourceRunArgs } from "../lib/self_command.ts";
 
 /** Repository root, with a trailing slash. */
 export const REPO = new URL("../", import.meta.url).pathname;
@@ -106,15 +106,26 @@ export async function makeWorld(fileCount = 200, fileBytes = 2_000): Promise<Wor
   return { root, home, ws, data, todoFiles, remove: () => Deno.remove(root, { recursive: true }) };
 }
 
-/** A transport wrapper that counts the bytes of every message received (as serialized JSON). */
+/**
+ * A transport wrapper that counts the bytes of every message received (as serialized JSON) and the
+ * `notifications/progress` among them (to tell whether every report sent reached the client's handler).
+ */
 export class CountingTransport implements Transport {
   bytesReceived = 0;
+  /** `notifications/progress` received, by progress token. */
+  readonly progressReceived = new Map<string | number, number>();
+  /** The progress token of the last request sent with one. */
+  lastProgressToken: string | number | undefined;
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined;
   constructor(readonly inner: Transport) {
     inner.onmessage = (m) => {
       this.bytesReceived += new TextEncoder().encode(JSON.stringify(m)).length + 1;
+      if ("method" in m && m.method === "notifications/progress") {
+        const token = (m.params as { progressToken: string | number }).progressToken;
+        this.progressReceived.set(token, (this.progressReceived.get(token) ?? 0) + 1);
+      }
       this.onmessage?.(m);
     };
     inner.onclose = () => this.onclose?.();
@@ -124,6 +135,10 @@ export class CountingTransport implements Transport {
     return this.inner.start();
   }
   send(message: JSONRPCMessage): Promise<void> {
+    const token = "params" in message
+      ? (message.params as { _meta?: { progressToken?: string | number } } | undefined)?._meta?.progressToken
+      : undefined;
+    if (token !== undefined) this.lastProgressToken = token;
     return this.inner.send(message);
   }
   close(): Promise<void> {
@@ -148,12 +163,28 @@ export async function connectMetaServer(
   return { client, counter, pid: stdio.pid ?? 0 };
 }
 
+/**
+ * An SDK client connected to `bench/_noop_server.ts` (one tool that does nothing, served by the same SDK
+ * over stdio and run with the same Deno flags as `mcp-serve`): the fixed-cost floor of the benchmarks.
+ */
+export async function connectNoop(): Promise<{ client: Client; pid: number }> {
+  const stdio = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", ...DENO_RUN_FLAGS, "--config", `${REPO}deno.json`, `${REPO}bench/_noop_server.ts`],
+    env: Deno.env.toObject(),
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "noop-agent", version: "1.0.0" });
+  await client.connect(stdio);
+  return { client, pid: stdio.pid ?? 0 };
+}
+
 /** An SDK client connected straight to one npm server (what an agent would do without the meta-server). */
 export async function connectDirect(
   pkg: "server-filesystem" | "server-memory" | "server-everything",
   args: string[],
   env: Record<string, string> = {},
-): Promise<{ client: Client; counter: CountingTransport }> {
+): Promise<{ client: Client; counter: CountingTransport; pid: number }> {
   const stdio = new StdioClientTransport({
     command: "node",
     args: [npmServer(pkg), ...args],
@@ -163,7 +194,7 @@ export async function connectDirect(
   const counter = new CountingTransport(stdio);
   const client = new Client({ name: "direct-agent", version: "1.0.0" });
   await client.connect(counter);
-  return { client, counter };
+  return { client, counter, pid: stdio.pid ?? 0 };
 }
 
 /** The seed's script: which files under `dir` mention TODO. */

@@ -1,0 +1,130 @@
+/**
+ * Numbers and printing for `bench/perf.ts`: samples → min / median / max, the goal check of each
+ * figure, the machine description, and the text table and JSON report.
+ *
+ * @module
+ */
+
+/** Summary of a series of samples, in the series' unit. */
+export interface Stats {
+  min: number;
+  median: number;
+  max: number;
+  /** Number of samples. */
+  n: number;
+}
+
+/** Min, median (mean of the two middle samples for an even count) and max of `samples`. */
+export function statsOf(samples: readonly number[]): Stats {
+  if (samples.length === 0) return { min: NaN, median: NaN, max: NaN, n: 0 };
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { min: sorted[0]!, median, max: sorted.at(-1)!, n: sorted.length };
+}
+
+/** One row of the goals table: what we measured, beside its floor. */
+export interface Figure {
+  /** Stable key, e.g. `"return1"`. */
+  id: string;
+  /** The figure as the goals table names it. */
+  figure: string;
+  /** The goal as text, e.g. `"≤ 1.0 ms"`. */
+  goal: string;
+  unit: "ms" | "MiB" | "×";
+  /** What the floor is, e.g. `"no-op tool, SDK over stdio"`; absent when the figure has none. */
+  floorLabel?: string;
+  floor?: Stats;
+  ours: Stats;
+  /** ours.median / floor.median. */
+  ratio?: number;
+  /** Whether the goal is met (by the medians). */
+  met: boolean;
+  /** Anything else worth keeping (extra series, checks). */
+  notes?: string[];
+}
+
+/** The machine the benchmark ran on. */
+export interface Machine {
+  os: string;
+  cpu: string;
+  cores: number;
+  memoryGiB: number;
+  deno: string;
+  v8: string;
+  node: string;
+}
+
+/** What `command args…` prints on stdout, trimmed; `undefined` when it cannot run. */
+function outputOf(command: string, args: string[]): string | undefined {
+  try {
+    const out = new Deno.Command(command, { args, stdout: "piped", stderr: "null" }).outputSync();
+    return out.success ? new TextDecoder().decode(out.stdout).trim() : undefined;
+  } catch {
+    return undefined; // Not installed here: the caller says "unknown".
+  }
+}
+
+/**
+ * Describes this machine. The CPU model comes from `/proc/cpuinfo` through `grep` (Deno reads `/proc`
+ * only with `--allow-all`), so it is `"unknown"` off Linux.
+ */
+export function describeMachine(): Machine {
+  const cpuLine = outputOf("grep", ["-m1", "model name", "/proc/cpuinfo"]);
+  const cpu = cpuLine?.replace(/^model name\s*:\s*/, "") ?? "unknown";
+  const node = outputOf("node", ["--version"]) ?? "none";
+  return {
+    os: `${Deno.build.os} ${Deno.osRelease()} ${Deno.build.arch}`,
+    cpu,
+    cores: navigator.hardwareConcurrency,
+    memoryGiB: Math.round(Deno.systemMemoryInfo().total / 2 ** 30),
+    deno: Deno.version.deno,
+    v8: Deno.version.v8,
+    node,
+  };
+}
+
+/** The 1-minute load average, or `NaN` where the OS does not say. */
+export function loadAverage(): number {
+  try {
+    return Deno.loadavg()[0]!;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Resident set size of process `pid` (threads included, children not), MiB. */
+export function rssMiB(pid: number): number {
+  return Number(outputOf("ps", ["-o", "rss=", "-p", String(pid)]) ?? NaN) / 1024;
+}
+
+function fmt(value: number | undefined, unit: string): string {
+  if (value === undefined || Number.isNaN(value)) return "–";
+  const digits = unit === "MiB" ? 1 : value >= 100 ? 0 : value >= 10 ? 1 : 2;
+  return value.toFixed(digits);
+}
+
+function statsText(s: Stats | undefined, unit: string): string {
+  if (!s) return "–";
+  if (s.n === 1) return fmt(s.median, unit);
+  return `${fmt(s.min, unit)} / ${fmt(s.median, unit)} / ${fmt(s.max, unit)}`;
+}
+
+/** The figures as a Markdown table (min / median / max; ratio = our median over the floor's). */
+export function renderTable(figures: readonly Figure[]): string {
+  const rows = [
+    ["figure", "goal", "floor (min / median / max)", "cargo-agents (min / median / max)", "ratio", "met"],
+    ...figures.map((f) => [
+      f.figure,
+      f.goal,
+      f.floor ? `${statsText(f.floor, f.unit)} ${f.unit} (${f.floorLabel})` : "–",
+      `${statsText(f.ours, f.unit)} ${f.unit}`,
+      f.ratio === undefined ? "–" : `${f.ratio.toFixed(2)}×`,
+      f.met ? "yes" : "NO",
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  return [line(rows[0]!), `| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`, ...rows.slice(1).map(line)]
+    .join("\n");
+}
