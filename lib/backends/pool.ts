@@ -55,11 +55,12 @@ export const BASE_BACKOFF_MS = 1_000;
 /** Longest restart delay, in ms. */
 export const MAX_BACKOFF_MS = 60_000;
 /**
- * Most calls in flight at once per backing server (default of {@link PoolOptions.maxCallsInFlight}).
- * A script's `Promise.all` over 100 calls sends 8 at a time to one server; the others wait their
- * turn in the order they were made, so a slow or single-threaded server is never flooded.
+ * Most calls in flight at once per backing server (default of {@link PoolOptions.maxCallsInFlight}
+ * and of `[mcp] max-calls-in-flight-per-server`). A script's `Promise.all` over 100 calls sends 32 at
+ * a time to one server; the others wait their turn in the order they were made, so a slow or
+ * single-threaded server is never flooded, while 20 parallel 1 s calls still take one round (1 s).
  */
-export const MAX_CALLS_IN_FLIGHT_PER_SERVER = 8;
+export const MAX_CALLS_IN_FLIGHT_PER_SERVER = 32;
 
 /**
  * The default connector: stdio specs spawn a child; http specs are refused until the http
@@ -101,7 +102,10 @@ export interface PoolOptions {
 }
 
 /** The pool settings `[mcp]` controls; {@link ServerPool.configure} changes them mid-session. */
-export type PoolLimits = Pick<PoolOptions, "maxRestarts" | "restartStableResetMs" | "shutdownGraceMs">;
+export type PoolLimits = Pick<
+  PoolOptions,
+  "maxRestarts" | "restartStableResetMs" | "shutdownGraceMs" | "maxCallsInFlight"
+>;
 
 /** What a server is doing, for `list_tools` Problems and `status`. */
 export interface ServerState {
@@ -152,7 +156,7 @@ export class ServerPool {
   #maxRestarts: number;
   #stableResetMs: number;
   #graceMs: number;
-  readonly #maxCallsInFlight: number;
+  #maxCallsInFlight: number;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #options: PoolOptions;
@@ -170,11 +174,22 @@ export class ServerPool {
     this.#maxCallsInFlight = Math.max(1, options.maxCallsInFlight ?? MAX_CALLS_IN_FLIGHT_PER_SERVER);
   }
 
-  /** Applies new restart and shutdown settings (after `config.toml` changed); unset fields stay. */
+  /**
+   * Applies new restart, shutdown and call-bound settings (after `config.toml` changed); unset fields
+   * stay. A raised call bound lets waiting calls start at once; a lowered one lets calls in flight
+   * finish and starts new ones only below it.
+   */
   configure(limits: PoolLimits): void {
     this.#maxRestarts = limits.maxRestarts ?? this.#maxRestarts;
     this.#stableResetMs = limits.restartStableResetMs ?? this.#stableResetMs;
     this.#graceMs = limits.shutdownGraceMs ?? this.#graceMs;
+    this.#maxCallsInFlight = Math.max(1, limits.maxCallsInFlight ?? this.#maxCallsInFlight);
+    for (const sup of this.#supervisors.values()) {
+      while (sup.callsInFlight < this.#maxCallsInFlight && sup.callQueue.length > 0) {
+        sup.callsInFlight++;
+        sup.callQueue.shift()!();
+      }
+    }
   }
 
   #supervisor(spec: ServerSpec): Supervisor {
@@ -272,8 +287,9 @@ export class ServerPool {
     try {
       return await call();
     } finally {
-      const next = sup.callQueue.shift();
-      if (next) next(); // the slot passes straight to the oldest waiter
+      // The slot passes straight to the oldest waiter, unless a lowered bound leaves no room for it.
+      const next = sup.callsInFlight <= this.#maxCallsInFlight ? sup.callQueue.shift() : undefined;
+      if (next) next();
       else sup.callsInFlight--;
     }
   }

@@ -276,8 +276,8 @@ export class Catalog {
   /**
    * Dispatches one call from a script: starts the server if needed (waiting out a restart
    * backoff), resolves `key` against the live tool list (exact, then tolerant spelling), and
-   * sends `tools/call` under the server's call timeout. At most `MAX_CALLS_IN_FLIGHT_PER_SERVER`
-   * calls per server are in flight; later ones wait their turn in order. Never retries.
+   * sends `tools/call` under the server's call timeout. At most `[mcp] max-calls-in-flight-per-server`
+   * (default 32) calls per server are in flight; later ones wait their turn in order. Never retries.
    *
    * @param options.signal Cancels the wait or the call (the server gets `notifications/cancelled`).
    * @param options.onProgress Receives the server's progress notifications for this call.
@@ -416,5 +416,6 @@ function poolLimits(config: McpConfig): PoolLimits {
     maxRestarts: config.maxServerRestarts,
     restartStableResetMs: config.restartStableResetSecs * 1000,
     shutdownGraceMs: config.shutdownGraceSecs * 1000,
+    maxCallsInFlight: config.maxCallsInFlightPerServer,
   };
 }

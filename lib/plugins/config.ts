@@ -73,6 +73,13 @@ const MCP_KEYS: Readonly<Record<string, KeyRule>> = {
     unit: "s",
   },
   "shutdown-grace-secs": { field: "shutdownGraceSecs", kind: "integer", min: 0, max: 600, unit: "s" },
+  "max-calls-in-flight-per-server": {
+    field: "maxCallsInFlightPerServer",
+    kind: "integer",
+    min: 1,
+    max: 1024,
+    unit: "calls",
+  },
   "read-only": { field: "readOnly", kind: "boolean" },
   // Upstream's switch between one `symposium` entry and per-plugin entries in `sync`; accepted so
   // upstream config files load, but cargo-agents always registers the one entry.

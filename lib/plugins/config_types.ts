@@ -29,6 +29,8 @@ export interface McpConfig {
   restartStableResetSecs: number;
   /** Grace given to a backing server to exit before it is killed, seconds. Default 5. */
   shutdownGraceSecs: number;
+  /** Tool calls in flight at once per backing server; more wait in order. Default 32. */
+  maxCallsInFlightPerServer: number;
   /** Expose only tools annotated `readOnlyHint: true`. Default false. */
   readOnly: boolean;
 }
@@ -46,5 +48,6 @@ export const DEFAULT_MCP_CONFIG: Readonly<McpConfig> = Object.freeze({
   maxServerRestarts: 5,
   restartStableResetSecs: 300,
   shutdownGraceSecs: 5,
+  maxCallsInFlightPerServer: 32,
   readOnly: false,
 });

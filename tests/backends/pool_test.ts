@@ -196,6 +196,38 @@ Deno.test("withCallSlot() runs at most maxCallsInFlight calls per server and sta
   await pool.close();
 });
 
+Deno.test("configure() with a raised call bound starts waiting calls at once; a lowered one lets calls drain", async () => {
+  const pool = new ServerPool({ connect: fakeConnector(new ManualClock()).connect, maxCallsInFlight: 1 });
+  const started: number[] = [];
+  const finish = new Map<number, () => void>();
+  const calls = [0, 1, 2, 3].map((i) =>
+    pool.withCallSlot(SPEC, () => {
+      started.push(i);
+      return new Promise<number>((resolve) => finish.set(i, () => resolve(i)));
+    })
+  );
+  await Promise.resolve();
+  assert.deepEqual(started, [0]);
+  pool.configure({ maxCallsInFlight: 3 });
+  await Promise.resolve();
+  assert.deepEqual(started, [0, 1, 2]);
+  assert.deepEqual(pool.callLoad(SPEC), { inFlight: 3, queued: 1 });
+  pool.configure({ maxCallsInFlight: 1 });
+  finish.get(0)!();
+  finish.get(1)!();
+  await Promise.all([calls[0], calls[1]]);
+  await Promise.resolve();
+  assert.deepEqual(started, [0, 1, 2]); // 1 still in flight: the bound of 1 is full
+  finish.get(2)!();
+  await calls[2];
+  await Promise.resolve();
+  assert.deepEqual(started, [0, 1, 2, 3]);
+  finish.get(3)!();
+  assert.deepEqual(await Promise.all(calls), [0, 1, 2, 3]);
+  assert.deepEqual(pool.callLoad(SPEC), { inFlight: 0, queued: 0 });
+  await pool.close();
+});
+
 Deno.test("withCallSlot() drops a waiting call whose signal aborts and frees the slot of a failed call", async () => {
   const pool = new ServerPool({ connect: fakeConnector(new ManualClock()).connect, maxCallsInFlight: 1 });
   let release!: () => void;

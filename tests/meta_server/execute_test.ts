@@ -101,7 +101,7 @@ Deno.test("execute sends no progress when the agent did not ask for it", async (
   await h.close();
 });
 
-Deno.test("execute runs calls under Promise.all at most 8 at a time per server, and all 100 complete", async () => {
+Deno.test("execute runs calls under Promise.all at most 32 at a time per server, and all 100 complete", async () => {
   const h = await harness(async (d) => {
     await writePlugin(d.home, "fx", fixtureServerToml("fx"));
     await writePlugin(d.home, "other", fixtureServerToml("other"));
@@ -121,6 +121,20 @@ Deno.test("execute runs calls under Promise.all at most 8 at a time per server, 
   // the last arrive on a loaded machine, so its peak only has to respect the bound and show concurrency.
   assert.equal(fxPeak, MAX_CALLS_IN_FLIGHT_PER_SERVER);
   assert.ok(otherPeak! >= 2 && otherPeak! <= MAX_CALLS_IN_FLIGHT_PER_SERVER, `other peaked at ${otherPeak}`);
+  await h.close();
+});
+
+Deno.test("execute honours [mcp] max-calls-in-flight-per-server", async () => {
+  const h = await harness(async (d) => {
+    await writePlugin(d.home, "fx", fixtureServerToml("fx"));
+    await Deno.writeTextFile(`${d.home}/config.toml`, "[mcp]\nmax-calls-in-flight-per-server = 3\n");
+  });
+  const result = await execute(
+    h,
+    `await Promise.all(Array.from({ length: 12 }, () => fx.sleep({ms: 40})));
+     return (await fx.stats()).maxInFlight;`,
+  );
+  assert.equal(result.text, "3");
   await h.close();
 });
 

@@ -53,6 +53,7 @@ Deno.test("parseMcpConfig() reads every [mcp] key", () => {
     maxServerRestarts: 2,
     restartStableResetSecs: 600,
     shutdownGraceSecs: 10,
+    maxCallsInFlightPerServer: 4,
     readOnly: true,
   });
 });
