@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { EngineOutcome, HostReply, StopReason } from "./engine.ts";
+import type { EngineOutcome, HostReply, StopReason } from "./_run_types.ts";
 import type { SandboxLimits } from "./types.ts";
 
 /** Host → spawner (over the spawner Worker's own channel). */

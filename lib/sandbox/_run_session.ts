@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { type EngineOutcome, type HostReply, MAX_TOOL_ARGS_BYTES, type StopReason } from "./engine.ts";
+import { type EngineOutcome, type HostReply, MAX_TOOL_ARGS_BYTES, type StopReason } from "./_run_types.ts";
 import { encodeStopReason, type FromSandbox, STOP_REASON, STOP_RUN_ID } from "./_protocol.ts";
 import type { RunOptions, SandboxFailure, SandboxResult } from "./types.ts";
-import type { WorkerSlot } from "./_worker_slot.ts";
+import type { SlotSession, WorkerSlot } from "./_worker_slot.ts";
 
 /** How a session ended. */
 export interface SessionEnd {
@@ -19,7 +19,7 @@ export interface SessionEnd {
 }
 
 /** One run on one Worker: deadline, cancellation, host calls, console, and the kill if the Worker hangs. */
-export class RunSession {
+export class RunSession implements SlotSession {
   /** The result, whether the Worker can serve another run, and its WASM memory size when it said so. */
   readonly result: Promise<SessionEnd>;
   readonly #slot: WorkerSlot;

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import type { RunSession } from "./_run_session.ts";
 import {
   type FromSandbox,
   type FromSpawner,
@@ -12,6 +11,14 @@ import {
   type ToSandbox,
   type ToSpawner,
 } from "./_protocol.ts";
+
+/** The run a slot is serving, as the slot sees it (`RunSession` implements it). */
+export interface SlotSession {
+  /** Handles a message of the run from the sandbox Worker. */
+  receive(message: FromSandbox): void;
+  /** Fails the run: the Worker died (`reason` says how). */
+  crash(reason: string): void;
+}
 
 /** The Worker that creates and kills sandbox Workers, so the host thread never blocks in `new Worker()`. */
 export class Spawner {
@@ -52,7 +59,7 @@ export class WorkerSlot {
   readonly stopFlags = new Int32Array(new SharedArrayBuffer(STOP_FLAGS_BYTES));
   /** `true` once the Worker loaded QuickJS, else why it could not. */
   readonly ready: Promise<true | string>;
-  session: RunSession | undefined;
+  session: SlotSession | undefined;
   isReady = false;
   wasReady = false;
   isDead = false;

@@ -1,6 +1,7 @@
 /**
- * `execute`'s engine: JavaScript (or TypeScript) scripts in QuickJS with hard limits, inside a pool of
- * Workers that the host can kill. Each server in scope is a global namespace whose methods call the host.
+ * `execute`'s engine: runs one JavaScript (or TypeScript) script in QuickJS against host-call callbacks under
+ * hard limits, in Workers the host can kill. It must never import servers, MCP or the catalog: it knows only
+ * namespaces, a `hostCall` callback and `SandboxLimits` (`limitsFromConfig()` reads just the `[mcp]` type).
  *
  * @example
  * ```ts ignore
@@ -36,6 +37,6 @@ export {
   type SandboxPoolOptions,
 } from "./pool.ts";
 export { renderExecuteText } from "./render.ts";
-export { MAX_TOOL_ARGS_BYTES } from "./engine.ts";
+export { MAX_TOOL_ARGS_BYTES } from "./_run_types.ts";
 export { MAX_RESULT_DEPTH } from "./_json_depth.ts";
 export { UNREACHABLE_TOOL_KEYS } from "./_prelude.ts";

@@ -1,0 +1,236 @@
+/**
+ * The bridge between a running script and the host: the native functions the prelude calls (tool calls,
+ * console lines, timers), marshalling tool arguments out of QuickJS and replies back in, and the per-call
+ * budgets (tool-call count, arguments size, result depth, pending timers).
+ *
+ * @module
+ */
+import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
+import { jsonNestingDepth, MAX_RESULT_DEPTH } from "./_json_depth.ts";
+import { PRELUDE_FILE, PRELUDE_SOURCE, UNREACHABLE_TOOL_KEYS } from "./_prelude.ts";
+import {
+  type Ending,
+  type EngineIo,
+  type EngineRequest,
+  type HostReply,
+  type Internals,
+  MAX_PENDING_TIMERS,
+  MAX_TOOL_ARGS_BYTES,
+} from "./_run_types.ts";
+import { utf8ByteLength } from "./_utf8.ts";
+
+/** What the bridge needs from the run that owns it. */
+export interface BridgeHooks {
+  readonly request: EngineRequest;
+  readonly io: EngineIo;
+  /** Whether the run is over (late replies and timers are then dropped). */
+  isFinished(): boolean;
+  /** Queues guest work for the run loop, which runs it and stops on the ending it returns. */
+  push(event: () => Ending | undefined): void;
+  /** Emits one console line (within the run's console budget). */
+  log(line: string): void;
+  /** Keeps a handle alive until the run disposes its context. */
+  own(handle: QuickJSHandle): QuickJSHandle;
+}
+
+/** The host side of one run's prelude: installs it, then serves its tool calls and timers. */
+export class HostBridge {
+  readonly #ctx: QuickJSContext;
+  readonly #hooks: BridgeHooks;
+  #internals: Internals | undefined;
+  #limitError: QuickJSHandle | undefined;
+  #toolCalls = 0;
+  #nextCallId = 1;
+  #pendingCalls = 0;
+  readonly #timers = new Map<number, ReturnType<typeof setTimeout>>();
+
+  constructor(ctx: QuickJSContext, hooks: BridgeHooks) {
+    this.#ctx = ctx;
+    this.#hooks = hooks;
+  }
+
+  /** Tool calls dispatched so far. */
+  get toolCalls(): number {
+    return this.#toolCalls;
+  }
+
+  /** The prelude's functions, once `install()` succeeded. */
+  get internals(): Internals | undefined {
+    return this.#internals;
+  }
+
+  /** The `ToolCallLimitError` thrown at the call past `maxToolCalls`, once installed. */
+  get limitError(): QuickJSHandle | undefined {
+    return this.#limitError;
+  }
+
+  /** Whether no tool call and no timer is pending. */
+  get idle(): boolean {
+    return this.#pendingCalls === 0 && this.#timers.size === 0;
+  }
+
+  /** Cancels every pending timer (at the end of the run). */
+  clearTimers(): void {
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+  }
+
+  /** Evaluates the prelude and keeps handles to its internals; returns an ending if that failed. */
+  install(): Ending | undefined {
+    const ctx = this.#ctx;
+    const own = (handle: QuickJSHandle) => this.#hooks.own(handle);
+    const native = own(ctx.newObject());
+    const fn = (name: string, impl: (...args: QuickJSHandle[]) => QuickJSHandle | undefined) => {
+      const handle = ctx.newFunction(name, impl);
+      ctx.setProp(native, name, handle);
+      handle.dispose();
+    };
+    fn("call", (ns, key, argsJson) => this.#startCall(ns!, key!, argsJson!));
+    fn("log", (line) => {
+      this.#hooks.log(ctx.getString(line!));
+      return undefined;
+    });
+    fn("startTimer", (id, delay) => this.#startTimer(ctx.getNumber(id!), ctx.getNumber(delay!)));
+    fn("cancelTimer", (id) => {
+      const key = ctx.getNumber(id!);
+      clearTimeout(this.#timers.get(key));
+      this.#timers.delete(key);
+      return undefined;
+    });
+    const { request } = this.#hooks;
+    this.#limitError = own(ctx.newError({
+      name: "ToolCallLimitError",
+      message: `This script reached its limit of ${request.limits.maxToolCalls} tool calls (max-tool-calls)`,
+    }));
+
+    const factory = ctx.evalCode(PRELUDE_SOURCE, PRELUDE_FILE);
+    if (factory.error) return { kind: "thrown", prefix: "Cannot start the sandbox: ", error: factory.error };
+    const names = ctx.newString(JSON.stringify(request.namespaces));
+    const unreachable = ctx.newString(JSON.stringify(UNREACHABLE_TOOL_KEYS));
+    const made = ctx.callFunction(factory.value, ctx.undefined, native, names, unreachable);
+    factory.value.dispose();
+    names.dispose();
+    unreachable.dispose();
+    if (made.error) return { kind: "thrown", prefix: "Cannot start the sandbox: ", error: made.error };
+    const obj = made.value;
+    const get = (key: string) => own(ctx.getProp(obj, key));
+    this.#internals = {
+      run: get("run"),
+      settle: get("settle"),
+      fireTimer: get("fireTimer"),
+      serialize: get("serialize"),
+      describe: get("describe"),
+      unobserved: get("unobserved"),
+      release: get("release"),
+    };
+    obj.dispose();
+    return undefined;
+  }
+
+  #startCall(nsHandle: QuickJSHandle, keyHandle: QuickJSHandle, argsHandle: QuickJSHandle) {
+    const ctx = this.#ctx;
+    if (this.#toolCalls >= this.#hooks.request.limits.maxToolCalls) return this.#limitError!.dup();
+    const namespace = ctx.getString(nsHandle);
+    const key = ctx.getString(keyHandle);
+    const argsJson = ctx.typeof(argsHandle) === "string" ? ctx.getString(argsHandle) : undefined;
+    if (argsJson !== undefined && tooLarge(argsJson)) {
+      return ctx.newError({
+        name: "RangeError",
+        message:
+          `The arguments of ${namespace}.${key}() are ${utf8ByteLength(argsJson)} bytes of JSON, more ` +
+          `than the ${MAX_TOOL_ARGS_BYTES} bytes a tool call may carry; the call was not sent`,
+      });
+    }
+    this.#toolCalls++;
+    this.#pendingCalls++;
+    const id = this.#nextCallId++;
+    const deliver = (reply: HostReply) => {
+      this.#pendingCalls--;
+      if (this.#hooks.isFinished()) return;
+      this.#hooks.push(() => this.#settle(id, admitted(namespace, key, reply)));
+    };
+    let started: Promise<HostReply>;
+    try {
+      started = this.#hooks.io.hostCall(namespace, key, argsJson);
+    } catch (error) {
+      started = Promise.resolve({
+        ok: false,
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+    started.then(
+      deliver,
+      (error: unknown) =>
+        deliver({ ok: false, message: error instanceof Error ? error.message : String(error) }),
+    );
+    return ctx.newNumber(id);
+  }
+
+  #settle(id: number, reply: HostReply): Ending | undefined {
+    const ctx = this.#ctx;
+    const idHandle = ctx.newNumber(id);
+    const text = reply.ok ? reply.json : reply.message;
+    const payload = text === undefined ? undefined : ctx.newString(text);
+    const ok = reply.ok ? ctx.true : ctx.false;
+    const result = ctx.callFunction(
+      this.#internals!.settle,
+      ctx.undefined,
+      idHandle,
+      ok,
+      payload ?? ctx.undefined,
+    );
+    idHandle.dispose();
+    payload?.dispose();
+    if (result.error) {
+      return { kind: "thrown", prefix: "Cannot deliver a tool result: ", error: result.error };
+    }
+    result.value.dispose();
+    return undefined;
+  }
+
+  #startTimer(id: number, delayMs: number): QuickJSHandle {
+    const ctx = this.#ctx;
+    if (this.#timers.size >= MAX_PENDING_TIMERS) return ctx.false;
+    const timer = setTimeout(() => {
+      this.#timers.delete(id);
+      if (this.#hooks.isFinished()) return;
+      this.#hooks.push(() => {
+        const idHandle = ctx.newNumber(id);
+        const result = ctx.callFunction(this.#internals!.fireTimer, ctx.undefined, idHandle);
+        idHandle.dispose();
+        if (result.error) {
+          return {
+            kind: "thrown",
+            prefix: "Uncaught exception in a setTimeout callback: ",
+            error: result.error,
+          };
+        }
+        result.value.dispose();
+        return undefined;
+      });
+    }, Math.min(delayMs, 2 ** 31 - 1));
+    this.#timers.set(id, timer);
+    return ctx.true;
+  }
+}
+
+/**
+ * The reply as it may enter QuickJS: a result nested deeper than {@link MAX_RESULT_DEPTH} becomes a failure
+ * of that one call (QuickJS would overflow the native stack parsing it and take the module down).
+ */
+function admitted(namespace: string, key: string, reply: HostReply): HostReply {
+  if (!reply.ok || reply.json === undefined) return reply;
+  const depth = jsonNestingDepth(reply.json);
+  if (depth <= MAX_RESULT_DEPTH) return reply;
+  return {
+    ok: false,
+    message: `The result of ${namespace}.${key} is nested too deeply (${depth} levels) to pass into the ` +
+      `script; at most ${MAX_RESULT_DEPTH} levels can cross. Ask the tool for less deeply nested data.`,
+  };
+}
+
+/** Whether arguments JSON exceeds {@link MAX_TOOL_ARGS_BYTES} (counting bytes only when it can matter). */
+function tooLarge(argsJson: string): boolean {
+  if (argsJson.length > MAX_TOOL_ARGS_BYTES) return true;
+  return argsJson.length * 3 > MAX_TOOL_ARGS_BYTES && utf8ByteLength(argsJson) > MAX_TOOL_ARGS_BYTES;
+}
