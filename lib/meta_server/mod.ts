@@ -13,6 +13,7 @@ import { NULL_LOGGER } from "../log.ts";
 import { OutputShapeChecker } from "../catalog/result_unwrap.ts";
 import { parseListToolsArgs, renderListTools } from "./list_tools.ts";
 import { executeDescription, runExecute, type ScriptRunner } from "./execute.ts";
+import { ProgressThrottle } from "./_progress.ts";
 
 export {
   LIST_TOOLS_UNFILTERED_WAIT_MS,
@@ -67,8 +68,18 @@ const EXECUTE_SCHEMA = {
   required: ["script"],
 };
 
-/** Pause between the last progress report of an `execute` and its result, in milliseconds. */
+/**
+ * Shortest time between the last progress report of an `execute` and its result, in milliseconds (see
+ * `ProgressThrottle`: a report read together with the response would be lost by the SDK client).
+ */
 export const PROGRESS_FLUSH_MS = 15;
+
+/**
+ * Shortest time between two progress reports of one `execute`, and before its first, in milliseconds.
+ * A script that ends sooner sends none, so a quick `execute` costs the same with or without a
+ * `progressToken`.
+ */
+export const PROGRESS_INTERVAL_MS = 100;
 
 /** The two tools as `tools/list` answers them. */
 function listedTools(catalog: Catalog) {
@@ -103,6 +114,8 @@ export interface MetaServerOptions {
   runner: ScriptRunner;
   /** @default NULL_LOGGER */
   logger?: Logger | undefined;
+  /** Progress throttle interval, ms (tests use 0 to see every report). @default PROGRESS_INTERVAL_MS */
+  progressIntervalMs?: number | undefined;
 }
 
 /**
@@ -135,27 +148,23 @@ export function createMetaServer(options: MetaServerOptions): Server {
       }
       const progressToken = ctx.mcpReq._meta?.progressToken;
       const started = Date.now();
-      // Progress notifications still being written when the script ends are awaited before the result, so
-      // the agent never receives a report after the response (its progress handler is gone by then).
-      const sending: Promise<void>[] = [];
+      // Reports are throttled, and the result waits until the last one sent can have been read on its own,
+      // so the agent never receives a report after the response (its progress handler is gone by then).
+      const progress = progressToken === undefined ? undefined : new ProgressThrottle(
+        ({ progress, message }) =>
+          ctx.mcpReq.notify({
+            method: "notifications/progress",
+            params: { progressToken, progress, message },
+          }),
+        { intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS, flushGapMs: PROGRESS_FLUSH_MS },
+      );
       const result = await runExecute(catalog, runner, script, {
         signal,
         checker,
         logger,
-        onProgress: progressToken === undefined ? undefined : ({ progress, message }) => {
-          sending.push(
-            ctx.mcpReq.notify({
-              method: "notifications/progress",
-              params: { progressToken, progress, message },
-            }).catch(() => {}), // The agent may be gone; progress is best effort.
-          );
-        },
+        onProgress: progress ? (report) => progress.report(report) : undefined,
       });
-      await Promise.all(sending);
-      // The SDK client runs notification handlers a microtask later but handles a response at once and
-      // drops the request's progress handler then: a report read in the same chunk as the response is
-      // lost. A short pause lets the last report reach the agent in its own read.
-      if (sending.length > 0) await new Promise((resolve) => setTimeout(resolve, PROGRESS_FLUSH_MS));
+      await progress?.finish();
       const outcome = signal.aborted ? "cancelled by the agent" : result.isError ? "error" : "ok";
       logger.info(`execute: ${outcome} in ${Date.now() - started} ms`);
       return result;

@@ -15,7 +15,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(setup: (dirs: TestDirs) => Promise<void>): Promise<Harness> {
+/**
+ * @param options.progressIntervalMs The meta-server's progress throttle; 0 (every report sent at once)
+ *   unless a test checks the throttle itself.
+ */
+export async function harness(
+  setup: (dirs: TestDirs) => Promise<void>,
+  options: { progressIntervalMs?: number } = {},
+): Promise<Harness> {
   const dirs = await makeDirs();
   await setup(dirs);
   const catalog = await Catalog.open({
@@ -23,7 +30,11 @@ export async function harness(setup: (dirs: TestDirs) => Promise<void>): Promise
     env: { SYMPOSIUM_HOME: dirs.home },
     homeDir: dirs.root,
   });
-  const server = createMetaServer({ catalog, runner: hostRunner });
+  const server = createMetaServer({
+    catalog,
+    runner: hostRunner,
+    progressIntervalMs: options.progressIntervalMs ?? 0,
+  });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(b);
   const notifications: string[] = [];
