@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { closestMatch, renderDiagnostic, UsageError, UserError } from "./lib/diagnostics.ts";
 import type { CommandContext } from "./lib/commands/context.ts";
@@ -30,12 +31,17 @@ interface CommandDef {
 const COMMANDS: Record<string, CommandDef> = {
   "mcp-serve": {
     summary: "Run the MCP meta-server on stdio (stdout carries JSON-RPC only)",
-    help: `Usage: cargo-agents mcp-serve
+    help: `Usage: cargo-agents mcp-serve [--config-dir DIR]
 
 Runs the meta-server for the workspace around the current directory. An agent
-starts it; stdout carries JSON-RPC only, logs go to stderr and <config>/logs/.`,
-    options: {},
-    run: async (_v, _p, ctx) => (await import("./lib/commands/serve.ts")).runServe(ctx),
+starts it; stdout carries JSON-RPC only, logs go to stderr and <config>/logs/.
+
+Options:
+  --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+    options: { "config-dir": { type: "string" } },
+    run: async (v, _p, ctx) =>
+      (await import("./lib/commands/serve.ts")).runServe(withConfigDir(ctx, v["config-dir"])),
   },
   "status": {
     summary: "Show plugins and which MCP servers apply here, and why",
@@ -53,21 +59,30 @@ Options:
   },
   "sync": {
     summary: "Write the one `symposium` MCP entry into each agent's config",
-    help: `Usage: cargo-agents sync [--agent NAME]... [--project] [--dry-run] [--remove]
+    help: `Usage: cargo-agents sync [--agent NAME]... [--project] [--dry-run] [--remove] [--force]
+       cargo-agents sync --list [--project]
 
 Registers the meta-server (this program with \`mcp-serve\`) under the name
 "symposium" in the MCP configuration of every detected coding agent.
 
 Options:
-  --agent NAME   Only this agent (repeatable). Default: every detected agent
-  --project      Write project-level files in the workspace where the agent has them. Default: off
-  --dry-run      Print a unified diff per file and write nothing. Default: off
-  --remove       Take the "symposium" entry out instead. Default: off`,
+  --agent NAME       Only this agent (repeatable; an id from --list). Default: every detected agent
+  --project          Write project-level files in the workspace where the agent has them; they
+                     start \`cargo-agents mcp-serve\` from PATH. Default: off
+  --dry-run          Print a unified diff per file and write nothing. Default: off
+  --remove           Take the "symposium" entry out instead. Default: off
+  --force            Also replace config files that are read-only (they stay read-only). Default: off
+  --list             List every agent id, whether it is detected and why, and its files; write nothing
+  --config-dir DIR   The configuration folder the entry carries (\`mcp-serve --config-dir\`).
+                     Default: $SYMPOSIUM_HOME, else $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
     options: {
       agent: { type: "string", multiple: true },
       project: { type: "boolean" },
       "dry-run": { type: "boolean" },
       remove: { type: "boolean" },
+      force: { type: "boolean" },
+      list: { type: "boolean" },
+      "config-dir": { type: "string" },
     },
     run: async (v, _p, ctx) =>
       (await import("./lib/commands/sync.ts")).runSync({
@@ -75,7 +90,9 @@ Options:
         project: v.project === true,
         dryRun: v["dry-run"] === true,
         remove: v.remove === true,
-      }, ctx),
+        force: v.force === true,
+        list: v.list === true,
+      }, withConfigDir(ctx, v["config-dir"])),
   },
   "mcp login": {
     summary: "Sign in to a remote MCP server (OAuth, opens the browser)",
@@ -165,6 +182,13 @@ function describeParseError(error: unknown): string {
     default:
       return e.message ?? String(error);
   }
+}
+
+/** The context with `--config-dir` (resolved against the working directory) when it was given. */
+function withConfigDir(ctx: CommandContext, value: unknown): CommandContext {
+  if (typeof value !== "string") return ctx;
+  if (value.trim() === "") throw new UsageError('Cannot use --config-dir "": expected a folder');
+  return { ...ctx, configDir: resolve(ctx.cwd, value) };
 }
 
 function onePositional(positionals: string[], name: string): string {

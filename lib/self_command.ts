@@ -9,19 +9,21 @@
 
 /**
  * Flags of `deno run` that make it behave as `deno compile` does (the compile task passes the same).
- * `--stack-size` is in KiB: 1800 keeps a deep parse inside a 4 MiB Worker thread from aborting the process.
+ * `-q` keeps Deno's own lines (the "permissions in the config file" warning, `Download …` lines of
+ * a fresh cache) off stderr, which agents show to users as server errors. `--stack-size` is in
+ * KiB: 1800 keeps a deep parse inside a 4 MiB Worker thread from aborting the process.
  */
-export const DENO_RUN_FLAGS: readonly string[] = Object.freeze(["-P", "--v8-flags=--stack-size=1800"]);
+export const DENO_RUN_FLAGS: readonly string[] = Object.freeze(["-q", "-P", "--v8-flags=--stack-size=1800"]);
 
 /**
  * The arguments after the `deno` executable that run `main.ts` of the checkout at `repoDir`.
  *
  * @param repoDir Absolute path of the checkout, with or without a trailing `/`.
- * @returns e.g. `["run", "-P", "--v8-flags=--stack-size=1800", "--config", "/repo/deno.json", "/repo/main.ts"]`.
+ * @returns e.g. `["run", "-q", "-P", "--v8-flags=--stack-size=1800", "--config", "/repo/deno.json", "/repo/main.ts"]`.
  * @example
  * ```ts
  * import { sourceRunArgs } from "./self_command.ts";
- * sourceRunArgs("/repo/")[4]; // "/repo/deno.json"
+ * sourceRunArgs("/repo/")[5]; // "/repo/deno.json"
  * ```
  */
 export function sourceRunArgs(repoDir: string): string[] {

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { FileSystem } from "../lib/file_system.ts";
-import type { ConfigTarget, ServerCommand } from "../lib/sync/agents.ts";
+import type { ConfigTarget, ServerCommand } from "../lib/sync/agents/mod.ts";
 import { selectAgents } from "../lib/sync/agent_selection.ts";
 import type { PathContext } from "../lib/sync/platform_paths.ts";
 

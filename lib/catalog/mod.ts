@@ -66,6 +66,8 @@ export interface CatalogOptions {
   cwd: string;
   env: Readonly<Record<string, string>>;
   homeDir: string;
+  /** `--config-dir` (absolute), passed to the loader. */
+  configDir?: string | undefined;
   /** @default SYSTEM_CLOCK */
   clock?: Clock | undefined;
   /** @default NULL_LOGGER */
@@ -75,7 +77,12 @@ export interface CatalogOptions {
   /** Resolution loader (seam). @default loadResolution */
   load?:
     | ((
-      o: { cwd: string; env: Readonly<Record<string, string>>; homeDir: string },
+      o: {
+        cwd: string;
+        env: Readonly<Record<string, string>>;
+        homeDir: string;
+        configDir?: string | undefined;
+      },
     ) => Promise<LoadedResolution>)
     | undefined;
   /** Write and read `<config>/cache/tools/`. @default true */
@@ -124,7 +131,12 @@ export class Catalog {
    */
   static async open(options: CatalogOptions): Promise<Catalog> {
     const load = options.load ?? loadResolution;
-    const loaded = await load({ cwd: options.cwd, env: options.env, homeDir: options.homeDir });
+    const loaded = await load({
+      cwd: options.cwd,
+      env: options.env,
+      homeDir: options.homeDir,
+      configDir: options.configDir,
+    });
     return new Catalog(loaded, await fingerprintOf(loaded, options.cwd), options);
   }
 
@@ -351,6 +363,7 @@ export class Catalog {
       cwd: this.#options.cwd,
       env: this.#options.env,
       homeDir: this.#options.homeDir,
+      configDir: this.#options.configDir,
     });
     if (this.#closed) return false;
     const before = this.#visibleState();

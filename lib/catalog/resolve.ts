@@ -219,6 +219,7 @@ export interface LoadedResolution {
  * @param options.cwd Absolute working directory (the user's workspace).
  * @param options.env The process environment (config dir lookup and `${VAR}` expansion).
  * @param options.homeDir The user's home directory.
+ * @param options.configDir `--config-dir` (absolute), which wins over the environment.
  * @param options.fs File access. Default {@link denoFileSystem}.
  * Problems in the user's files (including a configuration directory, `config.toml` or `plugins`
  * of the wrong type) are reported in `configError`, `workspace.problems` and `resolution.refused`,
@@ -228,10 +229,11 @@ export async function loadResolution(options: {
   cwd: string;
   env: Readonly<Record<string, string>>;
   homeDir: string;
+  configDir?: string | undefined;
   fs?: FileSystem | undefined;
 }): Promise<LoadedResolution> {
   const fs = options.fs ?? denoFileSystem;
-  const configDir = resolveConfigDir(options.env, options.homeDir);
+  const configDir = resolveConfigDir(options.env, options.homeDir, options.configDir);
   let config: McpConfig;
   let configError: UserError | null = null;
   try {

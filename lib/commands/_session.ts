@@ -31,7 +31,7 @@ export async function openSession(
   ctx: CommandContext,
   options: { stderrLevel?: LogLevel; sessionName?: string } = {},
 ): Promise<Session> {
-  const configDir = resolveConfigDir(ctx.env, ctx.homeDir);
+  const configDir = resolveConfigDir(ctx.env, ctx.homeDir, ctx.configDir);
   const logger = createLogger({
     writeErr: ctx.writeErr,
     stderrLevel: ctx.verbose ? "debug" : options.stderrLevel ?? "info",
@@ -44,6 +44,7 @@ export async function openSession(
       cwd: ctx.cwd,
       env: ctx.env,
       homeDir: ctx.homeDir,
+      configDir: ctx.configDir,
       logger,
       connect: withHttpConnector(connectBySpec, { configDir }),
     });

@@ -14,6 +14,8 @@ export interface CommandContext {
   cwd: string;
   /** The user's home directory (absolute), or `""` when unknown. */
   homeDir: string;
+  /** `--config-dir DIR` (absolute), which overrides `$SYMPOSIUM_HOME` and `$XDG_CONFIG_HOME`. */
+  configDir?: string | undefined;
   /** Absolute path of the running program (the compiled binary or the `deno` executable). */
   execPath: string;
   /** The arguments with which this program re-runs itself, e.g. `["mcp-serve"]` is appended to these. */

@@ -1,17 +1,23 @@
 /**
  * `cargo-agents sync`: registers (or with `--remove`, unregisters) the meta-server as the
- * `symposium` MCP entry in every detected coding agent, and prints what happened per agent.
+ * `symposium` MCP entry in every detected coding agent, and prints what happened per agent;
+ * `--list` shows every agent id, whether it is detected and why, and its files.
  *
  * @module
  */
 import type { CommandContext } from "./context.ts";
-import { renderDiagnostic, UserError } from "../diagnostics.ts";
-import { renderSyncReport } from "../sync/report.ts";
-import { syncAgents } from "../sync/sync_agents.ts";
-import { toPlatform } from "../sync/platform_paths.ts";
+import { renderDiagnostic, UsageError, UserError } from "../diagnostics.ts";
+import { defaultConfigDir, resolveConfigDir } from "../plugins/config.ts";
+import type { ServerCommand } from "../sync/agents/mod.ts";
+import { renderAgentList, renderSyncReport } from "../sync/report.ts";
+import { listAgents, syncAgents } from "../sync/sync_agents.ts";
+import { type PathContext, toPlatform } from "../sync/platform_paths.ts";
 
 /** The argument the entry appends to the program's own command line. */
 export const SERVE_SUBCOMMAND = "mcp-serve";
+
+/** The `mcp-serve` option that carries a non-default config dir in the entry. */
+export const CONFIG_DIR_OPTION = "--config-dir";
 
 /** Options of {@link runSync}, from the command line. */
 export interface SyncOptions {
@@ -23,17 +29,30 @@ export interface SyncOptions {
   dryRun: boolean;
   /** `--remove`: take the `symposium` entry out instead. */
   remove: boolean;
+  /** `--force`: replace read-only config files too. @default false */
+  force?: boolean;
+  /** `--list`: list the agents, detection and files; write nothing. @default false */
+  list?: boolean;
+}
+
+/**
+ * The program a user-level entry starts: `ctx.selfCommand` (the absolute path of the compiled
+ * binary, or `deno run -q … main.ts` from source) with `mcp-serve`, plus `--config-dir DIR` when
+ * the config dir is not the default `~/.symposium` (agents such as Codex pass MCP servers only a
+ * short list of environment variables, so `SYMPOSIUM_HOME`/`XDG_CONFIG_HOME` would be lost).
+ */
+export function userServerCommand(ctx: CommandContext): ServerCommand {
+  const configDir = resolveConfigDir(ctx.env, ctx.homeDir, ctx.configDir);
+  const carry = configDir === defaultConfigDir(ctx.homeDir) ? [] : [CONFIG_DIR_OPTION, configDir];
+  return { command: ctx.selfCommand.command, args: [...ctx.selfCommand.args, SERVE_SUBCOMMAND, ...carry] };
 }
 
 /**
  * Runs `sync`. Prints each dry-run diff and then the result table on stdout, and the full
  * diagnostic of each failed file on stderr.
  *
- * The entry runs `ctx.selfCommand` with `mcp-serve` appended: the absolute path of the compiled
- * binary, or `deno run … main.ts` when running from source.
- *
  * @returns 1 when any agent's file could not be handled, else 0.
- * @throws {UsageError} for an unknown `--agent` name.
+ * @throws {UsageError} for an unknown `--agent` name, or `--list` with `--agent`/`--remove`/`--dry-run`.
  * @throws {UserError} `code: "SYNC_NO_HOME"` when the home directory is unknown.
  * @throws {UserError} `code: "SYNC_NO_WORKSPACE"` for `--project` outside a Cargo workspace.
  */
@@ -47,16 +66,37 @@ export async function runSync(options: SyncOptions, ctx: CommandContext): Promis
       },
     );
   }
-  const outcomes = await syncAgents(options, {
-    paths: { platform: toPlatform(Deno.build.os), homeDir: ctx.homeDir, env: ctx.env, cwd: ctx.cwd },
-    server: { command: ctx.selfCommand.command, args: [...ctx.selfCommand.args, SERVE_SUBCOMMAND] },
+  const paths: PathContext = {
+    platform: toPlatform(Deno.build.os),
+    homeDir: ctx.homeDir,
+    env: ctx.env,
+    cwd: ctx.cwd,
+  };
+  if (options.list === true) {
+    if (options.agents.length > 0 || options.remove || options.dryRun || options.force === true) {
+      throw new UsageError(
+        "Cannot use --list with --agent, --remove, --dry-run or --force: it writes nothing",
+        {
+          hint: "run `cargo-agents sync --list` alone (or with --project)",
+        },
+      );
+    }
+    const rows = await listAgents({ paths }, { project: options.project });
+    ctx.writeOut(renderAgentList(rows, { homeDir: ctx.homeDir }));
+    return 0;
+  }
+  const outcomes = await syncAgents({ ...options, force: options.force === true }, {
+    paths,
+    server: userServerCommand(ctx),
     signal: ctx.signal,
   });
   for (const o of outcomes) if (o.diff) ctx.writeOut(o.diff + (o.diff.endsWith("\n") ? "" : "\n"));
   ctx.writeOut(renderSyncReport(outcomes, { homeDir: ctx.homeDir, dryRun: options.dryRun }));
   const detected = outcomes.filter((o) => o.status !== "skipped").length;
   if (detected === 0 && options.agents.length === 0 && !options.remove) {
-    ctx.writeOut("No agent detected: name one with --agent NAME (see `cargo-agents sync --help`).\n");
+    ctx.writeOut(
+      "No agent detected: name one with --agent NAME (`cargo-agents sync --list` shows them all).\n",
+    );
   }
   for (const o of outcomes) {
     if (o.error) ctx.writeErr(renderDiagnostic(o.error, { verbose: ctx.verbose }) + "\n");

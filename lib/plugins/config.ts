@@ -11,20 +11,33 @@ import { denoFileSystem, describeFsError, type FileInfo, type FileSystem } from 
 import { isTable, parseTomlDocument, suggestKey, type TomlDocument, tomlTypeName } from "../toml_position.ts";
 
 /**
- * The configuration directory: `$SYMPOSIUM_HOME`, else `$XDG_CONFIG_HOME/symposium`, else
- * `<home>/.symposium`. Empty variables count as unset.
+ * The configuration directory: the `--config-dir` flag, else `$SYMPOSIUM_HOME`, else
+ * `$XDG_CONFIG_HOME/symposium`, else `<home>/.symposium`. Empty values count as unset.
  *
  * @param env The process environment.
  * @param homeDir The user's home directory (absolute).
+ * @param flag The `--config-dir` value (absolute), when given. `sync` writes it into entries of
+ *   agents that pass MCP servers only a short list of variables (Codex drops `SYMPOSIUM_HOME`).
  * @example
  * ```ts
  * import { resolveConfigDir } from "./config.ts";
  * resolveConfigDir({ XDG_CONFIG_HOME: "/x" }, "/home/me"); // "/x/symposium"
+ * resolveConfigDir({ SYMPOSIUM_HOME: "/s" }, "/home/me", "/flag"); // "/flag"
  * ```
  */
-export function resolveConfigDir(env: Readonly<Record<string, string>>, homeDir: string): string {
+export function resolveConfigDir(
+  env: Readonly<Record<string, string>>,
+  homeDir: string,
+  flag?: string,
+): string {
+  if (flag) return flag;
   if (env.SYMPOSIUM_HOME) return env.SYMPOSIUM_HOME;
   if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, "symposium");
+  return defaultConfigDir(homeDir);
+}
+
+/** The configuration directory when nothing overrides it: `<home>/.symposium`. */
+export function defaultConfigDir(homeDir: string): string {
   return join(homeDir, ".symposium");
 }
 

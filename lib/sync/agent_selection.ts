@@ -4,7 +4,7 @@
  * @module
  */
 import { closestMatch, UsageError } from "../diagnostics.ts";
-import { AGENT_IDS, type AgentDefinition, AGENTS } from "./agents.ts";
+import { AGENT_IDS, type AgentDefinition, AGENTS } from "./agents/mod.ts";
 
 /** An agent picked by name, with the layout its alias forces, if any. */
 export interface AgentSelection {

@@ -1,12 +1,17 @@
 /**
- * Replaces a file so that a reader (or a crash) only ever sees the old or the new content: the
- * new text goes to a temporary file in the same folder, is flushed, then renamed over the target.
- * The previous content is kept as `<file>.bak`, and the file's permission bits are kept.
+ * Replaces a file so that a reader (or a crash) only ever sees the old or the new content, and a
+ * concurrent writer's update is never lost: the new text goes to a temporary file in the same
+ * folder and is flushed; then the current file is moved aside (one rename), its content hash is
+ * compared with what was read, and the new file takes its name with a hard link, which fails
+ * instead of replacing when another program created the file in the meantime. When the content
+ * changed, the other program's version is put back and kept. The displaced file becomes
+ * `<file>.bak`; the file's permission bits are kept; symlinks are followed, so a link stays a link.
  *
  * @module
  */
 import { basename, dirname, join } from "node:path";
 import { UserError } from "../diagnostics.ts";
+import { assertRegularFile, resolveConfigPath } from "./config_file.ts";
 import { denoWritableFileSystem, type WritableFileSystem } from "./writable_file_system.ts";
 
 /** Suffix of the one backup kept of a replaced file: `settings.json` → `settings.json.bak`. */
@@ -15,21 +20,29 @@ export const BACKUP_SUFFIX = ".bak";
 /** Permission bits of a file that did not exist before (before the umask): `0o644`. */
 export const NEW_FILE_MODE = 0o644;
 
+/**
+ * Age past which a temporary file of ours is stale even when its writer's process id cannot be
+ * checked (or was reused): 60 000 ms. A live write holds one for milliseconds.
+ */
+export const STALE_TEMP_AGE_MS = 60_000;
+
 /** Options of {@link writeFileAtomic}. */
 export interface AtomicWriteOptions {
   /** The file system. @default denoWritableFileSystem */
   fs?: WritableFileSystem;
   /**
-   * The content the file had when it was read (`null`: it did not exist). Checked again right
-   * before the rename; when the file changed meanwhile (another program wrote it), nothing is
-   * replaced. `undefined` skips the check.
+   * The content the file had when it was read (`null`: it did not exist). Compared (by SHA-256)
+   * with the file actually displaced; when another program changed it meanwhile, its version is
+   * kept and nothing of ours is written. `undefined` skips the check.
    */
   expected?: string | null;
   /** Keep the previous content as `<file>.bak`. @default true */
   backup?: boolean;
+  /** Replace a file whose owner-write bit is off (it stays read-only). @default false */
+  force?: boolean;
   /**
-   * Test hook: awaited after the temporary file is written and flushed, before the rename (the
-   * crash-injection test stops the process here).
+   * Test hook: awaited after the temporary file is written and flushed, before the swap (the
+   * crash-injection and race tests stop or delay the process here).
    */
   beforeRename?: (tempPath: string) => Promise<void>;
 }
@@ -45,17 +58,17 @@ export interface AtomicWriteResult {
 }
 
 /**
- * Writes `text` to `path` atomically, creating missing folders.
- *
- * A symlinked target is followed and its target replaced. An existing file keeps its permission
- * bits; its previous content is written (also atomically) to `<real path>.bak` first.
+ * Writes `text` to `path` atomically, creating missing folders (also the target of a dangling
+ * symlink, so the link stays a link).
  *
  * @param path Absolute path of the file.
  * @param text The complete new content (UTF-8).
- * @throws {UserError} `code: "SYNC_CONFIG_CHANGED"` when `options.expected` is given and the file
- *   changed since it was read (nothing was replaced); `"SYNC_WRITE_FAILED"` when the file system
- *   refuses (permissions, full disk), with the error as `cause`. The temporary file is removed in
- *   both cases; the original is never touched.
+ * @throws {UserError} `code: "SYNC_CONFIG_CHANGED"` when `options.expected` is given and another
+ *   program changed (or created, or deleted) the file since it was read: its version was kept;
+ *   `"SYNC_READ_ONLY"` for a file without owner-write permission and no `force`;
+ *   `"SYNC_NOT_A_FILE"` when the path leads to something other than a regular file;
+ *   `"SYNC_WRITE_FAILED"` when the file system refuses (permissions, full disk), with the error as
+ *   `cause`. The temporary file is removed in every case; the original is never lost.
  * @example
  * ```ts ignore
  * await writeFileAtomic("/home/me/.cursor/mcp.json", text, { expected: before });
@@ -67,88 +80,191 @@ export async function writeFileAtomic(
   options: AtomicWriteOptions = {},
 ): Promise<AtomicWriteResult> {
   const fs = options.fs ?? denoWritableFileSystem;
-  let target = path;
-  let temp: string | undefined;
+  const resolved = await resolveConfigPath(path, fs);
+  assertRegularFile(path, resolved);
+  const target = resolved.path;
+  const existing = resolved.status;
+  if (
+    existing !== null && existing.mode !== null && (existing.mode & 0o200) === 0 && options.force !== true
+  ) {
+    throw new UserError("SYNC_READ_ONLY", `Cannot write "${target}": the file is read-only`, {
+      hint: "make it writable (chmod u+w), or run `cargo-agents sync --force` to replace it anyway " +
+        "(it stays read-only)",
+    });
+  }
+  const dir = dirname(target);
+  const temps: string[] = [];
   try {
-    const existing = await fs.stat(path);
-    target = existing === null ? path : await fs.realPath(path);
-    const dir = dirname(target);
     if (existing === null) await fs.mkdirAll(dir);
-    const mode = existing === null ? null : await fs.mode(target);
-    const fileMode = mode ?? NEW_FILE_MODE;
-    let backupPath: string | undefined;
-    if (existing !== null && (options.backup ?? true)) {
-      const previous = await fs.readTextFile(target);
-      backupPath = target + BACKUP_SUFFIX;
-      await replaceViaTemp(fs, dir, backupPath, previous, fileMode, mode !== null);
-    }
-    temp = tempPathFor(dir, target);
+    const fileMode = existing?.mode ?? NEW_FILE_MODE;
+    const temp = tempPathFor(dir, target, "tmp");
+    temps.push(temp);
     await fs.writeNewFile(temp, text, { mode: fileMode });
-    if (mode !== null) await fs.chmod(temp, mode);
+    if (existing !== null && existing.mode !== null) await fs.chmod(temp, existing.mode);
     await options.beforeRename?.(temp);
-    if (options.expected !== undefined) await assertUnchanged(fs, target, options.expected);
-    await fs.rename(temp, target);
-    temp = undefined;
+    const backup = options.backup ?? true;
+    let backupPath: string | undefined;
+    if (options.expected === undefined) {
+      if (existing !== null && backup) backupPath = await copyToBackup(fs, dir, target, fileMode, temps);
+      await fs.rename(temp, target);
+    } else if (existing === null || options.expected === null) {
+      // The file did not exist when read: take the name only if it is still free.
+      await claimName(fs, temp, target, options.expected, path);
+    } else {
+      backupPath = await swapChecked(fs, {
+        temp,
+        target,
+        expected: options.expected,
+        backup,
+        shown: path,
+        temps,
+      });
+    }
     await fs.syncDir(dir);
     return { path: target, backupPath, created: existing === null };
   } catch (error) {
-    if (temp !== undefined) {
-      await fs.remove(temp).catch(() => {
-        // The temp file may not exist (the write itself failed); the original error matters.
-      });
-    }
     if (error instanceof UserError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new UserError("SYNC_WRITE_FAILED", `Cannot write "${target}": ${reason}`, {
       cause: error,
       hint: "check the permissions of the file and its folder; the original file was left untouched",
     });
+  } finally {
+    for (const t of temps) {
+      await fs.remove(t).catch(() => {
+        // Most are gone already (renamed or linked and removed); the outcome is what matters.
+      });
+    }
   }
 }
 
-async function replaceViaTemp(
+/** The file did not exist when read: link the temp in, unless another program created it since. */
+async function claimName(
   fs: WritableFileSystem,
-  dir: string,
-  path: string,
-  text: string,
-  mode: number,
-  hasMode: boolean,
+  temp: string,
+  target: string,
+  expected: string | null,
+  shown: string,
 ): Promise<void> {
-  const temp = tempPathFor(dir, path);
+  if (expected !== null) throw changed(shown, "deleted it meanwhile");
   try {
-    await fs.writeNewFile(temp, text, { mode });
-    if (hasMode) await fs.chmod(temp, mode);
-    await fs.rename(temp, path);
+    await linkOrRename(fs, temp, target);
   } catch (error) {
-    await fs.remove(temp).catch(() => {
-      // Best effort: the original error is rethrown below.
-    });
+    if (error instanceof Deno.errors.AlreadyExists) throw changed(shown, "created it meanwhile");
     throw error;
   }
 }
 
-async function assertUnchanged(fs: WritableFileSystem, path: string, expected: string | null): Promise<void> {
-  let now: string | null;
+/**
+ * The compare-and-swap: move the current file aside (atomic), compare its hash with what was
+ * read, then link the new file in (fails rather than replaces when the name was taken again).
+ *
+ * @returns The backup path, when one was kept.
+ */
+async function swapChecked(
+  fs: WritableFileSystem,
+  o: { temp: string; target: string; expected: string; backup: boolean; shown: string; temps: string[] },
+): Promise<string | undefined> {
+  const dir = dirname(o.target);
+  const aside = tempPathFor(dir, o.target, "aside");
   try {
-    now = await fs.readTextFile(path);
+    await fs.rename(o.target, aside);
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-    now = null;
+    if (error instanceof Deno.errors.NotFound) throw changed(o.shown, "deleted it meanwhile");
+    throw error;
   }
-  if (now !== expected) {
-    throw new UserError(
-      "SYNC_CONFIG_CHANGED",
-      `Cannot write "${path}": another program changed it meanwhile`,
-      {
-        hint: "run `cargo-agents sync` again (nothing was written)",
-      },
-    );
+  o.temps.push(aside);
+  const displaced = await sha256(await fs.readBytes(aside));
+  if (displaced !== await sha256(new TextEncoder().encode(o.expected))) {
+    // Someone else's version: give it its name back (unless a third program already took it).
+    await fs.link(aside, o.target).catch((error) => {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    });
+    throw changed(o.shown, "changed it meanwhile");
+  }
+  try {
+    await linkOrRename(fs, o.temp, o.target);
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) throw changed(o.shown, "wrote it meanwhile");
+    await fs.link(aside, o.target).catch(() => {
+      // Restoring failed too: the aside file is kept below as the backup, and the error says so.
+    });
+    throw error;
+  }
+  if (!o.backup) return undefined;
+  const backupPath = o.target + BACKUP_SUFFIX;
+  await fs.rename(aside, backupPath);
+  return backupPath;
+}
+
+/** `link` (never replaces); where hard links are unsupported, a plain rename. */
+async function linkOrRename(fs: WritableFileSystem, from: string, to: string): Promise<void> {
+  try {
+    await fs.link(from, to);
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) throw error;
+    if (!(error instanceof Deno.errors.NotSupported || error instanceof Deno.errors.PermissionDenied)) {
+      throw error;
+    }
+    // No hard links on this file system (FAT, some network mounts): the name is free (we checked
+    // or moved the file aside), so a rename is the same step with a window of microseconds.
+    await fs.rename(from, to);
   }
 }
 
-/** A fresh temporary name next to `target`: `.<name>.<16 hex>.tmp`. */
-function tempPathFor(dir: string, target: string): string {
+async function copyToBackup(
+  fs: WritableFileSystem,
+  dir: string,
+  target: string,
+  mode: number,
+  temps: string[],
+): Promise<string> {
+  const previous = await fs.readTextFile(target);
+  const backupPath = target + BACKUP_SUFFIX;
+  const temp = tempPathFor(dir, backupPath, "tmp");
+  temps.push(temp);
+  await fs.writeNewFile(temp, previous, { mode });
+  await fs.chmod(temp, mode);
+  await fs.rename(temp, backupPath);
+  return backupPath;
+}
+
+function changed(path: string, what: string): UserError {
+  return new UserError("SYNC_CONFIG_CHANGED", `Cannot write "${path}": another program ${what}`, {
+    hint: "its version was kept; run `cargo-agents sync` again",
+  });
+}
+
+async function sha256(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The kinds of file of ours that sit beside a target: a new version, or a displaced one. */
+export type OwnFileKind = "tmp" | "aside";
+
+const OWN_FILE = /^\.(.+)\.(\d+)-([0-9a-f]{16})\.(tmp|aside)$/;
+
+/** A fresh name next to `target`: `.<name>.<pid>-<16 hex>.tmp` (or `.aside`). */
+function tempPathFor(dir: string, target: string, kind: OwnFileKind): string {
   const bytes = crypto.getRandomValues(new Uint8Array(8));
   const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  return join(dir, `.${basename(target)}.${hex}.tmp`);
+  return join(dir, `.${basename(target)}.${Deno.pid}-${hex}.${kind}`);
+}
+
+/** A file of ours found beside a target. */
+export interface OwnFile {
+  path: string;
+  kind: OwnFileKind;
+  /** Process id of the `sync` that made it. */
+  pid: number;
+  /** The file it belongs to: the target, or the target's `.bak`. */
+  of: string;
+}
+
+/** Parses a name made by {@link writeFileAtomic} in `dir`; `undefined` for any other name. */
+export function parseOwnFileName(dir: string, name: string): OwnFile | undefined {
+  const m = OWN_FILE.exec(name);
+  if (m === null) return undefined;
+  return { path: join(dir, name), kind: m[4] as OwnFileKind, pid: Number(m[2]), of: join(dir, m[1]!) };
 }

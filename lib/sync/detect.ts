@@ -6,7 +6,7 @@
  * @module
  */
 import type { FileSystem } from "../file_system.ts";
-import type { AgentDefinition, DetectionHints } from "./agents.ts";
+import type { AgentDefinition, DetectionHints } from "./agents/mod.ts";
 import { joinPath, type PathContext } from "./platform_paths.ts";
 
 /** Extensions tried on Windows when `PATHEXT` is unset. */

@@ -4,7 +4,7 @@
  * @module
  */
 import { displayPath } from "./platform_paths.ts";
-import type { SyncOutcome, SyncStatus } from "./sync_agents.ts";
+import type { AgentListing, SyncOutcome, SyncStatus } from "./sync_agents.ts";
 
 /** Options of {@link renderSyncReport}. */
 export interface ReportOptions {
@@ -67,4 +67,45 @@ function describe(o: SyncOutcome, options: ReportOptions): string {
   // The message repeats the path ('Cannot read "<file>": …'): keep only what follows it.
   const reason = o.detail.replace(/^Cannot [^:]*"[^"]*": /, "");
   return `${where} (${reason})`;
+}
+
+/**
+ * Renders `sync --list`: one block per agent, e.g.
+ *
+ * ```
+ * claude-code     Claude Code     detected      ~/.claude exists
+ *                                 file          ~/.claude.json
+ * windsurf        Windsurf        not detected  no ~/.codeium/windsurf, no windsurf on PATH
+ *                                 file          ~/.codeium/windsurf/mcp_config.json
+ *
+ * 1 of 2 agents detected; `cargo-agents sync` writes the detected ones, `--agent ID` any of them
+ * ```
+ *
+ * @param options.homeDir Shown as `~` in paths; `""` shows paths in full.
+ * @returns The text, ending with a newline.
+ */
+export function renderAgentList(rows: readonly AgentListing[], options: { homeDir: string }): string {
+  const idWidth = Math.max(2, ...rows.map((r) => r.agent.id.length));
+  const nameWidth = Math.max(4, ...rows.map((r) => r.agent.name.length));
+  const pad = " ".repeat(idWidth + nameWidth + 4);
+  const lines = [
+    `${"id".padEnd(idWidth)}  ${"name".padEnd(nameWidth)}  ${"detected".padEnd(12)}  why / files`,
+  ];
+  for (const r of rows) {
+    const state = r.isDetected ? "detected" : "not detected";
+    lines.push(
+      `${r.agent.id.padEnd(idWidth)}  ${r.agent.name.padEnd(nameWidth)}  ${state.padEnd(12)}  ${r.reason}`,
+    );
+    const files = r.files.length === 0 ? ["(no project-level file)"] : r.files;
+    for (const f of files) {
+      lines.push(`${pad}${"file".padEnd(12)}  ${displayPath(f, options.homeDir)}`.trimEnd());
+    }
+  }
+  const detected = rows.filter((r) => r.isDetected).length;
+  lines.push(
+    "",
+    `${detected} of ${rows.length} agents detected; \`cargo-agents sync\` writes the detected ones, ` +
+      "`--agent ID` any of them",
+  );
+  return lines.join("\n") + "\n";
 }

@@ -1,29 +1,34 @@
 /**
- * `sync`'s engine: for each chosen (or detected) agent, reads its config file, puts the
- * `symposium` entry in (or takes it out), and writes the result atomically, or only diffs it for a
- * dry run. One agent's failure never stops the others: each outcome is reported.
+ * `sync`'s engine: for each chosen (or detected) agent, syncs each of its config files (see
+ * `sync_target.ts`), and lists what is detected and why. One agent's failure never stops the
+ * others: each outcome is reported.
  *
  * @module
  */
-import { UserError } from "../diagnostics.ts";
-import { readTextFileIfExists } from "../file_system.ts";
 import {
   type AgentDefinition,
-  type AgentId,
   AGENTS,
   type ConfigTarget,
   type DetectionHints,
-  mergeEntry,
   type ServerCommand,
-} from "./agents.ts";
+} from "./agents/mod.ts";
 import { type AgentSelection, selectAgents } from "./agent_selection.ts";
-import { writeFileAtomic } from "./atomic_write.ts";
 import { detectAgent } from "./detect.ts";
 import { displayPath, type PathContext } from "./platform_paths.ts";
 import { findProjectRoot } from "./project_root.ts";
-import { renderUnifiedDiff } from "./unified_diff.ts";
-import { getAtPath } from "./_values.ts";
+import { outcome, type SyncOutcome, syncTarget } from "./sync_target.ts";
 import { denoWritableFileSystem, type WritableFileSystem } from "./writable_file_system.ts";
+
+export { editConfigText, type SyncOutcome, type SyncStatus } from "./sync_target.ts";
+
+/**
+ * What a project-level file starts: the program as a user types it, found on `PATH` on every
+ * teammate's machine (`cargo-agents mcp-serve`), never an absolute path of this machine.
+ */
+export const PORTABLE_SERVER: Readonly<ServerCommand> = Object.freeze({
+  command: "cargo-agents",
+  args: ["mcp-serve"],
+});
 
 /** What the user asked for. */
 export interface SyncRequest {
@@ -35,38 +40,21 @@ export interface SyncRequest {
   dryRun: boolean;
   /** Take the entry out instead of putting it in. */
   remove: boolean;
+  /** Replace read-only files too. @default false */
+  force?: boolean;
 }
 
 /** The effects and facts the engine needs. */
 export interface SyncDeps {
   paths: PathContext;
-  /** The program the entry starts (its args end with `mcp-serve`). */
+  /** The program user-level entries start (absolute; its args end with `mcp-serve` and its options). */
   server: ServerCommand;
+  /** The program project-level entries start. @default PORTABLE_SERVER */
+  projectServer?: ServerCommand;
   /** @default denoWritableFileSystem */
   fs?: WritableFileSystem;
   /** When aborted, stops before the next agent and returns the outcomes so far. */
   signal?: AbortSignal;
-}
-
-/** How one file (or one agent without a file) came out. */
-export type SyncStatus = "written" | "unchanged" | "removed" | "skipped" | "error";
-
-/** One row of the report. */
-export interface SyncOutcome {
-  agent: AgentId;
-  /** Human name plus the install label when the agent has several files, e.g. `"Cline (in Cursor)"`. */
-  agentName: string;
-  status: SyncStatus;
-  /** The file concerned (absolute), when there is one. */
-  file: string | undefined;
-  /** Why (for `skipped`) or what (`added the entry`, `replaced a stale entry`, `created the file`…). */
-  detail: string;
-  /** The unified diff, for a dry run that would change the file. */
-  diff: string | undefined;
-  /** The `.bak` written, when one was. */
-  backupPath: string | undefined;
-  /** For `status: "error"`. */
-  error: UserError | undefined;
 }
 
 /**
@@ -88,6 +76,13 @@ export async function syncAgents(request: SyncRequest, deps: SyncDeps): Promise<
     ? selectAgents(request.agents)
     : AGENTS.map((agent) => ({ agent }));
   const projectRoot = request.project ? await findProjectRoot(p.cwd, fs) : undefined;
+  const server = projectRoot === undefined ? deps.server : deps.projectServer ?? PORTABLE_SERVER;
+  const targetRequest = {
+    dryRun: request.dryRun,
+    remove: request.remove,
+    force: request.force === true,
+    server,
+  };
   const outcomes: SyncOutcome[] = [];
   for (const { agent, variant } of selections) {
     if (deps.signal?.aborted) break; // Ctrl-C: report what was done so far.
@@ -102,15 +97,62 @@ export async function syncAgents(request: SyncRequest, deps: SyncDeps): Promise<
         continue;
       }
     }
-    const options = variant === undefined ? {} : { variant };
-    const targets = await agent.targets(
-      p,
-      fs,
-      projectRoot === undefined ? options : { ...options, projectRoot },
-    );
-    for (const target of targets) outcomes.push(await syncTarget(agent, target, request, deps.server, fs));
+    for (const target of await targetsOf(agent, p, fs, variant, projectRoot)) {
+      outcomes.push(await syncTarget(agent, target, targetRequest, fs));
+    }
   }
   return outcomes;
+}
+
+/** One row of `sync --list`. */
+export interface AgentListing {
+  agent: AgentDefinition;
+  isDetected: boolean;
+  /** Why it counts as installed (`~/.cursor exists`, `codex on PATH`) or what was looked for. */
+  reason: string;
+  /** The files `sync` would edit (project-level ones with `project`). */
+  files: string[];
+}
+
+/**
+ * Lists every agent with whether it is detected and why, and the files `sync` would edit.
+ * Reads nothing but directory entries and file status.
+ *
+ * @param options.project List the project-level files (of the Cargo workspace around `cwd`).
+ * @throws {UserError} `SYNC_NO_WORKSPACE` for `project` outside a Cargo workspace.
+ */
+export async function listAgents(
+  deps: Pick<SyncDeps, "paths" | "fs">,
+  options: { project?: boolean } = {},
+): Promise<AgentListing[]> {
+  const fs = deps.fs ?? denoWritableFileSystem;
+  const p = deps.paths;
+  const projectRoot = options.project === true ? await findProjectRoot(p.cwd, fs) : undefined;
+  const rows: AgentListing[] = [];
+  for (const agent of AGENTS) {
+    const detection = await detectAgent(agent, { paths: p, fs });
+    const reason = detection.isInstalled
+      ? detection.evidence!.endsWith(" on PATH")
+        ? detection.evidence!
+        : `${displayPath(detection.evidence!, p.homeDir)} exists`
+      : describeNotDetected(detection.lookedFor, p.homeDir);
+    const files = projectRoot !== undefined && !agent.hasProjectConfig
+      ? []
+      : (await targetsOf(agent, p, fs, undefined, projectRoot)).map((t) => t.path);
+    rows.push({ agent, isDetected: detection.isInstalled, reason, files });
+  }
+  return rows;
+}
+
+function targetsOf(
+  agent: AgentDefinition,
+  p: PathContext,
+  fs: WritableFileSystem,
+  variant: string | undefined,
+  projectRoot: string | undefined,
+): Promise<ConfigTarget[]> {
+  const options = variant === undefined ? {} : { variant };
+  return agent.targets(p, fs, projectRoot === undefined ? options : { ...options, projectRoot });
 }
 
 function describeNotDetected(lookedFor: DetectionHints, homeDir: string): string {
@@ -123,105 +165,4 @@ function describeNotDetected(lookedFor: DetectionHints, homeDir: string): string
 
 function skipped(agent: AgentDefinition, detail: string): SyncOutcome {
   return outcome(agent, undefined, { status: "skipped", file: undefined, detail });
-}
-
-function outcome(
-  agent: AgentDefinition,
-  target: ConfigTarget | undefined,
-  fields: Pick<SyncOutcome, "status" | "file" | "detail"> & Partial<SyncOutcome>,
-): SyncOutcome {
-  return {
-    agent: agent.id,
-    agentName: target?.label === undefined ? agent.name : `${agent.name} (${target.label})`,
-    diff: undefined,
-    backupPath: undefined,
-    error: undefined,
-    ...fields,
-  };
-}
-
-async function syncTarget(
-  agent: AgentDefinition,
-  target: ConfigTarget,
-  request: SyncRequest,
-  server: ServerCommand,
-  fs: WritableFileSystem,
-): Promise<SyncOutcome> {
-  const file = target.path;
-  try {
-    const before = await readConfig(fs, file);
-    if (request.remove && before === null) {
-      return outcome(agent, target, { status: "unchanged", file, detail: "no config file" });
-    }
-    const { after, hadEntry } = editConfigText(target, before, { server, remove: request.remove });
-    if (after === before) {
-      const detail = request.remove ? "no symposium entry" : "already registered";
-      return outcome(agent, target, { status: "unchanged", file, detail });
-    }
-    const status = request.remove ? "removed" : "written";
-    const detail = request.remove
-      ? "removed the entry"
-      : before === null
-      ? "created the file"
-      : hadEntry
-      ? "replaced a stale entry"
-      : "added the entry";
-    if (request.dryRun) {
-      return outcome(agent, target, { status, file, detail, diff: renderUnifiedDiff(file, before, after) });
-    }
-    const written = await writeFileAtomic(file, after, { fs, expected: before });
-    return outcome(agent, target, { status, file: written.path, detail, backupPath: written.backupPath });
-  } catch (error) {
-    if (!(error instanceof UserError)) throw error;
-    return outcome(agent, target, { status: "error", file, detail: error.message, error });
-  }
-}
-
-/** What {@link editConfigText} computed. */
-export interface ConfigEdit {
-  /** The new text; the very same string as `before` when nothing changes. */
-  after: string;
-  /** The file had a `symposium` entry before. */
-  hadEntry: boolean;
-}
-
-/**
- * Computes the new text of one agent config file, without touching the disk. An existing entry
- * keeps the settings `sync` does not own (see {@link mergeEntry}).
- *
- * @param before The current text, or `null` when the file does not exist (`remove` then returns `""`).
- * @param options.server The program the entry starts.
- * @param options.remove Take the entry out instead of putting it in.
- * @throws {ConfigSyntaxError} `SYNC_CONFIG_SYNTAX` when `before` does not parse.
- * @throws {ConfigShapeError} `SYNC_CONFIG_SHAPE` when the document cannot hold the entry.
- */
-export function editConfigText(
-  target: ConfigTarget,
-  before: string | null,
-  options: { server: ServerCommand; remove: boolean },
-): ConfigEdit {
-  const file = target.path;
-  const doc = before === null ? {} : target.format.read(before, file);
-  const shape = target.shape(doc, options.server);
-  const existing = getAtPath(doc, [...shape.address.containerPath, shape.address.name]);
-  const hadEntry = existing !== undefined;
-  if (options.remove) {
-    return { after: before === null ? "" : target.format.removeEntry(before, shape.address, file), hadEntry };
-  }
-  // Only the program and transport fields are ours: the user's env, disabled, timeout… stay.
-  const value = mergeEntry(existing, shape.value, shape.owned);
-  return { after: target.format.setEntry(before ?? "", shape.address, value, file), hadEntry };
-}
-
-async function readConfig(fs: WritableFileSystem, file: string): Promise<string | null> {
-  try {
-    return await readTextFileIfExists(fs, file);
-  } catch (error) {
-    if (error instanceof UserError) throw error; // not UTF-8, with the position: never rewrite it
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new UserError("SYNC_READ_FAILED", `Cannot read "${file}": ${reason}`, {
-      cause: error,
-      hint: "check that the path is a readable file",
-    });
-  }
 }

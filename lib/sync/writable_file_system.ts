@@ -1,10 +1,32 @@
 /**
- * The file-system seam of `sync`: the shared read-only {@link FileSystem} plus the few writes an
- * atomic replace needs. {@link denoWritableFileSystem} is the real one.
+ * The file-system seam of `sync`: the shared read-only {@link FileSystem} plus what a safe atomic
+ * replace needs (link-aware status, hard links, renames). {@link denoWritableFileSystem} is the real one.
  *
  * @module
  */
 import { denoFileSystem, type FileSystem } from "../file_system.ts";
+
+/** What a path is, as `lstat` tells it. */
+export type PathKind =
+  | "file"
+  | "directory"
+  | "symlink"
+  | "fifo"
+  | "socket"
+  | "char-device"
+  | "block-device"
+  | "other";
+
+/** The status of a path itself (a symlink is reported as `"symlink"`, not followed). */
+export interface PathStatus {
+  kind: PathKind;
+  /** Size in bytes (of the link itself for a symlink). */
+  sizeBytes: number;
+  /** Permission bits (`mode & 0o7777`); `null` where the platform has none (Windows). */
+  mode: number | null;
+  /** Last modification, milliseconds since the epoch; `null` when unknown. */
+  mtimeMs: number | null;
+}
 
 /**
  * Reads and writes for `sync`. Paths are absolute. Missing paths behave as in {@link FileSystem}.
@@ -12,6 +34,10 @@ import { denoFileSystem, type FileSystem } from "../file_system.ts";
 export interface WritableFileSystem extends FileSystem {
   /** Permission bits (`mode & 0o7777`) of an existing path, symlinks followed; `null` where the platform has none. */
   mode(path: string): Promise<number | null>;
+  /** The status of `path` itself, without following a final symlink; `null` when nothing is there. */
+  lstat(path: string): Promise<PathStatus | null>;
+  /** The target a symlink stores, as written (possibly relative). @throws when `path` is not a symlink. */
+  readLink(path: string): Promise<string>;
   /** Creates a directory and its missing parents; no error when it exists. */
   mkdirAll(path: string): Promise<void>;
   /**
@@ -22,14 +48,35 @@ export interface WritableFileSystem extends FileSystem {
    * @throws {Deno.errors.AlreadyExists} when `path` exists.
    */
   writeNewFile(path: string, text: string, options: { mode: number }): Promise<void>;
+  /** Reads a whole file as bytes (for the content hash). */
+  readBytes(path: string): Promise<Uint8Array>;
   /** Sets permission bits (no-op where the platform has none). */
   chmod(path: string, mode: number): Promise<void>;
   /** Renames `from` to `to` in one step, replacing `to`. Both are in the same folder. */
   rename(from: string, to: string): Promise<void>;
+  /**
+   * Gives the file `existing` a second name `newPath` (a hard link) in one step.
+   *
+   * @throws {Deno.errors.AlreadyExists} when `newPath` exists: it is never replaced.
+   */
+  link(existing: string, newPath: string): Promise<void>;
   /** Removes a file. @throws {Deno.errors.NotFound} when it does not exist. */
   remove(path: string): Promise<void>;
   /** Flushes a directory's entries to disk, so a rename survives a power loss (best effort). */
   syncDir(path: string): Promise<void>;
+  /** Whether a process with this id is running; `undefined` when the platform cannot tell. */
+  isProcessAlive(pid: number): Promise<boolean | undefined>;
+}
+
+function kindOf(info: Deno.FileInfo): PathKind {
+  if (info.isSymlink) return "symlink";
+  if (info.isFile) return "file";
+  if (info.isDirectory) return "directory";
+  if (info.isFifo) return "fifo";
+  if (info.isSocket) return "socket";
+  if (info.isCharDevice) return "char-device";
+  if (info.isBlockDevice) return "block-device";
+  return "other";
 }
 
 /** The real {@link WritableFileSystem}, over `Deno`'s file APIs. Needs `--allow-read --allow-write`. */
@@ -39,6 +86,22 @@ export const denoWritableFileSystem: WritableFileSystem = Object.freeze({
     const info = await Deno.stat(path);
     return info.mode === null ? null : info.mode & 0o7777;
   },
+  async lstat(path: string): Promise<PathStatus | null> {
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.lstat(path);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return null;
+      throw error;
+    }
+    return {
+      kind: kindOf(info),
+      sizeBytes: info.size,
+      mode: info.mode === null ? null : info.mode & 0o7777,
+      mtimeMs: info.mtime?.getTime() ?? null,
+    };
+  },
+  readLink: (path: string): Promise<string> => Deno.readLink(path),
   mkdirAll: (path: string): Promise<void> => Deno.mkdir(path, { recursive: true }),
   async writeNewFile(path: string, text: string, options: { mode: number }): Promise<void> {
     const file = await Deno.open(path, { write: true, createNew: true, mode: options.mode });
@@ -51,11 +114,13 @@ export const denoWritableFileSystem: WritableFileSystem = Object.freeze({
       file.close();
     }
   },
+  readBytes: (path: string): Promise<Uint8Array> => Deno.readFile(path),
   async chmod(path: string, mode: number): Promise<void> {
     if (Deno.build.os === "windows") return;
     await Deno.chmod(path, mode);
   },
   rename: (from: string, to: string): Promise<void> => Deno.rename(from, to),
+  link: (existing: string, newPath: string): Promise<void> => Deno.link(existing, newPath),
   remove: (path: string): Promise<void> => Deno.remove(path),
   async syncDir(path: string): Promise<void> {
     if (Deno.build.os === "windows") return; // Directories cannot be opened for fsync there.
@@ -64,6 +129,16 @@ export const denoWritableFileSystem: WritableFileSystem = Object.freeze({
       await dir.sync();
     } finally {
       dir.close();
+    }
+  },
+  async isProcessAlive(pid: number): Promise<boolean | undefined> {
+    if (Deno.build.os !== "linux") return undefined;
+    try {
+      await Deno.stat(`/proc/${pid}`);
+      return true;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return false;
+      return undefined;
     }
   },
 });

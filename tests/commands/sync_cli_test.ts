@@ -3,7 +3,7 @@
  * as a user would: dry run, register, register again, remove.
  */
 import assert from "node:assert/strict";
-import { type AgentId, AGENTS } from "../../lib/sync/agents.ts";
+import { type AgentId, AGENTS } from "../../lib/sync/agents/mod.ts";
 import { editConfigText } from "../../lib/sync/sync_agents.ts";
 import { denoWritableFileSystem } from "../../lib/sync/writable_file_system.ts";
 import { linuxPaths, readCaseFile, REPO_ROOT } from "../_fakes_sync.ts";
@@ -24,13 +24,33 @@ const USER_FILES: Record<AgentId, string> = {
   opencode: ".config/opencode/opencode.json",
   amp: ".config/amp/settings.json",
   cline: ".config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
+  "qwen-code": ".qwen/settings.json",
+  "copilot-cli": ".copilot/mcp-config.json",
+  "roo-code": ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json",
+  "kilo-code": ".config/kilo/kilo.jsonc",
+  continue: ".continue/mcpServers/symposium.json",
+  crush: ".config/crush/crush.json",
+  "factory-droid": ".factory/mcp.json",
+  augment: ".augment/settings.json",
+  trae: ".config/Trae/User/mcp.json",
+  kimi: ".kimi-code/mcp.json",
+  "lm-studio": ".lmstudio/mcp.json",
+  antigravity: ".gemini/antigravity/mcp_config.json",
+  junie: ".junie/mcp/mcp.json",
 };
 
-/** The entry must start this program the way the test runs it: deno + args, from source. */
-const SELF = {
-  command: Deno.execPath(),
-  args: [...sourceRunArgs(REPO_ROOT), "mcp-serve"],
-};
+const AGENT_COUNT = AGENTS.length;
+
+/**
+ * The entry must start this program the way the test runs it: deno + args, from source, and carry
+ * the config dir, which is not the default here (`XDG_CONFIG_HOME` is set).
+ */
+function self(home: string) {
+  return {
+    command: Deno.execPath(),
+    args: [...sourceRunArgs(REPO_ROOT), "mcp-serve", "--config-dir", `${home}/.config/symposium`],
+  };
+}
 
 async function denoDir(): Promise<string> {
   const fromEnv = Deno.env.get("DENO_DIR");
@@ -74,7 +94,7 @@ function tableRows(stdout: string): string[] {
   );
 }
 
-Deno.test("main.ts sync registers, re-registers, dry-runs and removes across all 13 agents in a fake home", async () => {
+Deno.test("main.ts sync registers, re-registers, dry-runs and removes across every agent in a fake home", async () => {
   const home = await Deno.makeTempDir();
   try {
     const cacheDir = await denoDir();
@@ -91,14 +111,18 @@ Deno.test("main.ts sync registers, re-registers, dry-runs and removes across all
 
     const dry = await runCli(home, cacheDir, ["--dry-run"]);
     assert.equal(dry.code, 0, dry.stderr);
-    assert.equal(tableRows(dry.stdout).filter((l) => / would write +~\//.test(l)).length, 13, dry.stdout);
-    assert.equal(dry.stdout.match(/^\+\+\+ /gm)?.length, 13);
+    assert.equal(
+      tableRows(dry.stdout).filter((l) => / would write +~\//.test(l)).length,
+      AGENT_COUNT,
+      dry.stdout,
+    );
+    assert.equal(dry.stdout.match(/^\+\+\+ /gm)?.length, AGENT_COUNT);
     assert.ok(unchangedFiles(), "a dry run wrote a file");
 
     const first = await runCli(home, cacheDir, []);
     assert.equal(first.code, 0, first.stderr);
     const rows = tableRows(first.stdout);
-    assert.equal(rows.length, 13, first.stdout);
+    assert.equal(rows.length, AGENT_COUNT, first.stdout);
     for (const agent of AGENTS) {
       const path = `${home}/${USER_FILES[agent.id]}`;
       assert.ok(
@@ -113,22 +137,23 @@ Deno.test("main.ts sync registers, re-registers, dry-runs and removes across all
         {},
       );
       assert.equal(target!.path, path);
-      const expected = editConfigText(target!, before[agent.id]!, { server: SELF, remove: false }).after;
+      const expected =
+        editConfigText(target!, before[agent.id]!, { server: self(home), remove: false }).after;
       assert.equal(Deno.readTextFileSync(path), expected, agent.id);
       assert.equal(Deno.readTextFileSync(`${path}.bak`), before[agent.id], `${agent.id} backup`);
     }
-    assert.match(first.stdout, /\n13 written\n$/);
+    assert.match(first.stdout, new RegExp(`\\n${AGENT_COUNT} written\\n$`));
 
     const second = await runCli(home, cacheDir, []);
     assert.equal(second.code, 0, second.stderr);
     assert.equal(
       tableRows(second.stdout).filter((l) => / unchanged +~\/.*\(already registered\)$/.test(l)).length,
-      13,
+      AGENT_COUNT,
     );
 
     const removed = await runCli(home, cacheDir, ["--remove"]);
     assert.equal(removed.code, 0, removed.stderr);
-    assert.match(removed.stdout, /\n13 removed\n$/);
+    assert.match(removed.stdout, new RegExp(`\\n${AGENT_COUNT} removed\\n$`));
     assert.ok(unchangedFiles(), "remove did not restore every file byte for byte");
   } finally {
     await Deno.remove(home, { recursive: true });

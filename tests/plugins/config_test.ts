@@ -35,6 +35,14 @@ Deno.test("resolveConfigDir() uses $XDG_CONFIG_HOME/symposium when $SYMPOSIUM_HO
   assert.equal(resolveConfigDir({ SYMPOSIUM_HOME: "", XDG_CONFIG_HOME: "/x" }, "/home/me"), "/x/symposium");
 });
 
+Deno.test("resolveConfigDir() prefers the --config-dir flag over the environment", () => {
+  assert.equal(
+    resolveConfigDir({ SYMPOSIUM_HOME: "/s", XDG_CONFIG_HOME: "/x" }, "/home/me", "/flag"),
+    "/flag",
+  );
+  assert.equal(resolveConfigDir({ SYMPOSIUM_HOME: "/s" }, "/home/me", ""), "/s");
+});
+
 Deno.test("resolveConfigDir() falls back to ~/.symposium", () => {
   assert.equal(resolveConfigDir({}, "/home/me"), "/home/me/.symposium");
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { UsageError } from "../../lib/diagnostics.ts";
-import { AGENTS, mergeEntry, openCodeShape } from "../../lib/sync/agents.ts";
+import { AGENT_IDS, AGENTS, mergeEntry, openCodeShape } from "../../lib/sync/agents/mod.ts";
 import { selectAgents } from "../../lib/sync/agent_selection.ts";
 import { detectAgent, findExecutable } from "../../lib/sync/detect.ts";
 import type { PathContext } from "../../lib/sync/platform_paths.ts";
@@ -29,7 +29,46 @@ Deno.test("AgentDefinition.targets() gives the documented user files on Linux", 
     opencode: ["/home/u/.config/opencode/opencode.json"],
     amp: ["/home/u/.config/amp/settings.json"],
     cline: ["/home/u/.cline/data/settings/cline_mcp_settings.json"],
+    "qwen-code": ["/home/u/.qwen/settings.json"],
+    "copilot-cli": ["/home/u/.copilot/mcp-config.json"],
+    "roo-code": [
+      "/home/u/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json",
+    ],
+    "kilo-code": ["/home/u/.config/kilo/kilo.jsonc"],
+    continue: ["/home/u/.continue/mcpServers/symposium.json"],
+    crush: ["/home/u/.config/crush/crush.json"],
+    "factory-droid": ["/home/u/.factory/mcp.json"],
+    augment: ["/home/u/.augment/settings.json"],
+    trae: ["/home/u/.config/Trae/User/mcp.json"],
+    kimi: ["/home/u/.kimi-code/mcp.json"],
+    "lm-studio": ["/home/u/.lmstudio/mcp.json"],
+    antigravity: ["/home/u/.gemini/antigravity/mcp_config.json"],
+    junie: ["/home/u/.junie/mcp/mcp.json"],
   });
+});
+
+Deno.test("AgentDefinition.targets() honours COPILOT_HOME and KIMI_CODE_HOME, and writes the legacy Kimi CLI file where it is", async () => {
+  const paths = await userPaths(
+    linuxPaths("/home/u", { COPILOT_HOME: "/cfg/copilot", KIMI_CODE_HOME: "/cfg/kimi" }),
+  );
+  assert.deepEqual(paths["copilot-cli"], ["/cfg/copilot/mcp-config.json"]);
+  assert.deepEqual(paths.kimi, ["/cfg/kimi/mcp.json"]);
+  const kimi = AGENTS.find((a) => a.id === "kimi")!;
+  const legacyOnly = await kimi.targets(linuxPaths("/home/u"), fakeFs(["/home/u/.kimi"]), {});
+  assert.deepEqual(legacyOnly.map((t) => [t.label, t.path]), [["Kimi CLI", "/home/u/.kimi/mcp.json"]]);
+  const both = await kimi.targets(linuxPaths("/home/u"), fakeFs(["/home/u/.kimi", "/home/u/.kimi-code"]), {});
+  assert.deepEqual(both.map((t) => t.path), ["/home/u/.kimi-code/mcp.json", "/home/u/.kimi/mcp.json"]);
+});
+
+Deno.test("AGENTS has at least 25 agents, each with a unique id, a documentation source and detection hints", async () => {
+  assert.ok(AGENTS.length >= 25, `${AGENTS.length} agents`);
+  assert.equal(new Set(AGENTS.map((a) => a.id)).size, AGENTS.length);
+  assert.deepEqual(AGENTS.map((a) => a.id), [...AGENT_IDS]);
+  for (const agent of AGENTS) {
+    assert.match(agent.docs, /^https:\/\//, agent.id);
+    const hints = await agent.detection(linuxPaths("/home/u"), fakeFs());
+    assert.ok(hints.paths.length + hints.binaries.length > 0, agent.id);
+  }
 });
 
 Deno.test("AgentDefinition.targets() honours the agents' own environment overrides", async () => {
@@ -116,6 +155,16 @@ Deno.test("AgentDefinition.targets() gives project files under the workspace roo
     kiro: ["/ws/.kiro/settings/mcp.json"],
     opencode: ["/ws/opencode.json"],
     amp: ["/ws/.amp/settings.json"],
+    "qwen-code": ["/ws/.qwen/settings.json"],
+    "copilot-cli": ["/ws/.github/mcp.json"],
+    "roo-code": ["/ws/.roo/mcp.json"],
+    "kilo-code": ["/ws/.kilo/kilo.jsonc"],
+    continue: ["/ws/.continue/mcpServers/symposium.json"],
+    crush: ["/ws/.crush.json"],
+    "factory-droid": ["/ws/.factory/mcp.json"],
+    trae: ["/ws/.trae/mcp.json"],
+    kimi: ["/ws/.kimi-code/mcp.json"],
+    junie: ["/ws/.junie/mcp/mcp.json"],
   });
   const jsonc = await AGENTS.find((a) => a.id === "opencode")!.targets(
     p,
@@ -199,6 +248,15 @@ Deno.test("selectAgents() accepts ids and aliases in any case and drops repeats"
     ["vscode", undefined],
     ["opencode", "v2"],
     ["codex", undefined],
+  ]);
+});
+
+Deno.test("selectAgents() takes copilot for GitHub Copilot CLI and vscode-copilot for VS Code", () => {
+  assert.deepEqual(selectAgents(["copilot", "vscode-copilot", "droid", "qwen"]).map((s) => s.agent.id), [
+    "copilot-cli",
+    "vscode",
+    "factory-droid",
+    "qwen-code",
   ]);
 });
 

@@ -5,6 +5,7 @@ import { runSync } from "../../lib/commands/sync.ts";
 import { renderSyncReport } from "../../lib/sync/report.ts";
 import { syncAgents, type SyncOutcome, type SyncRequest } from "../../lib/sync/sync_agents.ts";
 import { FIXED_SERVER, linuxPaths } from "../_fakes_sync.ts";
+import { AGENTS } from "../../lib/sync/agents/mod.ts";
 import { parse as parseToml } from "smol-toml";
 import { parse as parseYaml } from "yaml";
 
@@ -47,7 +48,7 @@ Deno.test("syncAgents() writes only the detected agents and says why the others 
       "skipped",
       "not detected (no ~/.codeium/windsurf, no windsurf on PATH)",
     ]);
-    assert.equal(outcomes.length, 13);
+    assert.equal(outcomes.length, AGENTS.length);
     assert.ok(
       Deno.readTextFileSync(`${home}/.codex/config.toml`).includes(
         'command = "/opt/cargo-agents/bin/cargo-agents"',
@@ -178,6 +179,8 @@ Deno.test("syncAgents() keeps the user's env in Codex TOML and Goose YAML entrie
     assert.deepEqual(JSON.parse(JSON.stringify(codex.mcp_servers.symposium)), {
       command: "/opt/cargo-agents/bin/cargo-agents",
       args: ["mcp-serve"],
+      startup_timeout_sec: 30,
+      tool_timeout_sec: 150,
       env: { RUST_LOG: "debug" },
     });
     const goose = parseYaml(Deno.readTextFileSync(`${home}/.config/goose/config.yaml`)) as {

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { renderDiagnostic } from "../../lib/diagnostics.ts";
-import { ConfigSyntaxError } from "../../lib/sync/config_format.ts";
-import { AGENT_IDS } from "../../lib/sync/agents.ts";
+import { ConfigSyntaxError } from "../../lib/sync/formats/config_format.ts";
+import { AGENT_IDS } from "../../lib/sync/agents/mod.ts";
 import { editConfigText } from "../../lib/sync/sync_agents.ts";
 import {
   AGENT_FIXTURES,

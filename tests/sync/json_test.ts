@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { ConfigShapeError, ConfigSyntaxError } from "../../lib/sync/config_format.ts";
-import { JSONC, STRICT_JSON } from "../../lib/sync/json_format.ts";
-import { offsetToLineColumn } from "../../lib/sync/_text.ts";
+import { ConfigShapeError, ConfigSyntaxError } from "../../lib/sync/formats/config_format.ts";
+import { JSONC, STRICT_JSON } from "../../lib/sync/formats/json_format.ts";
+import { offsetToLineColumn } from "../../lib/sync/formats/_text.ts";
 import { catchError } from "../_fakes_sync.ts";
 
 const at = { containerPath: ["mcpServers"], name: "symposium" };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { ConfigShapeError, ConfigSyntaxError } from "../../lib/sync/config_format.ts";
-import { scanTomlHeaders, TOML } from "../../lib/sync/toml_format.ts";
+import { ConfigShapeError, ConfigSyntaxError } from "../../lib/sync/formats/config_format.ts";
+import { scanTomlHeaders, TOML } from "../../lib/sync/formats/toml_format.ts";
 import { catchError } from "../_fakes_sync.ts";
 
 const at = { containerPath: ["mcp_servers"], name: "symposium" };

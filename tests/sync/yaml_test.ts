@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { ConfigShapeError, ConfigSyntaxError } from "../../lib/sync/config_format.ts";
-import { YAML } from "../../lib/sync/yaml_format.ts";
+import { ConfigShapeError, ConfigSyntaxError } from "../../lib/sync/formats/config_format.ts";
+import { YAML } from "../../lib/sync/formats/yaml_format.ts";
 import { catchError } from "../_fakes_sync.ts";
 
 const at = { containerPath: ["extensions"], name: "symposium" };

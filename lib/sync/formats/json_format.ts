@@ -28,7 +28,8 @@ import {
   renderBlock,
   renderInline,
 } from "./_json_edits.ts";
-import { deepEqual, expectedDocument, pruneEmptyContainers } from "./_values.ts";
+import { deepEqual, expectedDocument, pruneEmptyContainers } from "./values.ts";
+import { assertNestingBudget, withStackGuard } from "./_budget.ts";
 
 /** Options of {@link jsonFormat}. */
 export interface JsonFormatOptions {
@@ -106,7 +107,7 @@ export function jsonFormat(options: JsonFormatOptions): ConfigFormat {
 
   function readValue(text: string, file: string): unknown {
     const { root } = parse(text, file);
-    return root === undefined ? {} : getNodeValue(root);
+    return root === undefined ? {} : withStackGuard(file, label, () => getNodeValue(root));
   }
 
   function setEntryText(text: string, address: EntryAddress, value: unknown, file: string): string {
@@ -176,12 +177,14 @@ export const JSONC: ConfigFormat = jsonFormat({ strict: false });
 
 function parseJson(text: string, file: string, strict: boolean, label: string): Parsed {
   const { bom, body } = splitBom(text);
+  assertNestingBudget(body, file, label, "json");
   const errors: ParseError[] = [];
-  const root = parseTree(body, errors, {
-    disallowComments: strict,
-    allowTrailingComma: !strict,
-    allowEmptyContent: true,
-  });
+  const root = withStackGuard(file, label, () =>
+    parseTree(body, errors, {
+      disallowComments: strict,
+      allowTrailingComma: !strict,
+      allowEmptyContent: true,
+    }));
   const first = errors[0];
   if (first !== undefined) {
     const { detail, offset } = describeParseError(body, first, strict);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type Location, UserError } from "../diagnostics.ts";
+import { type Location, UserError } from "../../diagnostics.ts";
 import { offsetToLineColumn } from "./_text.ts";
 
 /** Where the entry lives: the keys of its container (e.g. `["mcpServers"]`) and its own name. */

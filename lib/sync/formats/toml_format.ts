@@ -8,7 +8,7 @@
  * @module
  */
 import { parse, TomlError } from "smol-toml";
-import { indexTomlPositions } from "../toml_position.ts";
+import { indexTomlPositions } from "../../toml_position.ts";
 import {
   type ConfigFormat,
   ConfigShapeError,
@@ -26,7 +26,8 @@ import {
   skipLineBreak,
   type TextEdit,
 } from "./_text.ts";
-import { deepEqual, expectedDocument, getAtPath, isPlainObject, pruneEmptyContainers } from "./_values.ts";
+import { deepEqual, expectedDocument, getAtPath, isPlainObject, pruneEmptyContainers } from "./values.ts";
+import { assertNestingBudget, withStackGuard } from "./_budget.ts";
 
 /** A `[table]` or `[[array.of.tables]]` header and the extent of its block. Offsets are 0-based. */
 export interface TomlHeader {
@@ -96,8 +97,9 @@ export const TOML: ConfigFormat = {
 };
 
 function readToml(text: string, file: string): unknown {
+  assertNestingBudget(text, file, "TOML", "toml");
   try {
-    return parse(text);
+    return withStackGuard(file, "TOML", () => parse(text));
   } catch (error) {
     if (!(error instanceof TomlError)) throw error;
     const detail = error.message.replace(/^Invalid TOML document: /, "").split("\n")[0]!;

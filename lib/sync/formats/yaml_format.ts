@@ -25,7 +25,8 @@ import {
   splitBom,
   type TextEdit,
 } from "./_text.ts";
-import { deepEqual, expectedDocument, getAtPath, pruneEmptyContainers } from "./_values.ts";
+import { deepEqual, expectedDocument, getAtPath, pruneEmptyContainers } from "./values.ts";
+import { assertNestingBudget, withStackGuard } from "./_budget.ts";
 
 /** Indentation step used when the document shows none: two spaces. */
 export const DEFAULT_YAML_INDENT = 2;
@@ -133,7 +134,8 @@ interface ParsedYaml {
 
 function parseYaml(text: string, file: string): ParsedYaml {
   const { bom, body } = splitBom(text);
-  const doc = parseDocument(body, { prettyErrors: false });
+  assertNestingBudget(body, file, "YAML", "yaml");
+  const doc = withStackGuard(file, "YAML", () => parseDocument(body, { prettyErrors: false }));
   const error = doc.errors[0];
   if (error !== undefined) {
     const detail = error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
@@ -154,7 +156,7 @@ function parseYaml(text: string, file: string): ParsedYaml {
       positionAt(body, contents.range![0]),
     );
   }
-  return { bom, body, contents, value: doc.toJS() };
+  return { bom, body, contents, value: withStackGuard(file, "YAML", () => doc.toJS()) };
 }
 
 function verified(next: string, before: unknown, path: string[], value: unknown, file: string): string {

@@ -1,10 +1,10 @@
 /**
  * Where each agent keeps its configuration folder, per platform and honouring the agent's own
- * environment overrides. Used by the agent table in `agents.ts`.
+ * environment overrides. Private to the agent table in `lib/sync/agents/`.
  *
  * @module
  */
-import type { FileSystem } from "../file_system.ts";
+import type { FileSystem } from "../../file_system.ts";
 import {
   appDataDir,
   envPath,
@@ -12,7 +12,7 @@ import {
   type PathContext,
   vscodeUserDataDir,
   xdgConfigHome,
-} from "./platform_paths.ts";
+} from "../platform_paths.ts";
 
 /** Whether anything exists at `path`. */
 export async function exists(fs: FileSystem, path: string): Promise<boolean> {
@@ -25,11 +25,13 @@ export async function firstExisting(fs: FileSystem, paths: string[]): Promise<st
   return undefined;
 }
 
-/** Host editors whose global storage may hold Cline's settings. */
-export const CLINE_HOSTS = ["Code", "Code - Insiders", "Cursor", "Windsurf", "VSCodium"] as const;
+/** VS Code-family editors whose global storage may hold an extension's settings (Cline, Roo Code). */
+export const EXTENSION_HOSTS = ["Code", "Code - Insiders", "Cursor", "Windsurf", "VSCodium"] as const;
 
-/** Cline's global-storage folder inside a host editor's user-data folder. */
-export const CLINE_STORAGE = ["User", "globalStorage", "saoudrizwan.claude-dev"];
+/** An extension's global-storage folder inside a host editor's user-data folder. */
+export function extensionStorage(p: PathContext, host: string, extensionId: string): string {
+  return joinPath(p, vscodeUserDataDir(p, host), "User", "globalStorage", extensionId);
+}
 
 /** The Cline CLI folder: `$CLINE_DIR`, else `~/.cline`. */
 export function clineCliDir(p: PathContext): string {
@@ -88,4 +90,14 @@ export async function vscodeDir(p: PathContext, fs: FileSystem): Promise<string>
     return insiders;
   }
   return stable;
+}
+
+/** GitHub Copilot CLI's folder: `$COPILOT_HOME`, else `~/.copilot` (docs.github.com, Copilot CLI reference). */
+export function copilotDir(p: PathContext): string {
+  return envPath(p, "COPILOT_HOME") ?? joinPath(p, p.homeDir, ".copilot");
+}
+
+/** Kimi Code's folder: `$KIMI_CODE_HOME`, else `~/.kimi-code` (moonshotai.github.io/kimi-code). */
+export function kimiCodeDir(p: PathContext): string {
+  return envPath(p, "KIMI_CODE_HOME") ?? joinPath(p, p.homeDir, ".kimi-code");
 }
