@@ -31,7 +31,7 @@ export interface CleanupOptions {
 /**
  * Removes the stale files of ours beside `path` (symlinks followed) and restores a displaced file
  * when `path` itself is gone. A file is stale when the process that made it is no longer running
- * (checked on Linux) or it is older than `staleAgeMs`.
+ * (checked with `kill -0` where there is a POSIX shell) or it has not changed for `staleAgeMs`.
  *
  * Never throws for a file it cannot remove: that one is simply kept.
  */
@@ -50,7 +50,7 @@ export async function cleanUpKilledWrites(path: string, options: CleanupOptions)
     if (own === undefined || (own.of !== target && own.of !== `${target}.bak`)) continue;
     const status = await fs.lstat(own.path);
     if (status === null || status.kind !== "file") continue;
-    const mtimeMs = status.mtimeMs ?? nowMs;
+    const mtimeMs = status.changedMs ?? status.mtimeMs ?? nowMs;
     const alive = own.pid === Deno.pid ? true : await fs.isProcessAlive(own.pid);
     if (alive === false || nowMs - mtimeMs > staleAgeMs) stale.push({ ...own, mtimeMs });
   }

@@ -135,7 +135,7 @@ export async function listAgents(
       ? detection.evidence!.endsWith(" on PATH")
         ? detection.evidence!
         : `${displayPath(detection.evidence!, p.homeDir)} exists`
-      : describeNotDetected(detection.lookedFor, p.homeDir);
+      : describeMissing(detection.lookedFor, p.homeDir);
     const files = projectRoot !== undefined && !agent.hasProjectConfig
       ? []
       : (await targetsOf(agent, p, fs, undefined, projectRoot)).map((t) => t.path);
@@ -156,11 +156,16 @@ function targetsOf(
 }
 
 function describeNotDetected(lookedFor: DetectionHints, homeDir: string): string {
+  return `not detected (${describeMissing(lookedFor, homeDir)})`;
+}
+
+/** What was looked for and not found: `no ~/.cursor, no cursor/cursor-agent on PATH`. */
+function describeMissing(lookedFor: DetectionHints, homeDir: string): string {
   const parts = lookedFor.summary === undefined
     ? lookedFor.paths.map((path) => `no ${displayPath(path, homeDir)}`)
     : [homeDir === "" ? lookedFor.summary : lookedFor.summary.replaceAll(homeDir, "~")];
   if (lookedFor.binaries.length > 0) parts.push(`no ${lookedFor.binaries.join("/")} on PATH`);
-  return `not detected (${parts.join(", ")})`;
+  return parts.join(", ");
 }
 
 function skipped(agent: AgentDefinition, detail: string): SyncOutcome {

@@ -26,6 +26,11 @@ export interface PathStatus {
   mode: number | null;
   /** Last modification, milliseconds since the epoch; `null` when unknown. */
   mtimeMs: number | null;
+  /**
+   * Last change of the content or of the entry (the later of mtime and ctime: a rename moves
+   * ctime, not mtime), milliseconds since the epoch; `null` when unknown.
+   */
+  changedMs: number | null;
 }
 
 /**
@@ -64,7 +69,7 @@ export interface WritableFileSystem extends FileSystem {
   remove(path: string): Promise<void>;
   /** Flushes a directory's entries to disk, so a rename survives a power loss (best effort). */
   syncDir(path: string): Promise<void>;
-  /** Whether a process with this id is running; `undefined` when the platform cannot tell. */
+  /** Whether a process with this id is running; `undefined` when the platform cannot tell (Windows). */
   isProcessAlive(pid: number): Promise<boolean | undefined>;
 }
 
@@ -99,6 +104,7 @@ export const denoWritableFileSystem: WritableFileSystem = Object.freeze({
       sizeBytes: info.size,
       mode: info.mode === null ? null : info.mode & 0o7777,
       mtimeMs: info.mtime?.getTime() ?? null,
+      changedMs: Math.max(info.mtime?.getTime() ?? 0, info.ctime?.getTime() ?? 0) || null,
     };
   },
   readLink: (path: string): Promise<string> => Deno.readLink(path),
@@ -132,13 +138,20 @@ export const denoWritableFileSystem: WritableFileSystem = Object.freeze({
     }
   },
   async isProcessAlive(pid: number): Promise<boolean | undefined> {
-    if (Deno.build.os !== "linux") return undefined;
+    if (Deno.build.os === "windows") return undefined;
     try {
-      await Deno.stat(`/proc/${pid}`);
-      return true;
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return false;
-      return undefined;
+      // `kill -0` sends no signal; it only asks whether the process exists (the shell's builtin,
+      // so no separate `kill` program is needed).
+      const out = await new Deno.Command("sh", {
+        args: ["-c", 'kill -0 "$1"', "sh", String(pid)],
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+      }).output();
+      if (out.code === 0) return true;
+      return /no such process/i.test(new TextDecoder().decode(out.stderr)) ? false : undefined;
+    } catch {
+      return undefined; // No shell to ask: the age rule decides.
     }
   },
 });

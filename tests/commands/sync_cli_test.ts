@@ -8,6 +8,9 @@ import { editConfigText } from "../../lib/sync/sync_agents.ts";
 import { denoWritableFileSystem } from "../../lib/sync/writable_file_system.ts";
 import { linuxPaths, readCaseFile, REPO_ROOT } from "../_fakes_sync.ts";
 import { sourceRunArgs } from "../../lib/self_command.ts";
+import { parse as parseToml } from "smol-toml";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
 /** Where each agent's user file lives under the fake home on Linux (reference/agents.md). */
 const USER_FILES: Record<AgentId, string> = {
@@ -69,7 +72,12 @@ interface Run {
   stderr: string;
 }
 
-async function runCli(home: string, cacheDir: string, args: string[]): Promise<Run> {
+async function runCli(
+  home: string,
+  cacheDir: string,
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<Run> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-P", "--config", `${REPO_ROOT}/deno.json`, `${REPO_ROOT}/main.ts`, "sync", ...args],
     cwd: home,
@@ -80,9 +88,12 @@ async function runCli(home: string, cacheDir: string, args: string[]): Promise<R
       PATH: `${home}/bin`,
       DENO_DIR: cacheDir,
       NO_COLOR: "1",
+      ...extraEnv,
     },
     stdout: "piped",
     stderr: "piped",
+    // A FIFO that sync opened would block it forever: end the run instead of the test suite.
+    signal: AbortSignal.timeout(120_000),
   }).output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
@@ -179,6 +190,88 @@ Deno.test("main.ts sync exits 1, names file:line:col and leaves a malformed file
     );
     assert.ok(run.stderr.includes(`  --> ${home}/.config/zed/settings.json:4:3\n`));
     assert.equal(Deno.readTextFileSync(`${home}/.config/zed/settings.json`), broken);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("main.ts sync refuses a FIFO and a 100,000-deep file by name, writes the other agents, exits 1", async () => {
+  const home = await Deno.makeTempDir();
+  try {
+    const cacheDir = await denoDir();
+    Deno.mkdirSync(`${home}/bin`);
+    Deno.mkdirSync(`${home}/.cursor`);
+    const mk = await new Deno.Command("mkfifo", { args: [`${home}/.cursor/mcp.json`] }).output();
+    assert.equal(mk.code, 0);
+    Deno.mkdirSync(`${home}/.gemini`);
+    const deep = "[".repeat(100_000) + "]".repeat(100_000);
+    Deno.writeTextFileSync(`${home}/.gemini/settings.json`, `{"x": ${deep}}`);
+    const started = performance.now();
+    const run = await runCli(home, cacheDir, ["--agent", "cursor", "--agent", "gemini", "--agent", "kiro"]);
+    assert.ok(performance.now() - started < 60_000, "sync hung on the FIFO");
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(
+      run.stdout,
+      /Cursor +error +~\/\.cursor\/mcp\.json \(it is a FIFO \(named pipe\), not a regular file\)/,
+    );
+    assert.match(
+      run.stdout,
+      /Gemini CLI +error +~\/\.gemini\/settings\.json:1:518 \(invalid JSONC: nested deeper than 512 levels\)/,
+    );
+    assert.match(run.stdout, /Kiro +written +~\/\.kiro\/settings\/mcp\.json \(created the file\)/);
+    assert.ok(
+      run.stderr.includes(`error[SYNC_NOT_A_FILE]: Cannot read "${home}/.cursor/mcp.json"`),
+      run.stderr,
+    );
+    assert.ok(run.stderr.includes("error[SYNC_CONFIG_TOO_DEEP]"), run.stderr);
+    assert.ok(!run.stderr.includes("RangeError"), run.stderr);
+    assert.ok(Deno.lstatSync(`${home}/.cursor/mcp.json`).isFifo);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("the Codex entry sync writes finds a non-default config dir without SYMPOSIUM_HOME, and starts quietly", async () => {
+  const home = await Deno.makeTempDir();
+  try {
+    const cacheDir = await denoDir();
+    Deno.mkdirSync(`${home}/bin`);
+    const configDir = `${home}/work/symposium`;
+    Deno.mkdirSync(`${configDir}/plugins/only-here`, { recursive: true });
+    Deno.writeTextFileSync(
+      `${configDir}/plugins/only-here/SYMPOSIUM.toml`,
+      'name = "only-here"\ndepends-on = "*"\n\n[[mcp_servers]]\nname = "onlyhere"\ncommand = "true"\n',
+    );
+    Deno.mkdirSync(`${home}/ws`);
+    Deno.writeTextFileSync(`${home}/ws/Cargo.toml`, '[package]\nname = "ws"\nversion = "0.1.0"\n');
+    const run = await runCli(home, cacheDir, ["--agent", "codex"], { SYMPOSIUM_HOME: configDir });
+    assert.equal(run.code, 0, run.stderr);
+    const codex = parseToml(Deno.readTextFileSync(`${home}/.codex/config.toml`)) as {
+      mcp_servers: { symposium: { command: string; args: string[]; startup_timeout_sec: number } };
+    };
+    const entry = codex.mcp_servers.symposium;
+    assert.deepEqual(entry.args.slice(-3), ["mcp-serve", "--config-dir", configDir]);
+    assert.equal(entry.startup_timeout_sec, 30);
+    // Start it as Codex does: only a short list of variables, no SYMPOSIUM_HOME or XDG_CONFIG_HOME.
+    const transport = new StdioClientTransport({
+      command: entry.command,
+      args: entry.args,
+      env: { HOME: home, PATH: Deno.env.get("PATH") ?? "", DENO_DIR: cacheDir },
+      cwd: `${home}/ws`,
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (chunk: Uint8Array) => void (stderr += new TextDecoder().decode(chunk)));
+    const client = new Client({ name: "codex-like", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      const execute = tools.find((t) => t.name === "execute");
+      assert.match(execute?.description ?? "", /Servers in scope: onlyhere\./);
+    } finally {
+      await client.close();
+    }
+    assert.ok(!/Warning|Download /.test(stderr), `deno wrote to stderr at start:\n${stderr}`);
   } finally {
     await Deno.remove(home, { recursive: true });
   }

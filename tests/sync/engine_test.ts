@@ -4,6 +4,7 @@ import { UsageError, UserError } from "../../lib/diagnostics.ts";
 import { runSync } from "../../lib/commands/sync.ts";
 import { renderSyncReport } from "../../lib/sync/report.ts";
 import { syncAgents, type SyncOutcome, type SyncRequest } from "../../lib/sync/sync_agents.ts";
+import { denoWritableFileSystem } from "../../lib/sync/writable_file_system.ts";
 import { FIXED_SERVER, linuxPaths } from "../_fakes_sync.ts";
 import { AGENTS } from "../../lib/sync/agents/mod.ts";
 import { parse as parseToml } from "smol-toml";
@@ -384,5 +385,231 @@ Deno.test("runSync() says how to name an agent when none is detected", async () 
     const ctx = fakeContext(home);
     assert.equal(await runSync({ agents: [], project: false, dryRun: false, remove: false }, ctx), 0);
     assert.match(ctx.out.join(""), /No agent detected: name one with --agent NAME/);
+  });
+});
+
+Deno.test("syncAgents() refuses a FIFO by name without opening it, and writes the other agents", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.cursor`);
+    const mk = await new Deno.Command("mkfifo", { args: [`${home}/.cursor/mcp.json`] }).output();
+    assert.equal(mk.code, 0);
+    const outcomes = await sync(home, { agents: ["cursor", "windsurf"] });
+    assert.deepEqual(outcomes.map((o) => [o.agent, o.status, o.error?.code]), [
+      ["cursor", "error", "SYNC_NOT_A_FILE"],
+      ["windsurf", "written", undefined],
+    ]);
+    assert.equal(
+      outcomes[0]!.detail,
+      `Cannot read "${home}/.cursor/mcp.json": it is a FIFO (named pipe), not a regular file`,
+    );
+    assert.ok(Deno.lstatSync(`${home}/.cursor/mcp.json`).isFifo);
+  });
+});
+
+Deno.test("syncAgents() reports a file nested too deep for that agent only", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.gemini`);
+    const deep = '{"mcpServers": {}, "x": ' + "[".repeat(100_000) + "]".repeat(100_000) + "}\n";
+    Deno.writeTextFileSync(`${home}/.gemini/settings.json`, deep);
+    Deno.mkdirSync(`${home}/.codex`);
+    Deno.writeTextFileSync(
+      `${home}/.codex/config.toml`,
+      "x = " + "[".repeat(100_000) + "]".repeat(100_000) + "\n",
+    );
+    Deno.mkdirSync(`${home}/.config/goose`, { recursive: true });
+    Deno.writeTextFileSync(
+      `${home}/.config/goose/config.yaml`,
+      "x: " + "[".repeat(100_000) + "]".repeat(100_000) + "\n",
+    );
+    const outcomes = await sync(home, { agents: ["gemini", "codex", "goose", "cursor"] });
+    assert.deepEqual(outcomes.map((o) => [o.agent, o.status, o.error?.code]), [
+      ["gemini", "error", "SYNC_CONFIG_TOO_DEEP"],
+      ["codex", "error", "SYNC_CONFIG_TOO_DEEP"],
+      ["goose", "error", "SYNC_CONFIG_TOO_DEEP"],
+      ["cursor", "written", undefined],
+    ]);
+    assert.deepEqual(outcomes[0]!.error?.location, {
+      file: `${home}/.gemini/settings.json`,
+      line: 1,
+      column: 536,
+    });
+    assert.match(outcomes[0]!.detail, /invalid JSONC: nested deeper than 512 levels/);
+    assert.equal(Deno.readTextFileSync(`${home}/.gemini/settings.json`), deep);
+  });
+});
+
+Deno.test("syncAgents() refuses a config file over 64 MiB before reading it", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.cursor`);
+    const file = Deno.openSync(`${home}/.cursor/mcp.json`, { write: true, create: true });
+    file.truncateSync(64 * 1024 * 1024 + 1); // sparse: no real 64 MiB written
+    file.close();
+    const [cursor] = await sync(home, { agents: ["cursor"] });
+    assert.equal(cursor!.status, "error");
+    assert.equal(cursor!.error?.code, "SYNC_CONFIG_TOO_BIG");
+    assert.match(cursor!.detail, /has 67108865 bytes, more than the 67108864 bytes sync reads/);
+  });
+});
+
+Deno.test("syncAgents() refuses a read-only config unless forced, then keeps it read-only", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.cursor`);
+    Deno.writeTextFileSync(`${home}/.cursor/mcp.json`, "{}\n");
+    Deno.chmodSync(`${home}/.cursor/mcp.json`, 0o444);
+    const [refused] = await sync(home, { agents: ["cursor"] });
+    assert.deepEqual([refused!.status, refused!.error?.code], ["error", "SYNC_READ_ONLY"]);
+    assert.equal(Deno.readTextFileSync(`${home}/.cursor/mcp.json`), "{}\n");
+    const [forced] = await sync(home, { agents: ["cursor"], force: true });
+    assert.equal(forced!.status, "written");
+    assert.match(Deno.readTextFileSync(`${home}/.cursor/mcp.json`), /"symposium"/);
+    assert.equal(Deno.statSync(`${home}/.cursor/mcp.json`).mode! & 0o777, 0o444);
+  });
+});
+
+Deno.test("syncAgents() writes through a dangling dotfiles symlink, creating its target", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.config/zed`, { recursive: true });
+    Deno.symlinkSync(`${home}/dotfiles/zed/settings.json`, `${home}/.config/zed/settings.json`);
+    const [zed] = await sync(home, { agents: ["zed"] });
+    assert.deepEqual([zed!.status, zed!.detail, zed!.file], [
+      "written",
+      "created the file",
+      `${home}/dotfiles/zed/settings.json`,
+    ]);
+    assert.ok(Deno.lstatSync(`${home}/.config/zed/settings.json`).isSymlink);
+    assert.match(Deno.readTextFileSync(`${home}/.config/zed/settings.json`), /"context_servers"/);
+  });
+});
+
+Deno.test("syncAgents() with remove deletes Continue's file of ours when nothing else is left in it", async () => {
+  await withHome(async (home) => {
+    const file = `${home}/.continue/mcpServers/symposium.json`;
+    await sync(home, { agents: ["continue"] });
+    assert.deepEqual(Object.keys(JSON.parse(Deno.readTextFileSync(file)).mcpServers), ["symposium"]);
+    const [removed] = await sync(home, { agents: ["continue"], remove: true });
+    assert.deepEqual([removed!.status, removed!.detail], ["removed", "removed the file"]);
+    assert.deepEqual([...Deno.readDirSync(`${home}/.continue/mcpServers`)].map((e) => e.name), [
+      "symposium.json.bak",
+    ]);
+  });
+});
+
+Deno.test("syncAgents() redoes the edit on another program's version instead of losing it", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.cursor`);
+    const path = `${home}/.cursor/mcp.json`;
+    Deno.writeTextFileSync(path, '{ "theme": "old" }\n');
+    let reads = 0;
+    const fs = {
+      ...denoWritableFileSystem,
+      readTextFile: async (p: string) => {
+        const text = await denoWritableFileSystem.readTextFile(p);
+        // The agent rewrites its file right after sync's first read.
+        if (p === path && reads++ === 0) Deno.writeTextFileSync(path, '{ "theme": "new" }\n');
+        return text;
+      },
+    };
+    const paths = linuxPaths(home, { PATH: "/nonexistent" });
+    const [cursor] = await syncAgents({ ...REGISTER, agents: ["cursor"] }, {
+      paths,
+      server: FIXED_SERVER,
+      fs,
+    });
+    assert.equal(cursor!.status, "written");
+    const doc = JSON.parse(Deno.readTextFileSync(path));
+    assert.equal(doc.theme, "new");
+    assert.ok(doc.mcpServers.symposium);
+  });
+});
+
+Deno.test("syncAgents() with project writes the program as a user types it, never this machine's paths", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/ws`);
+    Deno.writeTextFileSync(`${home}/ws/Cargo.toml`, '[package]\nname = "app"\n');
+    const ctx = fakeContext(home, { SYMPOSIUM_HOME: `${home}/custom` });
+    ctx.cwd = `${home}/ws`;
+    const code = await runSync(
+      { agents: ["claude-code", "codex", "opencode"], project: true, dryRun: false, remove: false },
+      ctx,
+    );
+    assert.equal(code, 0, ctx.err.join(""));
+    assert.deepEqual(JSON.parse(Deno.readTextFileSync(`${home}/ws/.mcp.json`)).mcpServers.symposium, {
+      type: "stdio",
+      command: "cargo-agents",
+      args: ["mcp-serve"],
+      env: {},
+    });
+    const codex = Deno.readTextFileSync(`${home}/ws/.codex/config.toml`);
+    assert.match(codex, /^command = "cargo-agents"\nargs = \["mcp-serve"\]$/m);
+    const opencode = JSON.parse(Deno.readTextFileSync(`${home}/ws/opencode.json`));
+    assert.deepEqual(opencode.mcp.symposium.command, ["cargo-agents", "mcp-serve"]);
+    for (const f of [".mcp.json", ".codex/config.toml", "opencode.json"]) {
+      assert.ok(!Deno.readTextFileSync(`${home}/ws/${f}`).includes(home), f);
+    }
+  });
+});
+
+Deno.test("runSync() carries a non-default config dir as mcp-serve --config-dir, and none for the default", async () => {
+  await withHome(async (home) => {
+    const custom = fakeContext(home, { SYMPOSIUM_HOME: `${home}/work-symposium` });
+    assert.equal(
+      await runSync({ agents: ["codex"], project: false, dryRun: false, remove: false }, custom),
+      0,
+    );
+    assert.match(
+      Deno.readTextFileSync(`${home}/.codex/config.toml`),
+      new RegExp(`^args = \\["mcp-serve", "--config-dir", "${home}/work-symposium"\\]$`, "m"),
+    );
+    const flag = { ...fakeContext(home), configDir: `${home}/flag-dir` };
+    assert.equal(
+      await runSync({ agents: ["cursor"], project: false, dryRun: false, remove: false }, flag),
+      0,
+    );
+    assert.deepEqual(
+      JSON.parse(Deno.readTextFileSync(`${home}/.cursor/mcp.json`)).mcpServers.symposium.args,
+      [
+        "mcp-serve",
+        "--config-dir",
+        `${home}/flag-dir`,
+      ],
+    );
+    const plain = fakeContext(home);
+    assert.equal(
+      await runSync({ agents: ["windsurf"], project: false, dryRun: false, remove: false }, plain),
+      0,
+    );
+    assert.deepEqual(
+      JSON.parse(Deno.readTextFileSync(`${home}/.codeium/windsurf/mcp_config.json`)).mcpServers.symposium
+        .args,
+      ["mcp-serve"],
+    );
+  });
+});
+
+Deno.test("runSync() with list shows every agent id, whether it is detected and why, and its files", async () => {
+  await withHome(async (home) => {
+    Deno.mkdirSync(`${home}/.cursor`);
+    Deno.mkdirSync(`${home}/bin`);
+    Deno.writeTextFileSync(`${home}/bin/qwen`, "#!/bin/sh\n");
+    Deno.chmodSync(`${home}/bin/qwen`, 0o755);
+    const ctx = fakeContext(home, { PATH: `${home}/bin` });
+    assert.equal(
+      await runSync({ agents: [], project: false, dryRun: false, remove: false, list: true }, ctx),
+      0,
+    );
+    const text = ctx.out.join("");
+    assert.match(text, /^cursor +Cursor +detected +~\/\.cursor exists\n +file +~\/\.cursor\/mcp\.json$/m);
+    assert.match(text, /^qwen-code +Qwen Code +detected +qwen on PATH\n +file +~\/\.qwen\/settings\.json$/m);
+    assert.match(
+      text,
+      /^windsurf +Windsurf +not detected +no ~\/\.codeium\/windsurf, no windsurf on PATH$/m,
+    );
+    for (const agent of AGENTS) assert.match(text, new RegExp(`^${agent.id} `, "m"));
+    assert.match(text, new RegExp(`\\n2 of ${AGENTS.length} agents detected;`));
+    assert.deepEqual([...Deno.readDirSync(home)].map((e) => e.name).sort(), [".cursor", "bin"]);
+    await assert.rejects(
+      () => runSync({ agents: ["cursor"], project: false, dryRun: false, remove: false, list: true }, ctx),
+      UsageError,
+    );
   });
 });
