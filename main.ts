@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { closestMatch, renderDiagnostic, UsageError, UserError } from "./lib/diagnostics.ts";
 import type { CommandContext } from "./lib/commands/context.ts";
 import { sourceRunArgs } from "./lib/self_command.ts";
+import { maskSecrets } from "./lib/secrets/mod.ts";
 import denoJson from "./deno.json" with { type: "json" };
 
 /** The program's version, from `deno.json`. */
@@ -214,7 +215,13 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   const args = argv[0] === "agents" ? argv.slice(1) : [...argv];
   const verbose = args.some((a) => a === "-v" || a === "--verbose");
   const rest = args.filter((a) => a !== "-v" && a !== "--verbose");
-  const ctx: CommandContext = { ...deps, verbose };
+  // Every byte a command prints passes the secret registry (registered values, credential shapes).
+  const ctx: CommandContext = {
+    ...deps,
+    verbose,
+    writeOut: (text) => deps.writeOut(maskSecrets(text)),
+    writeErr: (text) => deps.writeErr(maskSecrets(text)),
+  };
   try {
     if (rest.length === 0 || rest[0] === "-h" || rest[0] === "--help" || rest[0] === "help") {
       ctx.writeOut(GLOBAL_HELP + "\n");
@@ -320,4 +327,24 @@ export function realDeps(): MainDeps {
   };
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args, realDeps()));
+/**
+ * A failure nothing caught (a rejected promise of a background task) still ends the process, but
+ * through the secret registry: Deno's own report would print the raw message.
+ */
+function reportUncaught(error: unknown): void {
+  const text = renderDiagnostic(error, { verbose: true });
+  Deno.stderr.writeSync(new TextEncoder().encode(maskSecrets(`internal error: ${text}\n`)));
+  Deno.exit(70);
+}
+
+if (import.meta.main) {
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    reportUncaught(event.reason);
+  });
+  globalThis.addEventListener("error", (event) => {
+    event.preventDefault();
+    reportUncaught(event.error);
+  });
+  Deno.exit(await main(Deno.args, realDeps()));
+}

@@ -1,11 +1,19 @@
 /**
  * The session logger: one line per event, to stderr (never stdout, which belongs to MCP) and to a
- * per-session file under `<config>/logs/` (created with its first line; the newest
- * {@link MAX_SESSION_LOGS} sessions are kept). Secrets (bearer tokens, `token`/`secret`/`authorization`
- * values) are masked before anything is written.
+ * per-session file under `<config>/logs/` (a private folder: created 0700, refused when it is a
+ * symbolic link or another user's; the file is 0600 and created with its first line; the newest
+ * {@link MAX_SESSION_LOGS} sessions are kept). Every line is masked by the secret registry
+ * (registered values and credential shapes, `lib/secrets/`) before anything is written.
  *
  * @module
  */
+import { maskSecrets } from "./secrets/mod.ts";
+import {
+  createPrivateFileSync,
+  ensurePrivateDir,
+  listOwnFiles,
+  PrivateDirError,
+} from "./secrets/private_dir.ts";
 
 /** Severity, lowest first. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -45,9 +53,12 @@ export interface LoggerOptions {
   stderrLevel?: LogLevel | undefined;
   /** Directory for the session file (created when missing), e.g. `<config>/logs`. Default: no file. */
   logDir?: string | undefined;
-  /** Session file name without directory. @default `<UTC timestamp>-<pid>.log` */
+  /**
+   * Session file name without directory. @default `<UTC timestamp>-<pid>.log` (only names of that
+   * form, {@link SESSION_LOG_NAME}, are ever pruned)
+   */
   sessionName?: string | undefined;
-  /** Session files kept in `logDir` (this one included); older `*.log` files are deleted. @default MAX_SESSION_LOGS */
+  /** Session files kept in `logDir` (this one included); older ones of ours are deleted. @default MAX_SESSION_LOGS */
   keepLogs?: number | undefined;
   /** Longest line written, in UTF-16 code units; longer lines are cut with `…`. @default 4096 */
   maxLineChars?: number | undefined;
@@ -55,26 +66,11 @@ export interface LoggerOptions {
   now?: (() => number) | undefined;
 }
 
-const SECRET_PATTERNS: RegExp[] = [
-  /(bearer\s+)[A-Za-z0-9._~+/=-]+/gi,
-  /("?(?:access_token|refresh_token|id_token|client_secret|token|secret|password|authorization|api[_-]?key)"?\s*[:=]\s*"?)([^"\s,}]+)/gi,
-];
-
 /**
- * Masks secrets in a log line: bearer tokens and the values of token-, secret-, password- or
- * authorization-like keys become `***`.
- *
- * @example
- * ```ts
- * import { redactSecrets } from "./log.ts";
- * redactSecrets("Authorization: Bearer abc.def"); // "Authorization: Bearer ***"
- * ```
+ * Names of the session files we create (`2025-01-31T12-00-00-000Z-4242.log`, a `-<n>` suffix when
+ * two sessions of one process start in the same millisecond): the only files pruning removes.
  */
-export function redactSecrets(text: string): string {
-  let out = text;
-  for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, (_m, head: string) => `${head}***`);
-  return out;
-}
+export const SESSION_LOG_NAME = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-\d+(?:-\d+)?\.log$/;
 
 /**
  * Creates the session logger. File problems (no permission, full disk) never fail the caller:
@@ -87,7 +83,7 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
   const now = options.now ?? Date.now;
   const stderrRank = LEVEL_RANK[options.stderrLevel ?? "info"];
   const encoder = new TextEncoder();
-  let file: Deno.FsFile | undefined;
+  let file: { handle: Deno.FsFile; name: string } | undefined;
   let filePath: string | undefined;
   let closed = false;
   const logDir = options.logDir;
@@ -101,11 +97,22 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
     if (file !== undefined) return true;
     if (logDir === undefined || filePath === undefined || closed) return false;
     try {
-      Deno.mkdirSync(logDir, { recursive: true });
-      file = Deno.openSync(filePath, { create: true, append: true });
+      const state = ensurePrivateDir(logDir);
+      if (state.looseMode !== undefined) {
+        options.writeErr?.(
+          `[warn] ${
+            maskSecrets(logDir)
+          } is readable by other users (mode ${state.looseMode}); run \`chmod 700 ${maskSecrets(logDir)}\`\n`,
+        );
+      }
+      file = openSessionFile(logDir, filePath.slice(logDir.length + 1));
+      filePath = `${logDir}/${file.name}`;
     } catch (error) {
       filePath = undefined;
-      options.writeErr?.(`[warn] cannot open the session log in ${logDir}: ${String(error)}\n`);
+      const why = error instanceof PrivateDirError
+        ? `${error.message}; ${error.hint}`
+        : `cannot open the session log in ${logDir}: ${String(error)}`;
+      options.writeErr?.(`[warn] ${maskSecrets(why)}; logging to stderr only\n`);
       return false;
     }
     pruneSessionLogs(logDir, options.keepLogs ?? MAX_SESSION_LOGS, filePath);
@@ -113,12 +120,14 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
   }
 
   function write(level: LogLevel, scope: string, message: string): void {
-    let text = redactSecrets(message).replace(/\r?\n/g, "\\n");
+    let text = maskSecrets(message).replace(/\r?\n/g, "\\n");
     if (text.length > maxLineChars) text = `${text.slice(0, maxLineChars)}…`;
     const line = `${scope ? `[${scope}] ` : ""}${text}`;
     if (!closed && ensureFile() && file !== undefined) {
       try {
-        file.writeSync(encoder.encode(`${new Date(now()).toISOString()} ${level.toUpperCase()} ${line}\n`));
+        file.handle.writeSync(
+          encoder.encode(`${new Date(now()).toISOString()} ${level.toUpperCase()} ${line}\n`),
+        );
       } catch {
         // A log file that stops accepting writes must not take the session down; stderr remains.
         file = undefined;
@@ -147,7 +156,7 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
       if (closed) return;
       closed = true;
       try {
-        file?.close();
+        file?.handle.close();
       } catch {
         // Already closed by the runtime at exit; nothing to flush.
       }
@@ -156,28 +165,35 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
 }
 
 /**
- * Deletes the oldest `*.log` files of `logDir` so that at most `keep` remain (by modification
- * time, `current` always kept). Failures are ignored: pruning must never fail a session.
+ * Creates the session file `name` in `logDir` (0600, never through an existing file or link); when
+ * the name is taken, `-1` … `-9` is added before `.log`.
+ */
+function openSessionFile(logDir: string, name: string): { handle: Deno.FsFile; name: string } {
+  for (let attempt = 0;; attempt++) {
+    const candidate = attempt === 0 ? name : name.replace(/(\.log)?$/, `-${attempt}$1`);
+    try {
+      return { handle: createPrivateFileSync(logDir, candidate), name: candidate };
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists) || attempt >= 9) throw error;
+    }
+  }
+}
+
+/**
+ * Deletes the oldest session files of `logDir` so that at most `keep` remain (by modification
+ * time, `current` always kept). Only regular files of this user named as we name them
+ * ({@link SESSION_LOG_NAME}) are considered, judged with `lstat`: a link, a folder or any other
+ * file is never removed. Failures are ignored: pruning must never fail a session.
  */
 export function pruneSessionLogs(logDir: string, keep: number, current?: string): void {
-  try {
-    const logs: { path: string; mtimeMs: number }[] = [];
-    for (const entry of Deno.readDirSync(logDir)) {
-      if (!entry.isFile || !entry.name.endsWith(".log")) continue;
-      const path = `${logDir}/${entry.name}`;
-      if (path === current) continue;
-      logs.push({ path, mtimeMs: Deno.statSync(path).mtime?.getTime() ?? 0 });
+  const logs = listOwnFiles(logDir, SESSION_LOG_NAME).filter((f) => f.path !== current);
+  logs.sort((a, b) => b.mtimeMs - a.mtimeMs || b.path.localeCompare(a.path));
+  for (const old of logs.slice(Math.max(0, keep - (current === undefined ? 0 : 1)))) {
+    try {
+      Deno.removeSync(old.path);
+    } catch {
+      // Another session removed it, or it is not ours to remove: keep going.
     }
-    logs.sort((a, b) => b.mtimeMs - a.mtimeMs || b.path.localeCompare(a.path));
-    for (const old of logs.slice(Math.max(0, keep - (current === undefined ? 0 : 1)))) {
-      try {
-        Deno.removeSync(old.path);
-      } catch {
-        // Another session removed it, or it is not ours to remove: keep going.
-      }
-    }
-  } catch {
-    // No directory listing: nothing to prune.
   }
 }
 

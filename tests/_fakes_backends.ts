@@ -11,13 +11,17 @@ import { InMemoryTransport } from "@modelcontextprotocol/client";
 import type { StdioServerSpec } from "../lib/plugins/server_spec.ts";
 import type { Clock } from "../lib/backends/pool.ts";
 import type { BackendConnection, ConnectionEnd, ToolListing } from "../lib/backends/connection.ts";
+import { childEnvironment } from "../lib/backends/child_env.ts";
 
 /** Absolute path of the repository root (with a trailing slash). */
 export const REPO = new URL("../", import.meta.url).pathname;
 /** Absolute path of the fixture server. */
 export const FIXTURE = `${REPO}testdata/servers/fixture.ts`;
 
-/** A stdio spec that runs the fixture server with `flags` (see the fixture's header). */
+/**
+ * A stdio spec that runs the fixture server with `flags` (see the fixture's header), with the
+ * environment a server gets by default: the base variables of this process's environment.
+ */
 export function fixtureSpec(
   name: string,
   flags: string[] = [],
@@ -32,7 +36,7 @@ export function fixtureSpec(
     toolCallTimeoutMs: 10_000,
     command: Deno.execPath(),
     args: ["run", "-A", "--quiet", "--config", `${REPO}deno.json`, FIXTURE, `--name=${name}`, ...flags],
-    env: {},
+    env: childEnvironment(Deno.env.toObject()).env,
     cwd: REPO,
     ...overrides,
   };

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { createLogger, MAX_SESSION_LOGS } from "../lib/log.ts";
+import { createLogger, MAX_SESSION_LOGS, pruneSessionLogs, SESSION_LOG_NAME } from "../lib/log.ts";
+import { processSecrets } from "../lib/secrets/mod.ts";
 
 function logFiles(dir: string): string[] {
   try {
@@ -27,25 +28,120 @@ Deno.test("createLogger() creates the session file with its first line", async (
   await Deno.remove(root, { recursive: true });
 });
 
+/** A session file name as the logger makes them, `i` seconds into 2025. */
+function sessionName(i: number): string {
+  const stamp = new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString().replace(/[:.]/g, "-");
+  return `${stamp}-${1000 + i}.log`;
+}
+
 Deno.test("createLogger() keeps the newest MAX_SESSION_LOGS session files when it creates one", async () => {
   const root = await Deno.makeTempDir();
   const dir = `${root}/logs`;
   await Deno.mkdir(dir);
   for (let i = 0; i < MAX_SESSION_LOGS + 5; i++) {
-    const path = `${dir}/old-${String(i).padStart(2, "0")}.log`;
+    const path = `${dir}/${sessionName(i)}`;
     await Deno.writeTextFile(path, "x\n");
-    await Deno.utime(path, 1_000_000 + i, 1_000_000 + i); // old-00 is the oldest
+    await Deno.utime(path, 1_000_000 + i, 1_000_000 + i); // the first is the oldest
   }
   await Deno.writeTextFile(`${dir}/notes.txt`, "not a log");
-  const logger = createLogger({ logDir: dir, sessionName: "new.log" });
-  assert.equal(logFiles(dir).length, MAX_SESSION_LOGS + 5, "nothing pruned before the first line");
+  await Deno.writeTextFile(`${dir}/mine.log`, "a log the user keeps here");
+  await Deno.utime(`${dir}/mine.log`, 1, 1);
+  const logger = createLogger({ logDir: dir, sessionName: sessionName(99) });
+  assert.equal(logFiles(dir).length, MAX_SESSION_LOGS + 6, "nothing pruned before the first line");
   logger.info("hello");
   logger.close();
-  const left = logFiles(dir);
+  const left = logFiles(dir).filter((n) => SESSION_LOG_NAME.test(n));
   assert.equal(left.length, MAX_SESSION_LOGS);
-  assert.ok(left.includes("new.log"));
-  assert.ok(!left.includes("old-05.log") && left.includes("old-06.log"), left.join(" "));
-  assert.ok(logFiles(dir).every((n) => n !== "notes.txt"));
+  assert.ok(left.includes(sessionName(99)));
+  assert.ok(!left.includes(sessionName(5)) && left.includes(sessionName(6)), left.join(" "));
   assert.ok(Deno.statSync(`${dir}/notes.txt`).isFile);
+  assert.ok(Deno.statSync(`${dir}/mine.log`).isFile, "a file we did not name is never pruned");
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("createLogger() creates logs/ 0700 and the session file 0600 under a permissive umask", async () => {
+  if (Deno.build.os === "windows") return;
+  const root = await Deno.makeTempDir();
+  const previous = Deno.umask(0o000);
+  try {
+    const logger = createLogger({ logDir: `${root}/logs` });
+    logger.info("hello");
+    logger.close();
+    assert.equal(Deno.statSync(`${root}/logs`).mode! & 0o777, 0o700);
+    assert.equal(Deno.statSync(logger.filePath!).mode! & 0o777, 0o600);
+    assert.match(logger.filePath!, /\/logs\/[^/]+$/);
+    assert.ok(SESSION_LOG_NAME.test(logger.filePath!.split("/").pop()!), logger.filePath);
+  } finally {
+    Deno.umask(previous);
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("createLogger() refuses a logs/ that is a symbolic link, and prunes nothing behind it", async () => {
+  if (Deno.build.os === "windows") return;
+  const root = await Deno.makeTempDir();
+  const elsewhere = `${root}/elsewhere`;
+  await Deno.mkdir(elsewhere);
+  for (let i = 0; i < 30; i++) await Deno.writeTextFile(`${elsewhere}/${sessionName(i)}`, "unrelated\n");
+  await Deno.chmod(elsewhere, 0o755);
+  await Deno.symlink(elsewhere, `${root}/logs`);
+  const errors: string[] = [];
+  const logger = createLogger({ logDir: `${root}/logs`, keepLogs: 2, writeErr: (t) => errors.push(t) });
+  logger.info("hello");
+  logger.close();
+  assert.equal(logger.filePath, undefined, "stderr only");
+  assert.equal(logFiles(elsewhere).length, 30, "nothing deleted through the link");
+  assert.equal(Deno.statSync(elsewhere).mode! & 0o777, 0o755, "the link's target is not chmod'ed");
+  const warning = errors.join("");
+  assert.match(warning, new RegExp(`Cannot use "${root}/logs": it is a symbolic link`));
+  assert.match(warning, /logging to stderr only/);
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("pruneSessionLogs() never removes a link or a folder, even with our file name", async () => {
+  if (Deno.build.os === "windows") return;
+  const root = await Deno.makeTempDir();
+  const dir = `${root}/logs`;
+  await Deno.mkdir(dir);
+  await Deno.writeTextFile(`${root}/precious.txt`, "keep me");
+  await Deno.symlink(`${root}/precious.txt`, `${dir}/${sessionName(1)}`);
+  await Deno.mkdir(`${dir}/${sessionName(2)}`);
+  await Deno.writeTextFile(`${dir}/${sessionName(3)}`, "old\n");
+  pruneSessionLogs(dir, 0);
+  assert.ok(Deno.lstatSync(`${dir}/${sessionName(1)}`).isSymlink);
+  assert.ok(Deno.statSync(`${dir}/${sessionName(2)}`).isDirectory);
+  assert.throws(() => Deno.statSync(`${dir}/${sessionName(3)}`), Deno.errors.NotFound);
+  assert.equal(Deno.readTextFileSync(`${root}/precious.txt`), "keep me");
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("createLogger() masks registered secrets and credential shapes in the file and on stderr", async () => {
+  const root = await Deno.makeTempDir();
+  processSecrets.register("zz-registered-9f8e7d");
+  const errors: string[] = [];
+  const logger = createLogger({
+    logDir: `${root}/logs`,
+    sessionName: "m.log",
+    writeErr: (t) => errors.push(t),
+  });
+  logger.warn("header zz-registered-9f8e7d; Authorization: Basic dXNlcjpwYXNz; using token abc123def456");
+  logger.warn("postgres://app:hunter22@db/x and PAT 0123456789abcdef; stderr: token=abc123");
+  logger.close();
+  for (const text of [Deno.readTextFileSync(`${root}/logs/m.log`), errors.join("")]) {
+    for (
+      const secret of [
+        "zz-registered-9f8e7d",
+        "dXNlcjpwYXNz",
+        "abc123def456",
+        "hunter22",
+        "0123456789abcdef",
+        "abc123",
+      ]
+    ) {
+      assert.ok(!text.includes(secret), `${secret} in ${text}`);
+    }
+    assert.match(text, /Authorization: Basic \*\*\*/);
+    assert.match(text, /postgres:\/\/app:\*\*\*@db/);
+  }
   await Deno.remove(root, { recursive: true });
 });

@@ -1,8 +1,10 @@
 /**
  * Credential files: one per remote server, `<config>/credentials/<file>.json`, holding what an OAuth
  * sign-in produced (client registration, tokens, discovery results). Written atomically with owner-only
- * permissions, bound to the server's URL, and guarded by a lock file so that two processes refreshing
- * at once never lose a rotated refresh token. Token values never leave this module in messages.
+ * permissions in a private folder (refused when it is a link or another user's), bound to the server's
+ * URL, and guarded by a lock file so that two processes refreshing at once never lose a rotated
+ * refresh token. Every token and client secret read or written is registered with the secret
+ * registry, so no sink ever prints one.
  *
  * @module
  */
@@ -14,6 +16,8 @@ import type {
   StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
 import { UserError } from "../diagnostics.ts";
+import { processSecrets } from "../secrets/mod.ts";
+import { ensurePrivateDir, writePrivateFile } from "../secrets/private_dir.ts";
 
 /** Name of the folder under the config dir that holds credential files. */
 export const CREDENTIALS_DIR_NAME = "credentials";
@@ -104,7 +108,19 @@ function parseRecord(text: string, server: string): CredentialRecord | undefined
   if (r.version !== CREDENTIALS_FORMAT_VERSION || r.server !== server || typeof r.serverUrl !== "string") {
     return undefined;
   }
+  registerRecordSecrets(r);
   return r as CredentialRecord;
+}
+
+/** Registers the tokens and client secret of a record (read or about to be written) as secrets. */
+function registerRecordSecrets(record: Partial<CredentialRecord>): void {
+  const tokens = record.tokens as Record<string, unknown> | undefined;
+  for (const key of ["access_token", "refresh_token", "id_token"]) {
+    const value = tokens?.[key];
+    if (typeof value === "string") processSecrets.register(value);
+  }
+  const secret = (record.client as Record<string, unknown> | undefined)?.client_secret;
+  if (typeof secret === "string") processSecrets.register(secret);
 }
 
 /**
@@ -142,34 +158,19 @@ export async function loadCredentials(
 }
 
 /**
- * Writes a record atomically: a temporary file in the same folder, created with mode 0600 (set
- * before any content is written), synced, then renamed over the target. The folder is created with
- * mode 0700 and its mode is enforced on every write. On Windows modes are not applied.
+ * Writes a record atomically: a temporary file in the same folder, created with mode 0600 and
+ * `O_EXCL` (never through a link), synced, then renamed over the target. The folder is private
+ * (see `ensurePrivateDir()`: created 0700, refused when it is a link or another user's; an
+ * existing folder's mode is left as it is). On Windows modes are not applied.
  *
+ * @throws {PrivateDirError} when `credentials/` cannot be used safely.
  * @throws Whatever the file system throws; the temporary file is removed on failure.
  */
 export async function writeCredentials(configDir: string, record: CredentialRecord): Promise<void> {
-  const dir = await ensureCredentialsDir(configDir);
-  const path = join(dir, credentialFileName(record.server));
-  const tmp = `${path}.tmp-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
-  const file = await Deno.open(tmp, { createNew: true, write: true, mode: 0o600 });
-  try {
-    if (Deno.build.os !== "windows") await Deno.chmod(tmp, 0o600);
-    const bytes = new TextEncoder().encode(JSON.stringify(record, null, 2) + "\n");
-    let written = 0;
-    while (written < bytes.length) written += await file.write(bytes.subarray(written));
-    await file.syncData();
-    file.close();
-    await Deno.rename(tmp, path);
-  } catch (error) {
-    try {
-      file.close();
-    } catch {
-      // Already closed.
-    }
-    await Deno.remove(tmp).catch(() => {}); // Best effort: the write already failed.
-    throw error;
-  }
+  registerRecordSecrets(record);
+  const dir = ensureCredentialsDir(configDir);
+  const bytes = new TextEncoder().encode(JSON.stringify(record, null, 2) + "\n");
+  await writePrivateFile(dir, credentialFileName(record.server), bytes);
 }
 
 /**
@@ -187,10 +188,9 @@ export async function deleteCredentials(configDir: string, server: string): Prom
   }
 }
 
-async function ensureCredentialsDir(configDir: string): Promise<string> {
+function ensureCredentialsDir(configDir: string): string {
   const dir = credentialsDir(configDir);
-  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  if (Deno.build.os !== "windows") await Deno.chmod(dir, 0o700);
+  ensurePrivateDir(dir);
   return dir;
 }
 
@@ -237,7 +237,7 @@ export async function withCredentialLock<T>(
   const staleMs = options.staleMs ?? DEFAULT_LOCK_STALE_MS;
   const waitMs = options.waitMs ?? DEFAULT_LOCK_WAIT_MS;
   const pollMs = options.pollMs ?? 20;
-  const lockPath = `${join(await ensureCredentialsDir(configDir), credentialFileName(server))}.lock`;
+  const lockPath = `${join(ensureCredentialsDir(configDir), credentialFileName(server))}.lock`;
   const owner = `${Deno.pid}:${crypto.randomUUID()}`;
   const started = Date.now();
   for (;;) {

@@ -114,7 +114,7 @@ export function httpBodyExcerpt(body: string): string {
  * short single-line excerpt of the body instead of the whole page. `undefined` when `error`
  * carries no HTTP status.
  */
-function httpStatusError(server: string, endpoint: URL, error: unknown): BackendError | undefined {
+function httpStatusError(server: string, shownUrl: string, error: unknown): BackendError | undefined {
   const http = causes(error).find((
     e,
   ): e is Error & { status: number; statusText?: unknown; data?: unknown } =>
@@ -130,7 +130,7 @@ function httpStatusError(server: string, endpoint: URL, error: unknown): Backend
   return new BackendError(
     "START_FAILED",
     server,
-    `${server} failed to start: ${endpoint.href} answered HTTP ${http.status}${statusText}${
+    `${server} failed to start: ${shownUrl} answered HTTP ${http.status}${statusText}${
       excerpt ? `: ${excerpt}` : ""
     }`,
     {
@@ -209,6 +209,11 @@ export async function connectHttp(
       ? createStoredAuthProvider(spec, { configDir: options.configDir, fetch: guarded })
       : undefined);
   const endpoint = new URL(spec.url);
+  // Messages and logs show the URL as the manifest writes it (`${VAR}` unexpanded): the expanded
+  // one may carry a key in its path or query.
+  const shownUrl = spec.urlTemplate ?? spec.url;
+  const shownHost = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(shownUrl)?.[1]?.replace(/^.*@/, "") ??
+    endpoint.host;
   const exchange: Exchange = { isSessionGone: false };
   let isEstablished = false;
   let isClosing = false;
@@ -235,7 +240,7 @@ export async function connectHttp(
       }
       throw error;
     }
-    logger.debug(`${init?.method ?? "GET"} ${url.pathname} → ${response.status}`);
+    logger.debug(`${init?.method ?? "GET"} ${isEndpoint ? shownUrl : url.origin} → ${response.status}`);
     if (isEndpoint) {
       if (response.status === 401 || response.status === 403) {
         exchange.authFailure = {
@@ -287,7 +292,7 @@ export async function connectHttp(
       });
       return { transport, connection };
     } catch (error) {
-      throw authOrPolicyError(error) ?? httpStatusError(server, endpoint, error) ?? error;
+      throw authOrPolicyError(error) ?? httpStatusError(server, shownUrl, error) ?? error;
     }
   }
 
@@ -321,7 +326,7 @@ export async function connectHttp(
       return lost ?? new BackendError("CONNECTION_LOST", server, `${server}: connection lost`);
     }
     const why = error instanceof Error ? error.message : String(error);
-    const reason = `${endpoint.host} is unreachable: ${why}`;
+    const reason = `${shownHost} is unreachable: ${why}`;
     logger.warn(`connection ended: ${reason}`);
     lost = new BackendError("CONNECTION_LOST", server, `${server}: connection lost: ${reason}`, {
       cause: error,

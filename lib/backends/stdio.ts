@@ -1,8 +1,11 @@
 /**
  * Backing servers run as child processes speaking MCP over stdio. The child is spawned in its own
- * process group (so `npx` and the node it starts end together), its stderr is drained all the
- * time into a bounded tail and the log (a chatty server never blocks), non-JSON stdout lines are
- * logged and skipped, and shutdown escalates: close stdin → SIGTERM → SIGKILL to the whole group.
+ * process group (so `npx` and the node it starts end together) with exactly the environment its
+ * spec gives (nothing inherited), its stderr is drained all the time into a bounded tail and the
+ * log (a chatty server never blocks; the tail shown in messages is masked by the secret registry),
+ * non-JSON stdout lines are logged and skipped, and shutdown escalates: close stdin → SIGTERM →
+ * SIGKILL to the whole group and to every descendant recorded while it ran (on Linux also those
+ * that left the group; see `process_tree.ts`).
  *
  * @module
  */
@@ -11,6 +14,8 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import type { StdioServerSpec } from "../plugins/server_spec.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
+import { maskSecrets } from "../secrets/mod.ts";
+import { DESCENDANT_SCAN_INTERVAL_MS, DescendantTracker } from "./process_tree.ts";
 import { type BackendConnection, BackendError, openConnection, type Root } from "./connection.ts";
 
 /** Bytes of stderr kept for error messages (the tail). */
@@ -24,12 +29,14 @@ export const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
  * pipe, in ms: past it the pump yields so the pipe keeps draining.
  */
 export const LINE_SLICE_MS = 4;
+/** Shortest time between two looks at a child's descendants prompted by its stderr output, in ms. */
+export const SCAN_ON_ACTIVITY_MS = 250;
 
 /** What to run: the subset of {@link StdioServerSpec} the transport needs. */
 export interface ProcessSpec {
   command: string;
   args: string[];
-  /** Added over the inherited environment. */
+  /** The complete environment of the child: nothing of the meta-server's own is inherited. */
   env: Record<string, string>;
   cwd: string;
 }
@@ -106,6 +113,11 @@ export class StdioProcessTransport implements Transport {
   #closing: Promise<void> | undefined;
   #closed = false;
   #pumps: Promise<void>[] = [];
+  #tree: DescendantTracker | undefined;
+  #scanTimer: ReturnType<typeof setInterval> | undefined;
+  #lastScanMs = 0;
+  #scanning: Promise<void> | undefined;
+  #scanSoon: ReturnType<typeof setTimeout> | undefined;
   readonly #encoder = new TextEncoder();
 
   constructor(spec: ProcessSpec, options: StdioTransportOptions = {}) {
@@ -119,9 +131,17 @@ export class StdioProcessTransport implements Transport {
     return this.#child?.pid;
   }
 
-  /** The last `chars` characters (at most) the child wrote to stderr, from the start of a line. */
+  /**
+   * The last `chars` characters (at most) the child wrote to stderr, from the start of a line,
+   * with registered secrets and credential shapes masked (it goes into messages for the agent).
+   */
   stderrTail(chars = STDERR_TAIL_IN_ERRORS_CHARS): string {
-    return this.#stderr.tail(chars);
+    return maskSecrets(this.#stderr.tail(chars));
+  }
+
+  /** The descendants recorded so far (empty where the process table cannot be read), for tests. */
+  trackedDescendants(): number[] {
+    return this.#tree?.recorded() ?? [];
   }
 
   /** How the child ended (`exited with code 1`, `killed by SIGKILL`), or `undefined` while it runs. */
@@ -143,6 +163,7 @@ export class StdioProcessTransport implements Transport {
     const child = new Deno.Command(this.#spec.command, {
       args: this.#spec.args,
       env: this.#spec.env,
+      clearEnv: true, // Only what the spec says: no token meant for another server leaks in.
       cwd: this.#spec.cwd,
       stdin: "piped",
       stdout: "piped",
@@ -152,23 +173,66 @@ export class StdioProcessTransport implements Transport {
     this.#child = child;
     this.#writer = child.stdin.getWriter();
     this.#logger.debug(`spawned pid ${child.pid}: ${this.#spec.command} ${this.#spec.args.join(" ")}`);
+    const tree = new DescendantTracker(child.pid);
+    if (tree.isSupported) {
+      this.#tree = tree;
+      this.#scanTimer = setInterval(() => void this.#scan(), DESCENDANT_SCAN_INTERVAL_MS);
+      void this.#scan();
+    }
     const stdout = this.#pumpLines(child.stdout, (line) => this.#onStdoutLine(line));
     const stderr = this.#pumpLines(child.stderr, (line) => this.#logger.debug(`stderr: ${line}`), (chunk) => {
       this.#stderr.push(chunk);
       for (const listener of this.#activity) listener();
+      // A child announcing itself (npx starting node, a daemon forking) is a good moment to look.
+      this.#requestScan();
     });
     this.#pumps = [stdout, stderr];
     void this.#watchExit(child);
   }
 
+  /**
+   * Records the child's current descendants (one look at a time; a snapshot of the process table
+   * is shared by every server for a moment). Resolves when the look is done.
+   */
+  #scan(options: { fresh?: boolean } = {}): Promise<void> {
+    const tree = this.#tree;
+    if (!tree || this.#status !== undefined) return Promise.resolve();
+    this.#lastScanMs = performance.now();
+    this.#scanning ??= tree.refresh(options).finally(() => (this.#scanning = undefined));
+    return this.#scanning;
+  }
+
+  /** A fresh look soon: at most one per {@link SCAN_ON_ACTIVITY_MS}, the last request always served. */
+  #requestScan(): void {
+    if (!this.#tree || this.#scanSoon !== undefined) return;
+    const waitMs = Math.max(0, SCAN_ON_ACTIVITY_MS - (performance.now() - this.#lastScanMs));
+    this.#scanSoon = setTimeout(() => {
+      this.#scanSoon = undefined;
+      void this.#scan({ fresh: true });
+    }, waitMs);
+  }
+
+  /**
+   * Sends `signal` to the child's process group and to every recorded descendant still alive
+   * (those that left the group too). `false` when there was nothing left to signal.
+   */
+  async #signalTree(pgid: number, signal: Deno.Signal): Promise<boolean> {
+    const group = signalGroup(pgid, signal);
+    const others = (await this.#tree?.signal(signal)) ?? 0;
+    return group || others > 0;
+  }
+
   async #watchExit(child: Deno.ChildProcess): Promise<void> {
     this.#status = await child.status;
+    clearInterval(this.#scanTimer);
+    clearTimeout(this.#scanSoon);
     if (this.#closing !== undefined) return; // shutdown() reports the end
     this.#logger.debug(`pid ${child.pid} ${this.exitDescription()}`);
-    // The leader is gone; anything it left in its group (holding our pipes, maybe) goes too.
-    if (signalGroup(child.pid, "SIGTERM")) {
+    // The leader is gone; anything it left (in its group, holding our pipes maybe, or in a session
+    // of its own) goes too.
+    if (await this.#signalTree(child.pid, "SIGTERM")) {
       await sleep(Math.min(this.#graceMs, 500));
-      signalGroup(child.pid, "SIGKILL");
+      await this.#signalTree(child.pid, "SIGKILL");
     }
     await Promise.all(this.#pumps);
     if (this.#closing === undefined) this.#finish();
@@ -275,7 +339,11 @@ export class StdioProcessTransport implements Transport {
     await this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
   }
 
-  /** Ends the process tree: close stdin, wait the grace, SIGTERM the group, wait, SIGKILL the group. */
+  /**
+   * Ends the process tree: close stdin, wait the grace, SIGTERM the group and the recorded
+   * descendants, wait, SIGKILL them; once the child is gone, whatever of its tree is left gets
+   * SIGTERM, then SIGKILL.
+   */
   close(): Promise<void> {
     this.#closing ??= this.#shutdown();
     return this.#closing;
@@ -284,6 +352,7 @@ export class StdioProcessTransport implements Transport {
   async #shutdown(): Promise<void> {
     const child = this.#child;
     if (!child) return this.#finish();
+    await this.#scan({ fresh: true }); // The latest picture of the tree before it comes apart.
     try {
       await this.#writer?.close();
     } catch {
@@ -293,23 +362,27 @@ export class StdioProcessTransport implements Transport {
     const waitExit = (ms: number) => Promise.race([exited, sleep(ms).then(() => false)]);
     const half = Math.max(1, Math.floor(this.#graceMs / 2));
     if (!this.#status && !(await waitExit(half))) {
-      this.#logger.debug(`pid ${child.pid} still running after stdin closed; SIGTERM to its group`);
-      signalGroup(child.pid, "SIGTERM");
+      this.#logger.debug(`pid ${child.pid} still running after stdin closed; SIGTERM to its tree`);
+      await this.#scan({ fresh: true });
+      await this.#signalTree(child.pid, "SIGTERM");
       if (!(await waitExit(half))) {
-        this.#logger.warn(`pid ${child.pid} ignored SIGTERM; SIGKILL to its group`);
-        signalGroup(child.pid, "SIGKILL");
+        this.#logger.warn(`pid ${child.pid} ignored SIGTERM; SIGKILL to its tree`);
+        await this.#signalTree(child.pid, "SIGKILL");
       }
     }
     await child.status;
-    if (signalGroup(child.pid, "SIGTERM")) {
+    if (await this.#signalTree(child.pid, "SIGTERM")) {
       await sleep(Math.min(this.#graceMs, 300));
-      signalGroup(child.pid, "SIGKILL");
+      await this.#signalTree(child.pid, "SIGKILL");
     }
     await Promise.all(this.#pumps);
     this.#finish();
   }
 
   #finish(): void {
+    clearInterval(this.#scanTimer);
+    clearTimeout(this.#scanSoon);
+    this.#tree = undefined;
     if (this.#closed) return;
     this.#closed = true;
     this.onclose?.();

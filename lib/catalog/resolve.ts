@@ -23,6 +23,8 @@ import {
   type ServerSpec,
 } from "../plugins/server_spec.ts";
 import { loadWorkspace, type Workspace } from "../workspace/mod.ts";
+import { childEnvironment, isBaseEnvName } from "../backends/child_env.ts";
+import { processSecrets, type SecretRegistry } from "../secrets/mod.ts";
 
 /** Server names the meta-server keeps for itself (compared after `namespaceKey()`). */
 export const RESERVED_SERVER_NAMES: readonly string[] = ["list_tools", "execute"];
@@ -39,6 +41,11 @@ export interface ResolveInput {
   env: Readonly<Record<string, string>>;
   /** Absolute working directory: where stdio servers run when there is no workspace root. */
   cwd: string;
+  /**
+   * Where the values read for `${VAR}` expansions and `env-passthrough` are registered as secrets
+   * (values of base variables such as `HOME` are not). @default processSecrets
+   */
+  secrets?: SecretRegistry | undefined;
 }
 
 /**
@@ -48,11 +55,14 @@ export interface ResolveInput {
  * dormant when the plugin's or its own `depends-on` does not hold; refused when an earlier
  * applicable server (plugins by name, servers in file order) has the same name
  * (`SERVER_DUPLICATE`) or the same script global (`SERVER_NAME_CLASH`) — the earlier one stays
- * usable; refused when `transport = "sse"` (`SSE_DEPRECATED`), when `url`, a header value or
- * `client-secret` names an unset variable (`ENV_VAR_UNSET`), or when the expanded URL is not
- * http(s) (`SERVER_BAD_URL`). Otherwise it becomes a {@link ServerSpec}: timeouts from the
- * manifest or `[mcp]` (the tool-call timeout clamped to at most `script-timeout-secs − 1`), stdio
- * `cwd` joined to the workspace root (default: the root, or `cwd` outside a workspace).
+ * usable; refused when `transport = "sse"` (`SSE_DEPRECATED`), when `url`, a header value,
+ * `client-secret` or a stdio `env` value names an unset variable (`ENV_VAR_UNSET`), or when the
+ * expanded URL is not http(s) (`SERVER_BAD_URL`). Otherwise it becomes a {@link ServerSpec}:
+ * timeouts from the manifest or `[mcp]` (the tool-call timeout clamped to at most
+ * `script-timeout-secs − 1`), stdio `cwd` joined to the workspace root (default: the root, or
+ * `cwd` outside a workspace), stdio `env` the complete child environment (`childEnvironment()`).
+ * Every value read from `input.env` for an expansion or a passthrough is registered with
+ * `input.secrets`.
  *
  * @returns Servers sorted by name; refusals sorted by plugin then server; dormant sorted by name.
  */
@@ -136,22 +146,52 @@ function buildSpec(
   };
   if (decl.transport === "stdio") {
     const root = input.workspace.root ?? input.cwd;
+    const secrets = input.secrets ?? processSecrets;
+    const register = (variable: string, value: string) => {
+      if (!isBaseEnvName(variable)) secrets.register(value);
+    };
+    const manifestEnv: Record<string, string> = {};
+    for (const [name, value] of Object.entries(decl.env)) {
+      const expanded = expandVars(value, input.env, { onVariable: register });
+      if (!expanded.ok) return unsetVariable(expanded.error.variable);
+      manifestEnv[name] = expanded.value;
+    }
+    const child = childEnvironment(input.env, { manifestEnv });
+    for (const [name, origin] of Object.entries(child.origins)) {
+      if (origin === "passthrough") register(name, child.env[name]!);
+    }
     return {
       ...base,
       transport: "stdio",
       command: decl.command,
       args: [...decl.args],
-      env: { ...decl.env },
+      env: child.env,
+      envOrigins: child.origins,
+      missingPassthrough: child.missingPassthrough,
       cwd: decl.cwd === undefined ? root : resolvePath(root, decl.cwd),
     };
   }
-  return buildRemote(decl, base, input.env);
+  return buildRemote(decl, base, input.env, input.secrets ?? processSecrets);
+}
+
+/** Header names whose value is a credential even when the manifest writes it literally. */
+const CREDENTIAL_HEADER = /authorization|cookie|token|secret|key|auth|password/i;
+
+/** The refusal of a server whose manifest names an unset variable without a default. */
+function unsetVariable(variable: string): BuildFailure {
+  return {
+    code: "ENV_VAR_UNSET",
+    reason: `references environment variable "${variable}", which is not set`,
+    hint:
+      `set ${variable} in the environment the agent starts cargo-agents from, or write \${${variable}:-default}`,
+  };
 }
 
 function buildRemote(
   decl: RemoteServerDecl,
   base: Omit<HttpServerSpec, "transport" | "url" | "headers">,
   env: Readonly<Record<string, string>>,
+  secrets: SecretRegistry,
 ): HttpServerSpec | BuildFailure {
   if (decl.transport === "sse") {
     return {
@@ -160,13 +200,12 @@ function buildRemote(
       hint: 'remove `transport = "sse"` and point `url` at the server\'s streamable HTTP endpoint',
     };
   }
-  const unset = (variable: string): BuildFailure => ({
-    code: "ENV_VAR_UNSET",
-    reason: `references environment variable "${variable}", which is not set`,
-    hint:
-      `set ${variable} in the environment the agent starts cargo-agents from, or write \${${variable}:-default}`,
-  });
-  const url = expandVars(decl.url, env);
+  const unset = unsetVariable;
+  // Every value a reference reads may be a secret (a key in a query, a token in a path or header).
+  const onVariable = (variable: string, value: string) => {
+    if (!isBaseEnvName(variable)) secrets.register(value);
+  };
+  const url = expandVars(decl.url, env, { onVariable });
   if (!url.ok) return unset(url.error.variable);
   if (!URL.canParse(url.value) || !["http:", "https:"].includes(new URL(url.value).protocol)) {
     return {
@@ -177,20 +216,27 @@ function buildRemote(
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(decl.headers)) {
-    const expanded = expandVars(value, env);
+    const expanded = expandVars(value, env, { onVariable });
     if (!expanded.ok) return unset(expanded.error.variable);
     headers[name] = expanded.value;
+    if (CREDENTIAL_HEADER.test(name)) {
+      // A credential written literally is one too: the whole value, and the part after a scheme.
+      secrets.register(expanded.value);
+      secrets.register(expanded.value.replace(/^\s*[A-Za-z]+\s+/, ""));
+    }
   }
   let clientSecret: string | undefined;
   if (decl.clientSecret !== undefined) {
-    const expanded = expandVars(decl.clientSecret, env);
+    const expanded = expandVars(decl.clientSecret, env, { onVariable });
     if (!expanded.ok) return unset(expanded.error.variable);
     clientSecret = expanded.value;
+    secrets.register(clientSecret); // A client secret is one even when written literally.
   }
   return {
     ...base,
     transport: "http",
     url: url.value,
+    urlTemplate: decl.url,
     headers,
     clientId: decl.clientId,
     clientSecret,

@@ -106,7 +106,7 @@ export async function runLogin(options: { server: string }, ctx: CommandContext)
     : DEFAULT_CALLBACK_TIMEOUT_MS;
   const fetch = createGuardedFetch({ server: spec.name });
   try {
-    ctx.writeErr(`Signing in to "${spec.name}" (${displayUrl(spec.url)})\n`);
+    ctx.writeErr(`Signing in to "${spec.name}" (${displayUrl(spec.urlTemplate ?? spec.url)})\n`);
     const result = await signIn(spec, {
       configDir,
       fetch,

@@ -24,6 +24,8 @@ import {
 } from "../auth/credentials.ts";
 import { readToolCacheState, type ToolCacheState } from "../catalog/mod.ts";
 import { checkEndpointUrl, EndpointPolicyError } from "../net/endpoint_policy.ts";
+import { envNamesByOrigin, type EnvOrigin } from "../backends/child_env.ts";
+import { inspectPrivateDir, PrivateDirError } from "../secrets/private_dir.ts";
 
 /** Sign-in state of a remote server (see `describeSignIn()` in `lib/auth/credentials.ts`). */
 export type AuthState = SignInDescription["state"];
@@ -43,6 +45,14 @@ export interface StatusServer {
   args?: string[] | undefined;
   /** stdio: the working directory it runs in, when it applies. */
   cwd?: string | undefined;
+  /**
+   * stdio servers that apply: the names (never the values) of the environment variables it
+   * receives, by origin: `base` (the minimal base set), `passthrough` (`env-passthrough`),
+   * `inherited` (`inherit-env = true`), `manifest` (its `env`).
+   */
+  envNames?: Record<EnvOrigin, string[]> | undefined;
+  /** stdio servers that apply: `env-passthrough` names not set in this environment (not passed). */
+  missingPassthrough?: string[] | undefined;
   /** Remote: the URL as written in the manifest (`${VAR}` not expanded, so nothing secret is shown). */
   url?: string | undefined;
   /** Remote: header names only, never values. */
@@ -85,7 +95,10 @@ export interface StatusReport {
   workspace: { root: string | null; lockfile: string | null; manifests: string[]; dependencyCount: number };
   plugins: { name: string; file: string; dependsOn: string[] | null; servers: string[] }[];
   servers: StatusServer[];
-  /** Config, workspace, plugin-loading and server refusals, then endpoint-policy refusals, in that order. */
+  /**
+   * Config, workspace, plugin-loading and server refusals, endpoint-policy refusals, then our
+   * private folders (`logs/`, `cache/`, `credentials/` that are a link or another user's).
+   */
   problems: StatusProblem[];
 }
 
@@ -94,8 +107,8 @@ export interface StatusReport {
  *
  * @param options.json Print one JSON document ({@link StatusReport}) instead of text.
  * @param fs File access. Default {@link denoFileSystem}.
- * @returns 0, or 1 when `config.toml` is broken or a plugin could not be loaded (files the user
- *   must fix); dormant and refused servers alone do not change the exit code.
+ * @returns 0, or 1 when `config.toml` is broken, a plugin could not be loaded or a private folder
+ *   is refused (what the user must fix); dormant and refused servers alone do not change the exit code.
  */
 export async function runStatus(
   options: { json: boolean },
@@ -109,7 +122,10 @@ export async function runStatus(
     options.json ? JSON.stringify(report, null, 2) + "\n" : renderStatusText(report, { nowMs }),
   );
   const pluginFailed = loaded.resolution.refused.some((r) => r.code.startsWith("PLUGIN"));
-  return loaded.configError !== null || pluginFailed ? 1 : 0;
+  const folderRefused = report.problems.some((p) =>
+    p.code.startsWith("PRIVATE_DIR_") && p.code !== "PRIVATE_DIR_LOOSE"
+  );
+  return loaded.configError !== null || pluginFailed || folderRefused ? 1 : 0;
 }
 
 /**
@@ -154,6 +170,7 @@ export async function buildStatusReport(
         ? [{ code: refusal.code, message: refusal.message, hint: refusal.hint, location: refusal.location }]
         : [];
     }),
+    ...privateFolderProblems(loaded.configDir),
   ];
   const configFile = join(loaded.configDir, CONFIG_FILE_NAME);
   return {
@@ -177,6 +194,26 @@ export async function buildStatusReport(
     servers,
     problems,
   };
+}
+
+/** Folders under the config dir that hold secrets or traces of them (see `lib/secrets/private_dir.ts`). */
+export const PRIVATE_FOLDERS: readonly string[] = ["logs", "cache", "credentials"];
+
+/**
+ * Problems with our private folders, found without creating anything: a symbolic link, another
+ * user's folder or a file where the folder should be (every command that writes there refuses it).
+ */
+function privateFolderProblems(configDir: string): StatusProblem[] {
+  const problems: StatusProblem[] = [];
+  for (const name of PRIVATE_FOLDERS) {
+    try {
+      inspectPrivateDir(join(configDir, name));
+    } catch (error) {
+      if (!(error instanceof PrivateDirError)) throw error;
+      problems.push({ code: error.code, message: error.message, hint: error.hint, location: undefined });
+    }
+  }
+  return problems;
 }
 
 /** Whether something is at `path`; a path that cannot be examined counts as absent. */
@@ -229,7 +266,11 @@ async function describeServer(
   if (decl.transport === "stdio") {
     entry.command = decl.command;
     entry.args = decl.args;
-    if (spec?.transport === "stdio") entry.cwd = spec.cwd;
+    if (spec?.transport === "stdio") {
+      entry.cwd = spec.cwd;
+      entry.envNames = envNamesByOrigin(spec.envOrigins ?? {});
+      entry.missingPassthrough = spec.missingPassthrough ?? [];
+    }
   } else {
     entry.url = decl.url;
     entry.headerNames = Object.keys(decl.headers);
@@ -366,6 +407,7 @@ export function renderStatusText(report: StatusReport, options: { nowMs?: number
       if (server.command !== undefined) {
         const cwd = server.cwd ? ` (in ${server.cwd})` : "";
         lines.push(`      stdio: ${[server.command, ...(server.args ?? [])].map(quoteArg).join(" ")}${cwd}`);
+        if (server.envNames) lines.push(`      ${envText(server.envNames, server.missingPassthrough ?? [])}`);
       } else {
         const headers = server.headerNames?.length ? ` [headers: ${server.headerNames.join(", ")}]` : "";
         const sse = server.transport === "sse" ? " (sse)" : "";
@@ -388,6 +430,26 @@ export function renderStatusText(report: StatusReport, options: { nowMs?: number
     }
   }
   return lines.join("\n") + "\n";
+}
+
+/** Longest list of names shown per origin in the text form (the JSON form has them all). */
+const ENV_NAMES_SHOWN = 12;
+
+/** `env: HOME, PATH (base); GITHUB_TOKEN (passthrough); LOG (manifest)`: names only, never values. */
+function envText(names: Record<EnvOrigin, string[]>, missing: string[]): string {
+  const labels: [EnvOrigin, string][] = [
+    ["base", "base"],
+    ["inherited", "inherit-env"],
+    ["passthrough", "env-passthrough"],
+    ["manifest", "manifest env"],
+  ];
+  const groups = labels.filter(([origin]) => names[origin].length > 0).map(([origin, label]) => {
+    const list = names[origin];
+    const more = list.length > ENV_NAMES_SHOWN ? ` and ${list.length - ENV_NAMES_SHOWN} more` : "";
+    return `${list.slice(0, ENV_NAMES_SHOWN).join(", ")}${more} (${label})`;
+  });
+  const unset = missing.length > 0 ? `; not set here, so not passed: ${missing.join(", ")}` : "";
+  return `env: ${groups.join("; ") || "none"}${unset}`;
 }
 
 function quoteArg(arg: string): string {

@@ -1,6 +1,6 @@
 /**
- * `${VAR}` expansion in remote-server URLs, header values and client secrets (upstream §8.1), so a
- * manifest can reference a token without containing it.
+ * `${VAR}` expansion in remote-server URLs, header values, client secrets (upstream §8.1) and stdio
+ * servers' `env` values, so a manifest can reference a token without containing it.
  *
  * @module
  */
@@ -14,6 +14,8 @@ import type { Result } from "../diagnostics.ts";
  *
  * @param text The string from the manifest.
  * @param env The environment to read (the meta-server's own, inherited from the agent).
+ * @param options.onVariable Called with every variable whose value was used (not for defaults),
+ *   e.g. to register the value as a secret.
  * @returns The expanded text, or the first variable that is unset and has no default.
  * @example
  * ```ts
@@ -26,6 +28,7 @@ import type { Result } from "../diagnostics.ts";
 export function expandVars(
   text: string,
   env: Readonly<Record<string, string>>,
+  options: { onVariable?: (variable: string, value: string) => void } = {},
 ): Result<string, { variable: string }> {
   let out = "";
   let from = 0;
@@ -40,6 +43,7 @@ export function expandVars(
     let value: string;
     if (Object.hasOwn(env, variable)) {
       value = env[variable]!;
+      options.onVariable?.(variable, value);
     } else if (split >= 0) {
       value = body.slice(split + 2);
     } else {

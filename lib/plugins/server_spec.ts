@@ -33,8 +33,16 @@ export interface StdioServerSpec extends ServerSpecBase {
   command: string;
   /** Arguments. Default `[]`. */
   args: string[];
-  /** Added on top of the inherited environment. Default `{}`. */
+  /**
+   * The complete environment the child is started with (nothing else is inherited): the base
+   * variables, `env-passthrough` names (or everything with `inherit-env`), then the manifest `env`
+   * with `${VAR}` expanded. Values may be secrets: never logged or shown (only the names are).
+   */
   env: Record<string, string>;
+  /** Where each name of {@link env} comes from (`status` shows the names per origin). Default: not known. */
+  envOrigins?: Record<string, "base" | "passthrough" | "inherited" | "manifest"> | undefined;
+  /** `env-passthrough` names that were not set in the meta-server's environment. Default `[]`. */
+  missingPassthrough?: string[] | undefined;
   /** Absolute working directory (manifest `cwd` joined to the workspace root; default the workspace root or cwd). */
   cwd: string;
 }
@@ -42,8 +50,10 @@ export interface StdioServerSpec extends ServerSpecBase {
 /** A remote server reached over streamable HTTP. */
 export interface HttpServerSpec extends ServerSpecBase {
   transport: "http";
-  /** The endpoint URL with `${VAR}` expanded. */
+  /** The endpoint URL with `${VAR}` expanded. May hold a secret: shown only as {@link urlTemplate}. */
   url: string;
+  /** The URL as written in the manifest (`${VAR}` not expanded): what messages show. Default: `url`. */
+  urlTemplate?: string | undefined;
   /** Extra request headers with `${VAR}` expanded in values. Never logged. */
   headers: Record<string, string>;
   /** Pre-registered OAuth client id (manifest `client-id`), for servers without dynamic registration. */

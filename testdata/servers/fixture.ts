@@ -12,6 +12,10 @@
  * --endless-cursor      tools/list always answers the same tools plus nextCursor "c1"
  * --page-size=N         paginate tools/list honestly, N tools per page
  * --spawn-child         start a `sleep 300` grandchild (like npx starting node); its pid is on stderr
+ * --spawn-setsid-child  start a `sleep 300` grandchild in a session of its own (it leaves our group)
+ * --spawn-orphan-setsid start a child that starts a `sleep 300` in a session of its own, then exits
+ *                       after 1.5 s (the sleep is reparented, out of our group and tree)
+ * --stderr-text=TEXT    write TEXT and a newline to stderr at start, before the handshake
  * --ignore-sigterm      ignore SIGTERM
  * --linger              keep running after stdin closes
  * --calls-file=PATH     append one line per tools/call (the tool name) to PATH
@@ -36,6 +40,7 @@ const name = flags.get("name") ?? "fixture";
 const err = (text: string) => Deno.stderr.writeSync(new TextEncoder().encode(text));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+if (flags.has("stderr-text")) err(`${flags.get("stderr-text")}\n`);
 if (flags.has("fail-starts")) {
   const file = flags.get("counter-file")!;
   let count = 0;
@@ -54,6 +59,14 @@ if (flags.has("linger")) setInterval(() => {}, 1 << 30);
 if (flags.has("spawn-child")) {
   const child = new Deno.Command("sleep", { args: ["300"], stdin: "null", stdout: "null", stderr: "null" }).spawn();
   err(`fixture: grandchild pid ${child.pid}\n`);
+}
+if (flags.has("spawn-setsid-child")) {
+  const child = new Deno.Command("sleep", { args: ["300"], stdin: "null", stdout: "null", stderr: "null", detached: true }).spawn();
+  err(`fixture: setsid grandchild pid ${child.pid}\n`);
+}
+if (flags.has("spawn-orphan-setsid")) {
+  const script = "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo \"fixture: orphan pid $!\" >&2; sleep 1.5";
+  new Deno.Command("sh", { args: ["-c", script], stdin: "null", stdout: "null", stderr: "inherit" }).spawn();
 }
 if (flags.has("stderr-bytes")) {
   const line = "e".repeat(99) + "\n";
@@ -111,6 +124,8 @@ const TOOLS = (): Tool[] => [
   { name: "json_text", description: "JSON array as text.", inputSchema: obj() },
   { name: "roots", description: "Asks the client for its roots.", inputSchema: obj() },
   { name: "pid", description: "The process id.", inputSchema: obj(), annotations: { readOnlyHint: true } },
+  { name: "env", description: "The environment this process received.", inputSchema: obj() },
+  { name: "say_stderr", description: "Writes `text` to stderr, then fails.", inputSchema: obj({ text: { type: "string" } }) },
   { name: "chatty", description: "Writes `bytes` to stderr, then answers.", inputSchema: obj({ bytes: { type: "number" } }) },
   { name: "enable_b", description: "Registers tool b and says tools/list_changed.", inputSchema: obj() },
   ...(bEnabled ? [{ name: "b", description: "Appears after enable_b.", inputSchema: obj() }] : []),
@@ -212,6 +227,13 @@ async function callTool(rawArgs: unknown, tool: string, ctx: ServerContext): Pro
     }
     case "pid":
       return { content: [{ type: "text", text: String(Deno.pid) }], structuredContent: { pid: Deno.pid } };
+    case "env": {
+      const env = Deno.env.toObject();
+      return { content: [{ type: "text", text: JSON.stringify(env) }], structuredContent: { env } };
+    }
+    case "say_stderr":
+      err(`${String(args.text)}\n`);
+      return { content: [{ type: "text", text: `failed after writing to stderr` }], isError: true };
     case "chatty":
       err("c".repeat(Number(args.bytes ?? 1_000_000)) + "\n");
       return text("ok");

@@ -15,6 +15,8 @@ import {
   writeCredentials,
 } from "../../lib/auth/credentials.ts";
 import { UserError } from "../../lib/diagnostics.ts";
+import { maskSecrets } from "../../lib/secrets/mod.ts";
+import { PrivateDirError } from "../../lib/secrets/private_dir.ts";
 
 const URL_A = "https://mcp.example.com/mcp";
 
@@ -75,8 +77,6 @@ Deno.test("credentialFileName() gives distinct names distinct files also when th
 Deno.test("writeCredentials() creates the folder 0700 and the file 0600 even under a permissive umask", async () => {
   if (Deno.build.os === "windows") return;
   await withTempDir(async (dir) => {
-    await Deno.mkdir(credentialsDir(dir), { mode: 0o755 });
-    await Deno.chmod(credentialsDir(dir), 0o755);
     const previous = Deno.umask(0o000);
     try {
       await writeCredentials(dir, record());
@@ -85,6 +85,54 @@ Deno.test("writeCredentials() creates the folder 0700 and the file 0600 even und
     }
     assert.equal((await Deno.stat(credentialsDir(dir))).mode! & 0o777, 0o700);
     assert.equal((await Deno.stat(credentialPath(dir, "linear"))).mode! & 0o777, 0o600);
+  });
+});
+
+Deno.test("writeCredentials() writes 0600 into an existing folder and never chmods a folder it did not create", async () => {
+  if (Deno.build.os === "windows") return;
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(credentialsDir(dir), { mode: 0o755 });
+    await Deno.chmod(credentialsDir(dir), 0o755);
+    await writeCredentials(dir, record());
+    assert.equal((await Deno.stat(credentialsDir(dir))).mode! & 0o777, 0o755);
+    assert.equal((await Deno.stat(credentialPath(dir, "linear"))).mode! & 0o777, 0o600);
+  });
+});
+
+Deno.test("writeCredentials() refuses a credentials/ that is a symbolic link and leaves its target alone", async () => {
+  if (Deno.build.os === "windows") return;
+  await withTempDir(async (dir) => {
+    const target = `${dir}/elsewhere`;
+    await Deno.mkdir(target, { mode: 0o755 });
+    await Deno.chmod(target, 0o755);
+    await Deno.symlink(target, credentialsDir(dir));
+    await assert.rejects(
+      () => writeCredentials(dir, record()),
+      (e: unknown) =>
+        e instanceof PrivateDirError && e.code === "PRIVATE_DIR_SYMLINK" &&
+        e.message.includes(`"${credentialsDir(dir)}": it is a symbolic link`),
+    );
+    assert.equal((await Deno.stat(target)).mode! & 0o777, 0o755, "the target is not chmod'ed");
+    assert.deepEqual([...Deno.readDirSync(target)], [], "nothing written through the link");
+  });
+});
+
+Deno.test("readCredentials() registers the tokens and client secret it reads as secrets", async () => {
+  await withTempDir(async (dir) => {
+    const stored = record();
+    stored.tokens = {
+      access_token: "at-registered-0001",
+      token_type: "Bearer",
+      refresh_token: "rt-registered-0002",
+    };
+    stored.client = { client_id: "cid", client_secret: "cs-registered-0003" };
+    await Deno.mkdir(credentialsDir(dir), { recursive: true });
+    await Deno.writeTextFile(credentialPath(dir, "linear"), JSON.stringify(stored));
+    await readCredentials(dir, "linear");
+    assert.equal(
+      maskSecrets("at-registered-0001 rt-registered-0002 cs-registered-0003"),
+      "*** *** ***",
+    );
   });
 });
 
@@ -169,7 +217,7 @@ Deno.test("withCredentialLock() keeps every rotation of two real processes rotat
     const worker = new URL("../../testdata/auth/lock_worker.ts", import.meta.url).pathname;
     const run = () =>
       new Deno.Command(Deno.execPath(), {
-        args: ["run", "--allow-read", "--allow-write", worker, dir, "linear", "15"],
+        args: ["run", "--allow-read", "--allow-write", "--allow-sys=uid", worker, dir, "linear", "15"],
         stdout: "null",
         stderr: "piped",
       }).output();

@@ -4,6 +4,7 @@ import { connectStdio, rootsForStdio, StdioProcessTransport } from "../../lib/ba
 import type { ConnectContext } from "../../lib/backends/stdio.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { fixtureSpec, isAlive, liveProcessesInGroup, waitFor } from "../_fakes_backends.ts";
+import { processSecrets } from "../../lib/secrets/mod.ts";
 
 function ctx(lines: string[] = [], extra: Partial<ConnectContext> = {}): ConnectContext {
   return { shutdownGraceMs: 1_000, logger: createMemoryLogger(lines), now: Date.now, ...extra };
@@ -206,6 +207,73 @@ Deno.test("close() ends the server's whole process group", async () => {
   await conn.close();
   assert.deepEqual(await liveProcessesInGroup(pid), []);
   assert.equal(await isAlive(grandchild), false);
+});
+
+Deno.test("close() also ends a grandchild that left the process group with setsid", async () => {
+  if (Deno.build.os === "windows") return; // No process groups or table there (see process_tree.ts).
+  const lines: string[] = [];
+  const conn = await connectStdio(fixtureSpec("setsid", ["--spawn-setsid-child"]), ctx(lines));
+  const pid =
+    ((await conn.callTool("pid", {}, { timeoutMs: 5_000 })).structuredContent as { pid: number }).pid;
+  const grandchild = Number(/setsid grandchild pid (\d+)/.exec(lines.join("\n"))?.[1]);
+  assert.ok(grandchild > 0 && await isAlive(grandchild));
+  assert.equal(
+    await liveProcessesInGroup(pid).then((g) => g.includes(grandchild)),
+    false,
+    "it left the group",
+  );
+  await conn.close();
+  assert.ok(await waitFor(async () => !(await isAlive(grandchild)), 3_000), `pid ${grandchild} survived`);
+});
+
+Deno.test("close() ends a setsid'd descendant whose parent exited before shutdown (recorded while running)", async () => {
+  if (Deno.build.os === "windows") return;
+  const lines: string[] = [];
+  const conn = await connectStdio(fixtureSpec("orphan", ["--spawn-orphan-setsid"]), ctx(lines));
+  assert.ok(await waitFor(() => /orphan pid (\d+)/.test(lines.join("\n")), 5_000));
+  const orphan = Number(/orphan pid (\d+)/.exec(lines.join("\n"))![1]);
+  // The intermediate shell exits after 1.5 s; the sleep is reparented out of the server's tree.
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  assert.ok(await isAlive(orphan));
+  await conn.close();
+  assert.ok(await waitFor(async () => !(await isAlive(orphan)), 3_000), `pid ${orphan} survived`);
+});
+
+Deno.test("StdioProcessTransport starts the child with exactly the spec's environment", async () => {
+  const lines: string[] = [];
+  const spec = fixtureSpec("env", [], { env: { PATH: Deno.env.get("PATH") ?? "", ONLY_THIS: "yes" } });
+  const unrelated = "UNRELATED_SECRET_FOR_ENV_TEST";
+  Deno.env.set(unrelated, "must-not-reach-the-child");
+  try {
+    const conn = await connectStdio(spec, ctx(lines));
+    const result = await conn.callTool("env", {}, { timeoutMs: 5_000 });
+    await conn.close();
+    const env = (result.structuredContent as { env: Record<string, string> }).env;
+    assert.equal(env.ONLY_THIS, "yes");
+    assert.equal(env[unrelated], undefined);
+    assert.equal(env.HOME, undefined, "not in the spec, so not inherited");
+  } finally {
+    Deno.env.delete(unrelated);
+  }
+});
+
+Deno.test("connectStdio() masks registered secrets and credential shapes in the stderr tail of errors", async () => {
+  const dir = await Deno.makeTempDir();
+  processSecrets.register("tail-secret-7f3a9c");
+  const spec = fixtureSpec("leaky", [
+    "--stderr-text=auth failed for tail-secret-7f3a9c (token=abc123, Authorization: Basic dXNlcjpwYXNz)",
+    "--fail-starts=1",
+    `--counter-file=${dir}/count`,
+  ]);
+  await assert.rejects(connectStdio(spec, ctx()), (e: unknown) => {
+    assert.ok(e instanceof BackendError);
+    assert.match(e.message, /auth failed for \*\*\* \(token=\*\*\*, Authorization: Basic \*\*\*\)/);
+    for (const secret of ["tail-secret-7f3a9c", "abc123", "dXNlcjpwYXNz"]) {
+      assert.ok(!e.message.includes(secret));
+    }
+    return true;
+  });
+  await Deno.remove(dir, { recursive: true });
 });
 
 Deno.test("close() kills a server that ignores stdin closing and SIGTERM after the grace", async () => {

@@ -6,6 +6,7 @@ import { loadResolution, resolveServers } from "../../lib/catalog/resolve.ts";
 import type { HttpServerSpec, Refusal, StdioServerSpec } from "../../lib/plugins/server_spec.ts";
 import { NO_WORKSPACE, type Workspace } from "../../lib/workspace/mod.ts";
 import { memoryFileSystem } from "../_fakes_foundation.ts";
+import { SecretRegistry } from "../../lib/secrets/mod.ts";
 
 const WS: Workspace = {
   root: "/ws",
@@ -58,6 +59,8 @@ Deno.test("resolveServers() builds a stdio spec with the [mcp] timeouts and the 
       command: "fs-bin",
       args: [],
       env: {},
+      envOrigins: {},
+      missingPassthrough: [],
       cwd: "/ws",
     } satisfies StdioServerSpec,
   ]);
@@ -197,6 +200,101 @@ Deno.test("resolveServers() expands variables in the URL, header values and clie
   assert.equal(spec.url, "https://api.example.com/mcp");
   assert.deepEqual(spec.headers, { Authorization: "Bearer t0k" });
   assert.deepEqual([spec.clientId, spec.clientSecret, spec.scopes], ["id", "s3c", ["a"]]);
+});
+
+Deno.test("resolveServers() registers every value a ${VAR} reference reads, not defaults or base variables", () => {
+  const secrets = new SecretRegistry();
+  resolveServers({
+    plugins: [
+      plugin(remote(
+        'url = "https://${HOST:-api.example.com}/mcp/${PATH_KEY}?api_key=${QUERY_KEY}"\nheaders = { X-Token = "${HDR}", Accept = "${HOME}/x" }',
+      )),
+      plugin(
+        `name = "s"\ndepends-on = "*"\n${
+          stdio("local", 'env = { TOKEN = "${ENV_SECRET}", DIR = "${HOME}/data" }')
+        }`,
+      ),
+    ],
+    refused: [],
+    workspace: WS,
+    config: DEFAULT_MCP_CONFIG,
+    env: {
+      PATH_KEY: "path-secret-1",
+      QUERY_KEY: "query-secret-2",
+      HDR: "header-secret-3",
+      ENV_SECRET: "env-secret-4",
+      HOME: "/home/someone",
+    },
+    cwd: "/somewhere/else",
+    secrets,
+  });
+  assert.equal(
+    secrets.mask("path-secret-1 query-secret-2 header-secret-3 env-secret-4"),
+    "*** *** *** ***",
+  );
+  assert.equal(secrets.mask("api.example.com /home/someone"), "api.example.com /home/someone");
+});
+
+Deno.test("resolveServers() registers literal credential header values and client secrets", () => {
+  const secrets = new SecretRegistry();
+  resolveServers({
+    plugins: [plugin(remote(
+      'url = "https://api.example.com/mcp"\nheaders = { Authorization = "Bearer literal-token-5", Accept = "application/json" }\nclient-id = "id"\nclient-secret = "literal-secret-6"',
+    ))],
+    refused: [],
+    workspace: WS,
+    config: DEFAULT_MCP_CONFIG,
+    env: {},
+    cwd: "/somewhere/else",
+    secrets,
+  });
+  assert.equal(secrets.mask("literal-token-5 literal-secret-6 application/json"), "*** *** application/json");
+});
+
+Deno.test("resolveServers() gives a stdio server the base environment plus its expanded manifest env, nothing else", () => {
+  const { servers, refused } = resolve(
+    [plugin(
+      `name = "p"\ndepends-on = "*"\n${
+        stdio("a", 'env = { API = "${A_KEY}", MODE = "${MODE:-fast}", LIT = "x" }')
+      }`,
+    )],
+    {
+      env: {
+        PATH: "/usr/bin",
+        HOME: "/home/me",
+        LC_ALL: "C",
+        GITHUB_TOKEN: "ghp_unrelated",
+        A_KEY: "key-1234567",
+      },
+    },
+  );
+  assert.deepEqual(refused, []);
+  const spec = servers[0] as StdioServerSpec;
+  assert.deepEqual(spec.env, {
+    PATH: "/usr/bin",
+    HOME: "/home/me",
+    LC_ALL: "C",
+    API: "key-1234567",
+    MODE: "fast",
+    LIT: "x",
+  });
+  assert.deepEqual(spec.envOrigins, {
+    PATH: "base",
+    HOME: "base",
+    LC_ALL: "base",
+    API: "manifest",
+    MODE: "manifest",
+    LIT: "manifest",
+  });
+});
+
+Deno.test("resolveServers() refuses a stdio server whose env names an unset variable", () => {
+  const { servers, refused } = resolve([
+    plugin(`name = "p"\ndepends-on = "*"\n${stdio("a", 'env = { T = "${NOPE}" }')}`),
+  ]);
+  assert.deepEqual(servers, []);
+  assert.equal(refused[0]?.code, "ENV_VAR_UNSET");
+  assert.equal(refused[0]?.reason, 'references environment variable "NOPE", which is not set');
 });
 
 Deno.test("resolveServers() refuses a remote server that names an unset variable", () => {

@@ -9,7 +9,8 @@ const VIRTUAL = join(TESTDATA, "workspace", "virtual");
 const MIXED_HOME = join(TESTDATA, "status", "mixed_home");
 
 /** Replaces the checkout's absolute testdata path so goldens do not depend on where the repo is. */
-const portable = (text: string) => text.replaceAll(TESTDATA, "<testdata>");
+const portable = (text: string) =>
+  text.replaceAll(TESTDATA, "<testdata>").replace(/^( {6}env: )[^;\n]*\(base\)/gm, "$1<base> (base)");
 
 Deno.test("status prints plugins, servers and problems, and exits 1 beside a broken plugin", async () => {
   const out = await runMain(["status"], {

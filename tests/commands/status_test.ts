@@ -115,3 +115,46 @@ Deno.test("renderStatusText() says config.toml and the config folder are not pre
   );
   await dirs.remove();
 });
+
+Deno.test("buildStatusReport() lists the names (never the values) of each stdio server's environment", async () => {
+  const dirs = await makeDirs();
+  await writePlugin(
+    dirs.home,
+    "fx",
+    fixtureServerToml("envy", [], 'env = { API_KEY = "${STATUS_KEY}", MODE = "fast" }'),
+  );
+  const loaded = await loadResolution({
+    cwd: dirs.ws,
+    env: {
+      SYMPOSIUM_HOME: dirs.home,
+      PATH: "/usr/bin",
+      HOME: "/home/me",
+      STATUS_KEY: "status-secret-1234",
+      OTHER: "x",
+    },
+    homeDir: dirs.root,
+  });
+  const report = await buildStatusReport(loaded, denoFileSystem);
+  const server = report.servers[0]!;
+  assert.deepEqual(server.envNames, {
+    base: ["HOME", "PATH"],
+    passthrough: [],
+    inherited: [],
+    manifest: ["API_KEY", "MODE"],
+  });
+  const text = renderStatusText(report);
+  assert.match(text, /\n {6}env: HOME, PATH \(base\); API_KEY, MODE \(manifest env\)\n/);
+  assert.ok(!text.includes("status-secret-1234") && !JSON.stringify(report).includes("status-secret-1234"));
+  await dirs.remove();
+});
+
+Deno.test("buildStatusReport() reports a logs/, cache/ or credentials/ that is a symbolic link", async () => {
+  if (Deno.build.os === "windows") return;
+  const dirs = await makeDirs();
+  await Deno.mkdir(`${dirs.root}/elsewhere`);
+  await Deno.symlink(`${dirs.root}/elsewhere`, `${dirs.home}/cache`);
+  const report = await buildStatusReport(await load(dirs), denoFileSystem);
+  const problem = report.problems.find((p) => p.code === "PRIVATE_DIR_SYMLINK");
+  assert.equal(problem?.message.startsWith(`Cannot use "${dirs.home}/cache": it is a symbolic link`), true);
+  await dirs.remove();
+});

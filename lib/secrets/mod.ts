@@ -1,0 +1,132 @@
+/**
+ * The one registry of secret values. Every value that came from a `${VAR}` expansion (header, URL,
+ * `env`), every variable passed through to a server, every OAuth token, code and client secret is
+ * registered when it is read; every path that prints or writes text (log lines, stderr, MCP
+ * messages, `status`, `mcp tools`, error messages, stderr tails) masks those exact values, plus
+ * the common credential shapes of `_shapes.ts`.
+ *
+ * The registry is process-wide on purpose ({@link processSecrets}): a sink that forgot to be handed
+ * a registry would be a leak, and a value registered anywhere must be masked everywhere. It only
+ * ever grows; registering is idempotent.
+ *
+ * @module
+ */
+import { MASK, maskShapes } from "./_shapes.ts";
+
+export { MASK, maskShapes };
+
+/**
+ * Shortest value registered, in UTF-16 code units: shorter ones (`0`, `true`, `dev`) would mask
+ * ordinary words everywhere, and are no secret worth the name. Credential shapes still apply.
+ */
+export const MIN_SECRET_CHARS = 6;
+
+/** Exact secret values, masked wherever they appear (also URL-encoded or JSON-escaped). */
+export class SecretRegistry {
+  readonly #values = new Set<string>();
+  #pattern: RegExp | undefined;
+
+  /** How many distinct forms are registered. */
+  get size(): number {
+    return this.#values.size;
+  }
+
+  /**
+   * Registers a secret value (with its URL-encoded and JSON-escaped forms). Values shorter than
+   * {@link MIN_SECRET_CHARS}, `undefined` and `null` are ignored.
+   */
+  register(value: string | undefined | null): void {
+    if (typeof value !== "string" || value.length < MIN_SECRET_CHARS) return;
+    const forms = [value, value.trim(), encodeURIComponent(value), JSON.stringify(value).slice(1, -1)];
+    for (const form of forms) {
+      if (form.length < MIN_SECRET_CHARS || this.#values.has(form)) continue;
+      this.#values.add(form);
+      this.#pattern = undefined;
+    }
+  }
+
+  /** Registers every value of `values` (see {@link register}). */
+  registerAll(values: Iterable<string | undefined | null>): void {
+    for (const value of values) this.register(value);
+  }
+
+  /** Whether `text` contains a registered value. */
+  isLeaking(text: string): boolean {
+    const pattern = this.#compiled();
+    if (pattern === undefined) return false;
+    pattern.lastIndex = 0;
+    return pattern.test(text);
+  }
+
+  /** Replaces every registered value in `text` with {@link MASK} (credential shapes untouched). */
+  maskValues(text: string): string {
+    const pattern = this.#compiled();
+    if (pattern === undefined) return text;
+    pattern.lastIndex = 0;
+    return text.replace(pattern, MASK);
+  }
+
+  /** {@link maskValues}, then {@link maskShapes}: what every sink applies. */
+  mask(text: string): string {
+    return maskShapes(this.maskValues(text));
+  }
+
+  #compiled(): RegExp | undefined {
+    if (this.#values.size === 0) return undefined;
+    // Longest first, so a value that contains another is masked whole.
+    this.#pattern ??= new RegExp(
+      [...this.#values].sort((a, b) => b.length - a.length).map(escapeRegExp).join("|"),
+      "g",
+    );
+    return this.#pattern;
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+
+/** The process-wide registry every reader registers into and every sink masks with. */
+export const processSecrets: SecretRegistry = new SecretRegistry();
+
+/**
+ * Masks registered values and credential shapes in `text`.
+ *
+ * @param registry @default processSecrets
+ * @example
+ * ```ts
+ * import { maskSecrets, processSecrets } from "./mod.ts";
+ * processSecrets.register("s3cr3t-value");
+ * maskSecrets("sent s3cr3t-value with Bearer abc.def.123"); // "sent *** with Bearer ***"
+ * ```
+ */
+export function maskSecrets(text: string, registry: SecretRegistry = processSecrets): string {
+  return registry.mask(text);
+}
+
+/** Keys whose string value is binary payload (base64), never text: left as they are. */
+const PAYLOAD_KEYS = new Set(["data", "blob"]);
+
+/**
+ * A copy of a JSON-like value with every string (and object key) masked as {@link maskSecrets}
+ * does, for MCP messages. The `data` of image/audio content blocks and `blob` of resources are
+ * base64 payload and left untouched. Values nested deeper than 64 levels are kept as they are
+ * (MCP messages are never that deep; the sandbox caps result depth well below).
+ *
+ * @param registry @default processSecrets
+ */
+export function maskDeep<T>(value: T, registry: SecretRegistry = processSecrets): T {
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === "string") return registry.mask(v);
+    if (depth > 64 || typeof v !== "object" || v === null) return v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    const record = v as Record<string, unknown>;
+    const isMedia = record.type === "image" || record.type === "audio" || typeof record.blob === "string";
+    const out: Record<string, unknown> = {};
+    for (const [key, x] of Object.entries(record)) {
+      out[registry.mask(key)] = isMedia && PAYLOAD_KEYS.has(key) ? x : walk(x, depth + 1);
+    }
+    return out;
+  };
+  return walk(value, 0) as T;
+}

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { maskDeep, maskSecrets, MIN_SECRET_CHARS, SecretRegistry } from "../../lib/secrets/mod.ts";
+import { maskShapes } from "../../lib/secrets/_shapes.ts";
+
+Deno.test("SecretRegistry.mask() masks every registered value, also URL-encoded and JSON-escaped", () => {
+  const registry = new SecretRegistry();
+  registry.register('pa ss/wo+rd"x');
+  registry.register("plain-secret-1");
+  const text = `a pa ss/wo+rd"x b ${encodeURIComponent('pa ss/wo+rd"x')} c ${
+    JSON.stringify('pa ss/wo+rd"x')
+  } plain-secret-1`;
+  const masked = registry.mask(text);
+  assert.equal(masked, 'a *** b *** c "***" ***');
+  assert.equal(registry.isLeaking(text), true);
+  assert.equal(registry.isLeaking(masked), false);
+});
+
+Deno.test("SecretRegistry.register() ignores values shorter than MIN_SECRET_CHARS", () => {
+  const registry = new SecretRegistry();
+  registry.registerAll(["0", "true", "x".repeat(MIN_SECRET_CHARS - 1), undefined, null]);
+  assert.equal(registry.size, 0);
+  assert.equal(registry.mask("0 true xxxxx"), "0 true xxxxx");
+});
+
+Deno.test("SecretRegistry.mask() masks a longer value whole when it contains a shorter one", () => {
+  const registry = new SecretRegistry();
+  registry.register("abcdef");
+  registry.register("abcdef-ghijkl");
+  assert.equal(registry.mask("[abcdef-ghijkl] [abcdef]"), "[***] [***]");
+});
+
+Deno.test("maskShapes() masks the common credential shapes", () => {
+  const cases: [string, string][] = [
+    ["Authorization: Bearer abc.def.123", "Authorization: Bearer ***"],
+    ["Authorization: Basic dXNlcjpwYXNz", "Authorization: Basic ***"],
+    ["connected using token abc123def456", "connected using token ***"],
+    ["PAT 0123456789abcdef", "PAT ***"],
+    ["postgres://user:hunter22@db.example.com/app", "postgres://user:***@db.example.com/app"],
+    ["https://x/mcp?api_key=abcdef123&x=1", "https://x/mcp?api_key=***&x=1"],
+    ["stderr: token=abc123", "stderr: token=***"],
+    ["GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123", "GITHUB_TOKEN=ghp_***"],
+    ["github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "github_pat_***"],
+    ["key sk-proj-abcdefghijklmnop1234", "key sk-proj-***"],
+    ["xoxb-1234567890-abcdefghij", "xoxb-***"],
+    ["AKIAIOSFODNN7EXAMPLE", "AKIA***"],
+    ['{"client_secret": "s3cr3t-xyz"}', '{"client_secret": "***"}'],
+    ["password: hunter2", "password: ***"],
+    ["MY_API_KEY=abcd1234", "MY_API_KEY=***"],
+    [
+      '{"access_token":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijk"}',
+      '{"access_token":"***"}',
+    ],
+  ];
+  for (const [input, expected] of cases) assert.equal(maskShapes(input), expected, input);
+});
+
+Deno.test("maskShapes() leaves declarations, challenges and prose about tokens readable", () => {
+  const unchanged = [
+    "declare const gh: { create(params: { token: string; password?: string; apiKey: string }): Promise<unknown> }",
+    'WWW-Authenticate: Bearer realm="x", resource_metadata="https://h/.well-known/oauth-protected-resource"',
+    "the server uses Basic authentication and Bearer tokens",
+    "its sign-in has expired; the token expired; refresh token (invalid_grant)",
+    "secret: undefined",
+    "Open https://as.example/authorize?response_type=code&code_challenge=abcDEF123&state=xyz",
+  ];
+  for (const text of unchanged) assert.equal(maskShapes(text), text);
+});
+
+Deno.test("maskDeep() masks strings and keys of a JSON value but not image or audio data", () => {
+  const registry = new SecretRegistry();
+  registry.register("deep-secret-42");
+  const value = {
+    content: [
+      { type: "text", text: "got deep-secret-42" },
+      { type: "image", mimeType: "image/png", data: "ZGVlcC1zZWNyZXQtNDI=" },
+    ],
+    structuredContent: { "deep-secret-42": ["token=abc123"] },
+  };
+  assert.deepEqual(maskDeep(value, registry), {
+    content: [
+      { type: "text", text: "got ***" },
+      { type: "image", mimeType: "image/png", data: "ZGVlcC1zZWNyZXQtNDI=" },
+    ],
+    structuredContent: { "***": ["token=***"] },
+  });
+});
+
+Deno.test("maskSecrets() uses the process-wide registry by default", () => {
+  const registry = new SecretRegistry();
+  assert.equal(maskSecrets("Bearer abcdefgh12345678", registry), "Bearer ***");
+});
