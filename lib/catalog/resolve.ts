@@ -205,7 +205,11 @@ function buildRemote(
   const onVariable = (variable: string, value: string) => {
     if (!isBaseEnvName(variable)) secrets.register(value);
   };
-  const url = expandVars(decl.url, env, { onVariable });
+  const url = expandVars(decl.url, env, {
+    onVariable: (variable, value) => {
+      if (!isBaseEnvName(variable)) secrets.registerUrlValue(value);
+    },
+  });
   if (!url.ok) return unset(url.error.variable);
   if (!URL.canParse(url.value) || !["http:", "https:"].includes(new URL(url.value).protocol)) {
     return {

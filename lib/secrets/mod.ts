@@ -45,6 +45,35 @@ export class SecretRegistry {
     }
   }
 
+  /**
+   * Registers what is secret in a value a `${VAR}` reference put into a URL. A value that is a
+   * whole URL registers its userinfo, its query values and the path segments that look like
+   * credentials (a digit and 6+ characters, or 16+), not its scheme, host and port (a URL or host
+   * kept in a variable is no secret, and masking it would break every message naming it). A bare
+   * host (`api.example.com`, `127.0.0.1:8080`) registers nothing; any other value (a key in a
+   * query, a token in a path) registers whole.
+   *
+   * @example
+   * ```ts
+   * import { SecretRegistry } from "./mod.ts";
+   * const r = new SecretRegistry();
+   * r.registerUrlValue("https://h.example/mcp?key=k3y-value");
+   * r.mask("https://h.example/mcp?key=k3y-value"); // "https://h.example/mcp?key=***"
+   * ```
+   */
+  registerUrlValue(value: string): void {
+    if (/^[A-Za-z0-9.-]+(?::\d+)?$/.test(value) && /[.:]|^localhost$/.test(value)) return;
+    if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value) || !URL.canParse(value)) return this.register(value);
+    const url = new URL(value);
+    this.register(decodeURIComponentSafe(url.password));
+    if (url.password === "") this.register(decodeURIComponentSafe(url.username));
+    for (const [, v] of url.searchParams) this.register(v);
+    for (const segment of url.pathname.split("/")) {
+      const decoded = decodeURIComponentSafe(segment);
+      if (/^(?=.*\d).{6,}$|^.{16,}$/.test(decoded)) this.register(decoded);
+    }
+  }
+
   /** Registers every value of `values` (see {@link register}). */
   registerAll(values: Iterable<string | undefined | null>): void {
     for (const value of values) this.register(value);
@@ -79,6 +108,14 @@ export class SecretRegistry {
       "g",
     );
     return this.#pattern;
+  }
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text; // A stray `%`: the text as written.
   }
 }
 

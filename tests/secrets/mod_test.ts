@@ -89,3 +89,18 @@ Deno.test("maskSecrets() uses the process-wide registry by default", () => {
   const registry = new SecretRegistry();
   assert.equal(maskSecrets("Bearer abcdefgh12345678", registry), "Bearer ***");
 });
+
+Deno.test("SecretRegistry.registerUrlValue() registers keys and tokens of a URL, not its host", () => {
+  const registry = new SecretRegistry();
+  registry.registerUrlValue("https://mcp.example.com/s/ab12cd34ef/mcp?api_key=k3y-value-9");
+  registry.registerUrlValue("https://user:pa55word@db.example.com/");
+  registry.registerUrlValue("api.example.com");
+  registry.registerUrlValue("127.0.0.1:8080");
+  registry.registerUrlValue("zz-path-token-11");
+  assert.equal(
+    registry.mask(
+      "https://mcp.example.com/s/ab12cd34ef/mcp?x=k3y-value-9 pa55word api.example.com 127.0.0.1:8080 zz-path-token-11",
+    ),
+    "https://mcp.example.com/s/***/mcp?x=*** *** api.example.com 127.0.0.1:8080 ***",
+  );
+});
