@@ -141,6 +141,53 @@ export function renderDeclarations(
   return { text, warnings: renderer.warnings };
 }
 
+/** Longest signature {@link renderToolSignature} returns whole by default, in UTF-16 units. */
+export const SIGNATURE_MAX_CHARS = 1_500;
+
+/**
+ * One tool's call signature as a script writes it, e.g.
+ * `github.list_issues(params: {\n  owner: string;\n  …\n}): Promise<unknown>` (types only, no
+ * JSDoc), preceded by the named types it uses (each followed by a blank line). The key is the
+ * identifier spelling from the binding table (`notion.API_patch_block_children(…)`), else the
+ * quoted wire name (`s["x.y"](…)`).
+ *
+ * Past `maxChars` the types are left out: `github.projects_write(params: { method: …; owner?: … }):
+ * Promise<unknown>` with `cut: true`, so a search answer of many tools stays small; the whole
+ * declaration is one `list_tools` call away.
+ *
+ * @param server Raw server name; the call goes through `namespaceKey(server)`.
+ * @param tool The tool.
+ * @param options.table The server's binding table over all its visible tools. Default: built from `[tool]`.
+ * @param options.maxChars Longest whole signature, in UTF-16 units. @default SIGNATURE_MAX_CHARS
+ * @returns The text, whether it was cut, and the renderer's warnings.
+ */
+export function renderToolSignature(
+  server: string,
+  tool: ToolInfo,
+  options: { table?: BindingTable | undefined; maxChars?: number | undefined } = {},
+): { text: string; cut: boolean; warnings: string[] } {
+  const namespace = namespaceKey(server);
+  const table = options.table ?? buildBindingTable([tool.name]);
+  const entries = table.entries.filter((e) => e.wire === tool.name);
+  const key = entries.find((e) => e.isAlias)?.key ?? entries[0]?.key ?? tool.name;
+  const access = renderKey(key) === key ? `${namespace}.${key}` : `${namespace}[${JSON.stringify(key)}]`;
+  const renderer = new TypeRenderer({ withDocs: false });
+  const method = renderMethod(renderer, key, tool, false);
+  // renderMethod indents by one level and starts with the key: re-indent and call through the namespace.
+  const body = method.split("\n").map((line) => line.slice(2)).join("\n").replace(/;$/, "");
+  const text = `${renderer.renderNamedTypes()}${access}${body.slice(renderKey(key).length)}`;
+  const maxChars = options.maxChars ?? SIGNATURE_MAX_CHARS;
+  if (text.length <= maxChars) return { text, cut: false, warnings: renderer.warnings };
+  const schema = tool.inputSchema as { properties?: unknown; required?: unknown } | undefined;
+  const properties = schema?.properties;
+  const names = typeof properties === "object" && properties !== null ? Object.keys(properties) : [];
+  const required = Array.isArray(schema?.required) ? schema.required : [];
+  const params = names.map((n) => `${renderKey(n)}${required.includes(n) ? "" : "?"}: …`).join("; ");
+  const returns = /\): Promise<([\s\S]*)>$/.exec(body)?.[1] ?? "unknown";
+  const brief = `${access}(params: { ${params} }): Promise<${returns.length > 60 ? "…" : returns}>`;
+  return { text: brief, cut: true, warnings: renderer.warnings };
+}
+
 function renderMethod(renderer: TypeRenderer, key: string, tool: ToolInfo, withDocs: boolean): string {
   const prefix = pascalCase(key);
   const input = tool.inputSchema;

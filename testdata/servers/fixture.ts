@@ -19,6 +19,9 @@
  * --ignore-sigterm      ignore SIGTERM
  * --linger              keep running after stdin closes
  * --calls-file=PATH     append one line per tools/call (the tool name) to PATH
+ * --starts-file=PATH    append one line per start (`<name> <pid>`) to PATH, before the handshake
+ * --tools-file=PATH     list the tools of PATH instead (JSON: an array of tools, or `{ tools: [...] }`);
+ *                       a call of one of them answers `{ tool, arguments }` as text and structured content
  *
  * Every tools/call is counted while in flight (tool `stats` answers the most seen at once and how
  * many calls were cancelled); a cancelled call (`notifications/cancelled`) prints
@@ -41,6 +44,13 @@ const err = (text: string) => Deno.stderr.writeSync(new TextEncoder().encode(tex
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 if (flags.has("stderr-text")) err(`${flags.get("stderr-text")}\n`);
+if (flags.has("starts-file")) {
+  Deno.writeTextFileSync(flags.get("starts-file")!, `${name} ${Deno.pid}\n`, { append: true });
+}
+const fileTools: Tool[] | undefined = flags.has("tools-file")
+  ? ((data) => (Array.isArray(data) ? data : data.tools))(JSON.parse(Deno.readTextFileSync(flags.get("tools-file")!)))
+  : undefined;
+
 if (flags.has("fail-starts")) {
   const file = flags.get("counter-file")!;
   let count = 0;
@@ -134,7 +144,7 @@ const TOOLS = (): Tool[] => [
 
 const server = new Server({ name, version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
 server.setRequestHandler("tools/list", (request) => {
-  const tools = TOOLS();
+  const tools = fileTools ?? TOOLS();
   if (flags.has("endless-cursor")) return { tools, nextCursor: "c1" };
   const size = num("page-size", 0);
   if (size > 0) {
@@ -176,6 +186,9 @@ async function callTool(rawArgs: unknown, tool: string, ctx: ServerContext): Pro
       err("fixture: crashing on purpose\n");
       Deno.exit(1);
     }, 30);
+  }
+  if (fileTools?.some((t) => t.name === tool)) {
+    return { content: [{ type: "text", text: JSON.stringify({ tool, arguments: args }) }], structuredContent: { tool, arguments: args } };
   }
   switch (tool) {
     case "echo":
