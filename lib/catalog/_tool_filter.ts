@@ -52,3 +52,22 @@ export function hiddenToolError(spec: ServerSpec, all: Tool[], key: string): Use
     { hint: "set read-only = false under [mcp] in config.toml to call tools that may change things" },
   );
 }
+
+/**
+ * {@link visibleTools} remembered per raw tool list and filter settings, so an unchanged listing
+ * yields the same `tools` array on every call (the search index re-indexes a server only when
+ * that array changes). Entries go with their raw list (a `WeakMap`).
+ */
+export class VisibleToolsMemo {
+  readonly #memo = new WeakMap<Tool[], { key: string; value: { tools: Tool[]; hiddenCount: number } }>();
+
+  /** Same as {@link visibleTools}, the result reused while `tools` and the filters are unchanged. */
+  of(spec: ServerSpec, tools: Tool[], config: McpConfig): { tools: Tool[]; hiddenCount: number } {
+    const key = JSON.stringify([spec.enabledTools ?? null, spec.disabledTools ?? null, config.readOnly]);
+    const held = this.#memo.get(tools);
+    if (held && held.key === key) return held.value;
+    const value = visibleTools(spec, tools, config);
+    this.#memo.set(tools, { key, value });
+    return value;
+  }
+}

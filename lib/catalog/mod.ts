@@ -23,11 +23,13 @@ import type { BackendConnection, CallOptions, CallToolResult, Tool } from "../ba
 import { BackendError } from "../backends/connection.ts";
 import { type Clock, type ConnectFn, type PoolLimits, ServerPool, SYSTEM_CLOCK } from "../backends/pool.ts";
 import { rootsForStdio } from "../backends/stdio.ts";
-import { readFreshToolCache, removeToolCache, writeToolCache } from "./tool_cache.ts";
+import { readFreshToolCache, removeToolCache, ToolCacheMemo, writeToolCache } from "./tool_cache.ts";
 import { fingerprintOf, watchedFiles } from "./_fingerprint.ts";
-import { hiddenToolError, visibleTools } from "./_tool_filter.ts";
+import { hiddenToolError, VisibleToolsMemo } from "./_tool_filter.ts";
+import { CatalogSearch, type CatalogSearchAnswer, type CatalogSearchOptions } from "./_catalog_search.ts";
 
 export { readToolCacheState, TOOL_CACHE_TTL_MS, toolCachePath, type ToolCacheState } from "./tool_cache.ts";
+export type { CatalogMatch, CatalogSearchAnswer, CatalogSearchOptions } from "./_catalog_search.ts";
 
 /** One server's tools as the agent may see them. */
 export interface ServerTools {
@@ -98,6 +100,9 @@ export class Catalog {
   readonly #logger: Logger;
   readonly #listings = new Map<string, Listing>();
   readonly #listeners = new Set<() => void>();
+  readonly #cacheMemo = new ToolCacheMemo();
+  readonly #visible = new VisibleToolsMemo();
+  readonly #search = new CatalogSearch<ServerTools>(this);
   #fingerprint: string;
   #refreshing: Promise<boolean> = Promise.resolve(false);
   #closed = false;
@@ -265,7 +270,9 @@ export class Catalog {
     }
     if (!running) {
       const cached = await this.#readCache(spec);
-      if (cached) return { spec, ...visibleTools(spec, cached, this.config), source: "cache", warnings: [] };
+      if (cached) {
+        return { spec, ...this.#visible.of(spec, cached, this.config), source: "cache", warnings: [] };
+      }
       if (options.allowStart === false) {
         throw new BackendError(
           "RESTART_PENDING",
@@ -279,10 +286,21 @@ export class Catalog {
     const listing = await this.#live(spec, connection, options.signal);
     return {
       spec,
-      ...visibleTools(spec, listing.tools, this.config),
+      ...this.#visible.of(spec, listing.tools, this.config),
       source: "live",
       warnings: listing.warnings,
     };
+  }
+
+  /**
+   * Ranked search over the visible tools of the servers in scope that are running or freshly
+   * cached (never starts one; the others come back in `notSearched` with why). The index is kept
+   * across calls and re-indexes only servers whose tool list changed.
+   *
+   * @throws {SearchQueryError} `QUERY_TOO_LONG` for a query past `MAX_QUERY_CHARS`.
+   */
+  searchTools(query: string, options: CatalogSearchOptions = {}): Promise<CatalogSearchAnswer<ServerTools>> {
+    return this.#search.search(query, options);
   }
 
   /**
@@ -321,7 +339,7 @@ export class Catalog {
     return await this.#pool.withCallSlot(spec, async () => {
       const connection = await this.#pool.acquire(spec, { signal: options.signal, waitForRestart: true });
       const listing = await this.#live(spec, connection, options.signal);
-      const { tools } = visibleTools(spec, listing.tools, this.config);
+      const { tools } = this.#visible.of(spec, listing.tools, this.config);
       const table: BindingTable = buildBindingTable(tools.map((t) => t.name));
       const resolved = resolveToolKey(table, spec.name, key);
       if (!resolved.ok) throw hiddenToolError(spec, listing.tools, key) ?? resolved.error;
@@ -407,7 +425,7 @@ export class Catalog {
 
   async #readCache(spec: ServerSpec): Promise<Tool[] | undefined> {
     if (this.#options.useToolCache === false) return undefined;
-    return await readFreshToolCache(this.configDir, spec, this.#clock);
+    return await readFreshToolCache(this.configDir, spec, this.#clock, this.#cacheMemo);
   }
 
   async #writeCache(spec: ServerSpec, tools: Tool[]): Promise<void> {
@@ -421,6 +439,7 @@ export class Catalog {
 
   async #removeCache(spec: ServerSpec): Promise<void> {
     await removeToolCache(this.configDir, spec);
+    this.#cacheMemo.forget(await this.#cacheMemo.path(this.configDir, spec));
   }
 }
 

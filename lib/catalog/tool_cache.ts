@@ -38,18 +38,64 @@ function parseCacheEntry(text: string, spec: ServerSpec): { fetchedAtMs: number;
 }
 
 /**
+ * Parsed cache files kept in memory, one per path, reused while the file's modification time and
+ * size are unchanged: a session answers many `list_tools` from the same files, and re-reading a
+ * few megabytes of JSON per call would dominate a search. The parsed `tools` array is the same
+ * object until the file changes (the search index relies on that to skip unchanged servers).
+ */
+export class ToolCacheMemo {
+  readonly #paths = new Map<string, string>();
+  readonly #files = new Map<
+    string,
+    { mtimeMs: number; size: number; entry: { fetchedAtMs: number; tools: Tool[] } | undefined }
+  >();
+
+  /** The cache path of `spec` (memoised: it is a SHA-256 of the spawn key). */
+  async path(configDir: string, spec: ServerSpec): Promise<string> {
+    const key = `${configDir}\n${spawnKey(spec)}`;
+    let path = this.#paths.get(key);
+    if (path === undefined) {
+      path = await toolCachePath(configDir, spec);
+      this.#paths.set(key, path);
+    }
+    return path;
+  }
+
+  /** The parsed entry at `path` for `spec`; throws the file-system or JSON error (the caller treats it as a miss). */
+  async read(path: string, spec: ServerSpec): Promise<{ fetchedAtMs: number; tools: Tool[] } | undefined> {
+    const info = await Deno.stat(path);
+    const mtimeMs = info.mtime?.getTime() ?? 0;
+    const held = this.#files.get(path);
+    if (held && held.mtimeMs === mtimeMs && held.size === info.size) return held.entry;
+    this.#files.delete(path);
+    const entry = parseCacheEntry(await Deno.readTextFile(path), spec);
+    this.#files.set(path, { mtimeMs, size: info.size, entry });
+    return entry;
+  }
+
+  /** Forgets the parsed file at `path` (it was removed or rewritten by this process). */
+  forget(path: string): void {
+    this.#files.delete(path);
+  }
+}
+
+/**
  * The cached tools of `spec` when the cache is younger than {@link TOOL_CACHE_TTL_MS} by `clock`;
  * `undefined` for no cache, a stale, foreign or unreadable one (a miss: the server is asked instead).
  *
  * @param configDir The `<config>` directory.
+ * @param memo Reuses files parsed before while unchanged. @default none (read and parse every time)
  */
 export async function readFreshToolCache(
   configDir: string,
   spec: ServerSpec,
   clock: Clock,
+  memo?: ToolCacheMemo,
 ): Promise<Tool[] | undefined> {
   try {
-    const entry = parseCacheEntry(await Deno.readTextFile(await toolCachePath(configDir, spec)), spec);
+    const entry = memo
+      ? await memo.read(await memo.path(configDir, spec), spec)
+      : parseCacheEntry(await Deno.readTextFile(await toolCachePath(configDir, spec)), spec);
     if (!entry || clock.now() - entry.fetchedAtMs > TOOL_CACHE_TTL_MS) return undefined;
     return entry.tools;
   } catch {

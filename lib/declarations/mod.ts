@@ -15,6 +15,7 @@ import { type BindingTable, buildBindingTable } from "./tool_binding.ts";
 import { TypeRenderer } from "./_schema_to_ts.ts";
 import { inputArity } from "./_schema_shape.ts";
 import { isReservedWord, pascalCase, renderJsDoc, renderKey } from "./_ts_text.ts";
+import { firstSentence } from "./summary.ts";
 
 /** One tool as `tools/list` describes it (the fields the declarations use). */
 export interface ToolInfo {
@@ -22,7 +23,7 @@ export interface ToolInfo {
   name: string;
   /** Human-facing title (not rendered). */
   title?: string | undefined;
-  /** Prose; its first line is the index entry, the whole is the method's JSDoc at `full`. */
+  /** Prose; its first sentence is the index entry, the whole is the method's JSDoc at `full`. */
   description?: string | undefined;
   /** JSON Schema of the argument object. */
   inputSchema?: unknown;
@@ -40,9 +41,9 @@ export interface ToolInfo {
 export type Detail = "names" | "signatures" | "full";
 
 /**
- * The index of one server: a header line, then `  <wire name> - <first line of
- * the trimmed description>` per tool (just the name when there is no
- * description). The header is `server:`, or `server (as key):` when scripts
+ * The index of one server: a header line, then `  <wire name> - <first
+ * sentence of the description, cut at 120 characters>` per tool (see
+ * `firstSentence`; just the name when there is no description). The header is `server:`, or `server (as key):` when scripts
  * reach the server under a different global name (see `namespaceKey`).
  * Repeated wire names are listed once; a server without tools shows
  * `  (no tools)`. No trailing newline.
@@ -66,9 +67,7 @@ export function renderIndex(server: string, tools: readonly ToolInfo[]): string 
     // A name with control characters or line breaks is shown JSON-quoted so it stays on its line.
     // deno-lint-ignore no-control-regex
     const name = /[\u0000-\u001f\u007f\u2028\u2029]/.test(tool.name) ? JSON.stringify(tool.name) : tool.name;
-    const first = typeof tool.description === "string"
-      ? tool.description.trim().split(/\r\n|[\r\n\u2028\u2029]/)[0]!.trim()
-      : "";
+    const first = firstSentence(tool.description);
     lines.push(first === "" ? `  ${name}` : `  ${name} - ${first}`);
   }
   if (seen.size === 0) lines.push("  (no tools)");

@@ -11,22 +11,44 @@ import { NULL_LOGGER } from "../log.ts";
 import { namespaceKey } from "../plugins/server_spec.ts";
 import { offShapeNotice, OutputShapeChecker, unwrapToolResult } from "../catalog/result_unwrap.ts";
 import { describeRefusal, dormantLines } from "./_problems.ts";
+import { answerHelperCall, HELPER_GLOBAL } from "./_script_search.ts";
 
-/** `execute`'s description: how scripts work, then the servers in scope. */
+/** Largest `execute` description, in UTF-8 bytes: past it the list of servers is cut and counted. */
+export const EXECUTE_DESCRIPTION_MAX_BYTES = 2_000;
+
+/**
+ * `execute`'s description: how scripts work, how to find a tool (`list_tools` `query`, and
+ * `symposium.search` inside a script), then the servers in scope, cut to stay within
+ * {@link EXECUTE_DESCRIPTION_MAX_BYTES} (the servers left out are counted).
+ */
 export function executeDescription(catalog: Catalog): string {
   const head = "Run a JavaScript program with this workspace's MCP tools in scope. Each server is a global " +
     "object whose methods are its tools and return promises, e.g.\n" +
     '  const rows = await sqlx.query({ sql: "select 1" });\n' +
     "  return rows.filter((r) => r.ok);\n" +
     "Write an async arrow function or a statement body that returns a value. Only the returned value " +
-    "(and console output) comes back, so filter inside the script. Calls under Promise.all run concurrently.";
+    "(and console output) comes back, so filter inside the script. Calls under Promise.all run concurrently.\n\n" +
+    "Find tools with `list_tools` and `query` (ranked search by what a tool does, with signatures), or " +
+    'in a script: `await symposium.search("create issue", { limit: 5 })` returns `[{ server, tool, ' +
+    "description }]`, and `globalThis[server][tool](args)` calls one.";
   const names = catalog.servers.map((s) =>
     namespaceKey(s.name) === s.name ? s.name : `${s.name} (as ${namespaceKey(s.name)})`
   );
-  const tail = names.length > 0
-    ? `Servers in scope: ${names.join(", ")}.\nCall \`list_tools\` for their tools and signatures.`
-    : "No MCP servers apply to this workspace. Nothing is in scope for `execute`.";
-  return `${head}\n\n${tail}`;
+  if (names.length === 0) {
+    return `${head}\n\nNo MCP servers apply to this workspace. Nothing is in scope for \`execute\`.`;
+  }
+  const closing = "\nCall `list_tools` for their tools and signatures.";
+  const encoder = new TextEncoder();
+  const fits = (text: string) => encoder.encode(text).length <= EXECUTE_DESCRIPTION_MAX_BYTES;
+  const whole = `${head}\n\nServers in scope: ${names.join(", ")}.${closing}`;
+  if (fits(whole)) return whole;
+  let shown = names.length;
+  const cut = (n: number) =>
+    `${head}\n\nServers in scope (${names.length}): ${names.slice(0, n).join(", ")}, and ${
+      names.length - n
+    } more.${closing}`;
+  while (shown > 0 && !fits(cut(shown))) shown--;
+  return cut(shown);
 }
 
 /** A host call from the sandbox: the script's `namespace.key(args)`. */
@@ -163,7 +185,11 @@ export async function runExecute(
     lastProgress = progress;
     onProgress({ progress, message });
   };
+  const searchNotices = new Set<string>();
   const hostCall = async (request: HostCallRequest, signal: AbortSignal): Promise<unknown> => {
+    if (request.namespace === HELPER_GLOBAL) {
+      return await answerHelperCall(catalog, request.key, request.args, searchNotices);
+    }
     let label = `${request.namespace}.${request.key}`;
     let status = "failed";
     try {
@@ -199,7 +225,7 @@ export async function runExecute(
     // Dormant and refused servers are globals too: a call says why it cannot work here.
     namespaces: [...catalog.servers.map((s) => namespaceKey(s.name)), ...catalog.unavailableNamespaces()],
     hostCall,
-    notices: () => [...refusals, ...offShape],
+    notices: () => [...refusals, ...offShape, ...searchNotices],
     signal: options.signal,
   });
   return {

@@ -5,10 +5,21 @@
  * @module
  */
 import type { Catalog, ServerTools } from "../catalog/mod.ts";
-import { renderDeclarations, renderIndex } from "../declarations/mod.ts";
+import { renderIndex } from "../declarations/mod.ts";
+import type { Tool } from "../backends/connection.ts";
 import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
 import { namespaceKey } from "../plugins/server_spec.ts";
 import { describeRefusal, dormantLines } from "./_problems.ts";
+import {
+  boundedDeclarations,
+  byteLength,
+  DECLARATIONS_MAX_BYTES,
+  LIST_TOOLS_MAX_BYTES,
+  summarizeIndex,
+} from "./_bounded.ts";
+import { renderSearchAnswer } from "./_search_answer.ts";
+
+export { DECLARATIONS_MAX_BYTES, LIST_TOOLS_MAX_BYTES } from "./_bounded.ts";
 
 /** A parsed `list_tools` request. */
 export interface ListToolsQuery {
@@ -16,11 +27,16 @@ export interface ListToolsQuery {
   tools?: string[] | undefined;
   pattern?: string | undefined;
   detail?: "names" | "signatures" | "full" | undefined;
+  /** Ranked search: the best tools for these words (see `_search_answer.ts`). */
+  query?: string | undefined;
+  /** Most search results (1…50). @default 10 */
+  limit?: number | undefined;
 }
 
 /**
  * Reads `list_tools` arguments leniently: unknown keys ignored, non-string list items dropped,
- * an unknown `detail` means `names`.
+ * an unknown `detail` means `names`, a blank `query` means none, a `limit` that is not a number
+ * (or numeric string) means the default.
  */
 export function parseListToolsArgs(args: unknown): ListToolsQuery {
   const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
@@ -34,6 +50,12 @@ export function parseListToolsArgs(args: unknown): ListToolsQuery {
     tools: list(a.tools),
     pattern: typeof a.pattern === "string" ? a.pattern : undefined,
     detail,
+    query: typeof a.query === "string" && a.query.trim() !== "" ? a.query : undefined,
+    limit: typeof a.limit === "number"
+      ? a.limit
+      : typeof a.limit === "string" && a.limit.trim() !== "" && Number.isFinite(Number(a.limit))
+      ? Number(a.limit)
+      : undefined,
   };
 }
 
@@ -60,6 +82,11 @@ export interface RenderListToolsOptions {
  * tool cache when fresh, else starts the servers it lists; never throws for a failing server:
  * it goes under `Problems:` with its error (stderr tail included). Without a `servers` filter,
  * a server not ready within {@link LIST_TOOLS_UNFILTERED_WAIT_MS} is reported as still starting.
+ *
+ * With `query`, a ranked search that starts nothing (running servers and fresh caches only).
+ * Answers are capped: an index over {@link LIST_TOOLS_MAX_BYTES} becomes a per-server summary;
+ * declarations stop at {@link LIST_TOOLS_MAX_BYTES} unfiltered and {@link DECLARATIONS_MAX_BYTES}
+ * for named `servers`/`tools`, with a marker naming what was left out.
  */
 export async function renderListTools(
   catalog: Catalog,
@@ -96,6 +123,17 @@ export async function renderListTools(
     }
   }
   const pattern = query.pattern === undefined ? undefined : globToRegExp(query.pattern);
+  if (query.query !== undefined) {
+    const servers = wanted === undefined ? undefined : new Set(chosen.map((s) => s.name));
+    return await renderSearchAnswer(catalog, {
+      query: query.query,
+      limit: query.limit,
+      servers,
+      tools: query.tools,
+      pattern,
+      withSignatures: query.detail !== "names",
+    }, problems);
+  }
   const waitMs = wanted === undefined ? options.unfilteredWaitMs ?? LIST_TOOLS_UNFILTERED_WAIT_MS : undefined;
   const listed = await Promise.all(chosen.map(async (spec) => {
     try {
@@ -118,30 +156,40 @@ export async function renderListTools(
       return undefined;
     }
   }));
-  const sections: string[] = [];
+  const shown: { entry: ServerTools; shown: Tool[] }[] = [];
   for (const entry of listed) {
     if (!entry) continue;
     problems.push(...entry.warnings);
-    const shown = selectTools(entry, query, pattern);
-    if (shown.length === 0) {
+    const tools = selectTools(entry, query, pattern);
+    if (tools.length === 0) {
       if (query.tools === undefined && pattern === undefined && entry.hiddenCount > 0) {
         problems.push(`\`${entry.spec.name}\`: no tools visible (${entry.hiddenCount} hidden by filters)`);
       }
       if (query.tools !== undefined || pattern !== undefined) continue;
     }
-    if (detail === "names") {
-      sections.push(renderIndex(entry.spec.name, shown));
-    } else {
-      // Bind over every visible tool, not the filtered subset, so the declared keys are exactly
-      // the keys `execute` resolves (aliases depend on the whole set).
-      const table = buildBindingTable(entry.tools.map((t) => t.name));
-      const rendered = renderDeclarations(entry.spec.name, shown, { detail, table });
-      sections.push(rendered.text);
-      problems.push(...rendered.warnings.map((w) => `\`${entry.spec.name}\`: ${w}`));
-    }
+    shown.push({ entry, shown: tools });
   }
-  if (sections.length === 0 && problems.length === 0) return "No tools matched.";
-  const parts = [sections.join(detail === "names" ? "\n" : "\n\n")];
+  let body: string;
+  if (detail === "names") {
+    body = shown.map((s) => renderIndex(s.entry.spec.name, s.shown)).join("\n");
+    const room = LIST_TOOLS_MAX_BYTES - problems.reduce((n, p) => n + byteLength(p) + 3, 12);
+    const bytes = byteLength(body);
+    if (bytes > room) {
+      body = summarizeIndex(shown.map((s) => ({ server: s.entry.spec.name, tools: s.shown })), bytes, room);
+    }
+  } else {
+    // Bound over every visible tool, not the filtered subset, so the declared keys are exactly
+    // the keys `execute` resolves (aliases depend on the whole set).
+    const rendered = boundedDeclarations(
+      shown,
+      detail,
+      narrowed ? DECLARATIONS_MAX_BYTES : LIST_TOOLS_MAX_BYTES,
+    );
+    body = rendered.text;
+    problems.push(...rendered.warnings);
+  }
+  if (body === "" && problems.length === 0) return "No tools matched.";
+  const parts = [body];
   if (problems.length > 0) parts.push(`Problems:\n${problems.map((p) => `  ${p}`).join("\n")}`);
   return parts.filter((p) => p !== "").join("\n\n");
 }

@@ -16,6 +16,8 @@ import { executeDescription, runExecute, type ScriptRunner } from "./execute.ts"
 import { ProgressThrottle } from "./_progress.ts";
 
 export {
+  DECLARATIONS_MAX_BYTES,
+  LIST_TOOLS_MAX_BYTES,
   LIST_TOOLS_UNFILTERED_WAIT_MS,
   type ListToolsQuery,
   parseListToolsArgs,
@@ -23,6 +25,7 @@ export {
   type RenderListToolsOptions,
 } from "./list_tools.ts";
 export {
+  EXECUTE_DESCRIPTION_MAX_BYTES,
   executeDescription,
   type ExecuteOptions,
   type ExecuteProgress,
@@ -41,12 +44,14 @@ export const META_SERVER_VERSION = "0.1.0";
 export const INSTRUCTIONS =
   "Symposium exposes the MCP tools of this Rust workspace through two tools. Start with `execute`: " +
   "its description names the servers in scope, and one script can call several tools and return only " +
-  "what matters. Call `list_tools` for the tools of a server and their TypeScript signatures.";
+  "what matters. Call `list_tools` with `query` to find tools by what they do, or with `servers` for " +
+  "their TypeScript signatures.";
 
 /** `list_tools`' description (upstream wording). */
 export const LIST_TOOLS_DESCRIPTION =
   "Describe the MCP tools available in this workspace. Returns names and descriptions by default; " +
-  "pass a filter or a higher detail level for full TypeScript signatures.";
+  "pass `query` to search every tool by what it does (best first, with signatures), or a filter or a " +
+  "higher detail level for full TypeScript signatures.";
 
 const LIST_TOOLS_SCHEMA = {
   type: "object" as const,
@@ -54,6 +59,12 @@ const LIST_TOOLS_SCHEMA = {
     servers: { type: "array", items: { type: "string" }, description: "Restrict to these servers." },
     tools: { type: "array", items: { type: "string" }, description: "Restrict to these tool names." },
     pattern: { type: "string", description: "Glob matched against tool names." },
+    query: {
+      type: "string",
+      description:
+        'What you want to do, e.g. "list open github issues": the best-matching tools, best first.',
+    },
+    limit: { type: "number", description: "Most results for `query` (default 10, max 50)." },
     detail: {
       type: "string",
       enum: ["names", "signatures", "full"],

@@ -1,6 +1,7 @@
 /**
  * The guest-side half of the sandbox: JavaScript evaluated in each fresh QuickJS context before the script.
- * It installs `console`, `setTimeout`/`clearTimeout` and one namespace object per server, and returns the
+ * It installs `console`, `setTimeout`/`clearTimeout`, the helper global (`symposium`) and one namespace object per
+ * server, and returns the
  * internal functions the host drives (`run`, `settle`, `fireTimer`, `serialize`, `describe`, `unobserved`,
  * `release`).
  * Everything it needs later is captured up front, so a script that patches built-ins only breaks itself.
@@ -15,6 +16,13 @@
  * Symbol keys are never tools.
  */
 export const UNREACHABLE_TOOL_KEYS: readonly string[] = Object.freeze(["then", "__proto__"]);
+
+/**
+ * The global of the meta-server's own helpers in every script (`symposium.search(query, { limit })`).
+ * Each helper is a host call under this namespace (counted like a tool call); what it means is the host's
+ * business, so the sandbox knows no servers. A server cannot take this global (`namespaceKey` prefixes it).
+ */
+export const HELPER_GLOBAL = "symposium";
 
 /** File name the prelude is compiled under; its frames are dropped from the stacks shown to the agent. */
 export const PRELUDE_FILE = "sandbox-prelude.js";
@@ -37,6 +45,7 @@ export const PRELUDE_SOURCE = String.raw`(function (native, namespacesJson, unre
   const RangeErrorCtor = RangeError;
   const StringCtor = String;
   const create = Object.create;
+  const freeze = Object.freeze;
   const defineProperty = Object.defineProperty;
   const ProxyCtor = Proxy;
   const apply = Reflect.apply;
@@ -218,6 +227,18 @@ export const PRELUDE_SOURCE = String.raw`(function (native, namespacesJson, unre
     apply(setLabel, namespaceLabels, [proxy, label]);
     return proxy;
   };
+  // The meta-server's helpers: host calls under the helper namespace, with the arguments as one object.
+  const helpers = create(null);
+  helpers.search = function search(query, options) {
+    const limit = options !== null && typeof options === "object" ? options.limit : undefined;
+    return callTool(${
+  JSON.stringify(HELPER_GLOBAL)
+}, "search", limit === undefined ? { query: query } : { query: query, limit: limit });
+  };
+  defineProperty(G, ${
+  JSON.stringify(HELPER_GLOBAL)
+}, { value: freeze(helpers), writable: false, configurable: false, enumerable: false });
+
   const names = parse(namespacesJson);
   for (let i = 0; i < names.length; i++) {
     const name = names[i];

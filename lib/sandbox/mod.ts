@@ -39,4 +39,4 @@ export {
 export { renderExecuteText } from "./render.ts";
 export { MAX_TOOL_ARGS_BYTES } from "./_run_types.ts";
 export { MAX_RESULT_DEPTH } from "./_json_depth.ts";
-export { UNREACHABLE_TOOL_KEYS } from "./_prelude.ts";
+export { HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS } from "./_prelude.ts";

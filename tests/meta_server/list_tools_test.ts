@@ -156,10 +156,21 @@ Deno.test("list_tools accepts a server's raw name and its script global in `serv
 });
 
 Deno.test("parseListToolsArgs() ignores what it does not understand", () => {
-  assert.deepEqual(parseListToolsArgs({ servers: ["a", 1], detail: "loud", extra: true }), {
-    servers: ["a"],
-    tools: undefined,
-    pattern: undefined,
-    detail: undefined,
-  });
+  assert.deepEqual(
+    parseListToolsArgs({ servers: ["a", 1], detail: "loud", extra: true, query: " ", limit: "x" }),
+    {
+      servers: ["a"],
+      tools: undefined,
+      pattern: undefined,
+      detail: undefined,
+      query: undefined,
+      limit: undefined,
+    },
+  );
+});
+
+Deno.test("parseListToolsArgs() reads query and limit (a numeric string too)", () => {
+  const parsed = parseListToolsArgs({ query: "create issue", limit: "5" });
+  assert.equal(parsed.query, "create issue");
+  assert.equal(parsed.limit, 5);
 });

@@ -1,0 +1,101 @@
+/**
+ * The catalog's side of the ranked search: which servers' tools can be searched right now without
+ * starting anything (running servers and fresh cache entries), one {@link ToolSearchIndex} kept in
+ * step with them, and the servers left out with why.
+ *
+ * @module
+ */
+import type { ServerSpec } from "../plugins/server_spec.ts";
+import type { Tool } from "../backends/connection.ts";
+import { type SearchOptions, ToolSearchIndex } from "./search.ts";
+
+/** One server's visible tools as the catalog lists them (the fields the search reads). */
+export interface SearchedServer {
+  spec: ServerSpec;
+  /** Visible tools; the same array while the listing is unchanged. */
+  tools: Tool[];
+}
+
+/** What the search needs of the catalog. */
+export interface SearchSource<T extends SearchedServer> {
+  readonly servers: readonly ServerSpec[];
+  /** Lists `spec` from the running server or a fresh cache; throws when neither is there. */
+  listServerTools(spec: ServerSpec, options: { allowStart: false }): Promise<T>;
+}
+
+/** One ranked result. */
+export interface CatalogMatch<T extends SearchedServer> {
+  /** The server's listing (its binding table spans `entry.tools`). */
+  entry: T;
+  tool: Tool;
+  /** BM25 score, comparable within one answer. */
+  score: number;
+}
+
+/** A search answer. */
+export interface CatalogSearchAnswer<T extends SearchedServer> {
+  /** Best first, at most the limit. */
+  matches: CatalogMatch<T>[];
+  /** The servers whose tools were searched (within `servers` when given). */
+  searched: T[];
+  /** Servers in scope (within `servers`) whose tools are unknown without starting them, and why. */
+  notSearched: { spec: ServerSpec; reason: string }[];
+}
+
+/** Options of {@link CatalogSearch.search}. */
+export interface CatalogSearchOptions {
+  /** Most results (1…50). @default 10 */
+  limit?: number | undefined;
+  /** Only these servers (raw names). @default all in scope */
+  servers?: ReadonlySet<string> | undefined;
+  /** Only tools this predicate accepts. @default all */
+  accept?: SearchOptions["accept"];
+}
+
+/** The search over one catalog; the index lives as long as the catalog. */
+export class CatalogSearch<T extends SearchedServer> {
+  readonly #source: SearchSource<T>;
+  readonly #index = new ToolSearchIndex();
+
+  constructor(source: SearchSource<T>) {
+    this.#source = source;
+  }
+
+  /**
+   * Brings the index in step with what is known now (never starts a server: a server neither
+   * running nor freshly cached is left out) and ranks `query` over it. Only servers whose tool
+   * list changed since the last call are re-indexed.
+   *
+   * @throws {SearchQueryError} `QUERY_TOO_LONG` (see `search.ts`).
+   */
+  async search(query: string, options: CatalogSearchOptions = {}): Promise<CatalogSearchAnswer<T>> {
+    const listed = await Promise.all(this.#source.servers.map(async (spec) => {
+      try {
+        return { spec, entry: await this.#source.listServerTools(spec, { allowStart: false }) };
+      } catch (error) {
+        return { spec, reason: error instanceof Error ? error.message : String(error) };
+      }
+    }));
+    const entries = listed.flatMap((l) => ("entry" in l ? [l.entry] : []));
+    this.#index.sync(entries.map((e) => ({ server: e.spec.name, tools: e.tools })));
+    const wanted = options.servers;
+    const inScope = (spec: ServerSpec) => wanted === undefined || wanted.has(spec.name);
+    const byServer = new Map(entries.map((e) => [e.spec.name, e]));
+    const matches = this.#index.search(query, {
+      limit: options.limit,
+      servers: wanted,
+      accept: options.accept,
+    })
+      .flatMap((m) => {
+        const entry = byServer.get(m.server);
+        return entry ? [{ entry, tool: m.tool as Tool, score: m.score }] : [];
+      });
+    return {
+      matches,
+      searched: entries.filter((e) => inScope(e.spec)),
+      notSearched: listed.flatMap((
+        l,
+      ) => ("reason" in l && inScope(l.spec) ? [{ spec: l.spec, reason: l.reason }] : [])),
+    };
+  }
+}
