@@ -133,24 +133,38 @@ when the result is an error.`,
   "mcp tools": {
     summary: "Print what `list_tools` would answer",
     help: `Usage: cargo-agents mcp tools [server...] [--detail names|signatures|full] [--pattern GLOB]
+                          [--query WORDS [--limit N]]
 
 Prints what the \`list_tools\` tool would answer in this workspace. Naming
 servers implies --detail full.
 
 Options:
   --detail LEVEL   names, signatures or full. Default: names
-  --pattern GLOB   Only tools whose name matches (\`*\` = any run of characters)`,
-    options: { detail: { type: "string" }, pattern: { type: "string" } },
+  --pattern GLOB   Only tools whose name matches (\`*\` = any run of characters)
+  --query WORDS    Ranked search by what a tool does; starts no server
+  --limit N        Most search results, 1 to 50. Default: 10`,
+    options: {
+      detail: { type: "string" },
+      pattern: { type: "string" },
+      query: { type: "string" },
+      limit: { type: "string" },
+    },
     positionals: "many",
     run: async (v, p, ctx) => {
       const detail = v.detail as string | undefined;
       if (detail !== undefined && !["names", "signatures", "full"].includes(detail)) {
         throw new UsageError(`Cannot use --detail "${detail}": expected names, signatures or full`);
       }
+      const limit = v.limit === undefined ? undefined : Number(v.limit);
+      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 50)) {
+        throw new UsageError(`Cannot use --limit "${v.limit}": expected a whole number from 1 to 50`);
+      }
       return (await import("./lib/commands/tools.ts")).runTools({
         servers: p,
         detail: detail as "names" | "signatures" | "full" | undefined,
         pattern: v.pattern as string | undefined,
+        query: v.query as string | undefined,
+        limit,
       }, ctx);
     },
   },

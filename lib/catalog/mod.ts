@@ -293,11 +293,8 @@ export class Catalog {
   }
 
   /**
-   * Ranked search over the visible tools of the servers in scope that are running or freshly
-   * cached (never starts one; the others come back in `notSearched` with why). The index is kept
-   * across calls and re-indexes only servers whose tool list changed.
-   *
-   * @throws {SearchQueryError} `QUERY_TOO_LONG` for a query past `MAX_QUERY_CHARS`.
+   * Ranked search over the running or freshly cached servers in scope; starts nothing (see
+   * `_catalog_search.ts`). @throws {SearchQueryError} `QUERY_TOO_LONG` past `MAX_QUERY_CHARS`.
    */
   searchTools(query: string, options: CatalogSearchOptions = {}): Promise<CatalogSearchAnswer<ServerTools>> {
     return this.#search.search(query, options);
@@ -438,8 +435,7 @@ export class Catalog {
   }
 
   async #removeCache(spec: ServerSpec): Promise<void> {
-    await removeToolCache(this.configDir, spec);
-    this.#cacheMemo.forget(await this.#cacheMemo.path(this.configDir, spec));
+    await removeToolCache(this.configDir, spec, this.#cacheMemo);
   }
 }
 

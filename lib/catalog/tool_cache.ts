@@ -124,10 +124,20 @@ export async function writeToolCache(
   await Deno.rename(tmp, path);
 }
 
-/** Deletes the cache file of `spec` (after `tools/list_changed`); nothing cached is no error. */
-export async function removeToolCache(configDir: string, spec: ServerSpec): Promise<void> {
+/**
+ * Deletes the cache file of `spec` (after `tools/list_changed`); nothing cached is no error.
+ *
+ * @param memo Forgets its parsed copy too. @default none
+ */
+export async function removeToolCache(
+  configDir: string,
+  spec: ServerSpec,
+  memo?: ToolCacheMemo,
+): Promise<void> {
+  const path = await toolCachePath(configDir, spec);
+  memo?.forget(path);
   try {
-    await Deno.remove(await toolCachePath(configDir, spec));
+    await Deno.remove(path);
   } catch {
     // Nothing cached: nothing to invalidate.
   }

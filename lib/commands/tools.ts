@@ -1,5 +1,6 @@
 /**
- * `cargo-agents mcp tools [server…] [--detail …] [--pattern …]`: what `list_tools` would answer.
+ * `cargo-agents mcp tools [server…] [--detail …] [--pattern …] [--query … [--limit …]]`: what
+ * `list_tools` would answer.
  *
  * @module
  */
@@ -15,6 +16,10 @@ export interface ToolsOptions {
   detail?: "names" | "signatures" | "full" | undefined;
   /** Glob over tool names (`*` = any run of characters). */
   pattern?: string | undefined;
+  /** Ranked search words (`list_tools` `query`); starts no server. */
+  query?: string | undefined;
+  /** Most search results (1…50). @default 10 */
+  limit?: number | undefined;
 }
 
 /**
@@ -29,6 +34,8 @@ export async function runTools(options: ToolsOptions, ctx: CommandContext): Prom
       servers: options.servers.length > 0 ? options.servers : undefined,
       detail: options.detail,
       pattern: options.pattern,
+      query: options.query,
+      limit: options.limit,
     });
     ctx.writeOut(text + "\n");
     // A name that is no server at all (not even a dormant or refused one) is a user error: exit 1.
