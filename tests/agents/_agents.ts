@@ -53,11 +53,6 @@ export interface AgentCase {
   bin: string;
   /** `cargo-agents sync --agent` name. */
   syncName: string;
-  /**
-   * The agent's own command that adds the same entry, used only while `sync` has no `--agent`
-   * for this agent (it exits 2 naming the unknown agent); the report says so.
-   */
-  addWithOwnCli?: (command: string, args: string[]) => string[];
   /** Writes the agent's own settings before `sync` runs (so `sync` must keep them). */
   prepare?(ctx: AgentContext): Promise<void>;
   /** The agent's environment on top of HOME/PATH/locale. */
@@ -179,8 +174,7 @@ export const AGENT_CASES: readonly AgentCase[] = [
     pkg: { name: "@qwen-code/qwen-code", version: "0.24.4" },
     needsNode22: true,
     bin: "qwen",
-    syncName: "qwen",
-    addWithOwnCli: (command, args) => ["mcp", "add", "--scope", "user", "symposium", command, "--", ...args],
+    syncName: "qwen-code",
     async prepare({ home, ws }) {
       await writeJson(`${home}/.qwen/settings.json`, {
         security: { auth: { selectedType: "openai" } },
@@ -247,7 +241,6 @@ export const AGENT_CASES: readonly AgentCase[] = [
     needsNode22: false,
     bin: "copilot",
     syncName: "copilot-cli",
-    addWithOwnCli: (command, args) => ["mcp", "add", "symposium", "--", command, ...args],
     env: ({ modelUrl }) => ({
       COPILOT_AUTO_UPDATE: "false",
       COPILOT_OFFLINE: "true",

@@ -1,7 +1,7 @@
 /**
- * One agent's world for `deno task test:agents`: a fake HOME holding the README's worked plugin
- * (the real `@modelcontextprotocol/server-filesystem` on a folder of files, two of which mention
- * TODO), a Cargo workspace that depends on serde, and helpers that run `cargo-agents sync` and the
+ * One agent's world for `deno task test:agents`: a fake HOME, a config dir of its own holding the
+ * README's worked plugin (the real `@modelcontextprotocol/server-filesystem` on a folder of files,
+ * two of which mention TODO), a Cargo workspace that depends on serde, and helpers that run `cargo-agents sync` and the
  * agent's own binary there with a clean environment and a time bound.
  *
  * @module
@@ -16,6 +16,11 @@ export const REPO = new URL("../../", import.meta.url).pathname;
 export interface AgentWorld {
   root: string;
   home: string;
+  /**
+   * The meta-server's config dir, not the default one: `sync` runs with `SYMPOSIUM_HOME` set to it
+   * and the agents without, so the entry itself must carry it (as for a user with a custom dir).
+   */
+  configDir: string;
   ws: string;
   data: string;
   /** Names of the files that mention TODO, sorted; each contains {@link AgentWorld.token}. */
@@ -69,6 +74,7 @@ export async function makeAgentWorld(
   const home = `${root}/home`;
   const ws = `${root}/workspace`;
   const data = `${root}/data`;
+  const configDir = `${root}/symposium`;
   const token = crypto.randomUUID().slice(0, 8);
   await Deno.mkdir(`${ws}/src`, { recursive: true });
   await Deno.mkdir(data, { recursive: true });
@@ -92,13 +98,22 @@ export async function makeAgentWorld(
   await Deno.stat(server).catch(() => {
     throw new Error(`Cannot find ${server}: run \`deno install\` in the repository first`);
   });
-  await Deno.mkdir(`${home}/.symposium/plugins/fs-tools`, { recursive: true });
+  await Deno.mkdir(`${configDir}/plugins/fs-tools`, { recursive: true });
   await Deno.writeTextFile(
-    `${home}/.symposium/plugins/fs-tools/SYMPOSIUM.toml`,
+    `${configDir}/plugins/fs-tools/SYMPOSIUM.toml`,
     `name = "fs-tools"\ndepends-on = ["*"]\n\n[[mcp_servers]]\nname = "filesystem"\ndepends-on = ["serde"]\n` +
       `command = "node"\nargs = ${JSON.stringify([server, data])}\n`,
   );
-  return { root, home, ws, data, todoFiles, token, remove: () => Deno.remove(root, { recursive: true }) };
+  return {
+    root,
+    home,
+    configDir,
+    ws,
+    data,
+    todoFiles,
+    token,
+    remove: () => Deno.remove(root, { recursive: true }),
+  };
 }
 
 /** ANSI colour and cursor sequences, which some agents print even when not on a terminal. */
@@ -130,7 +145,10 @@ export async function runBounded(
   return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
 }
 
-/** `cargo-agents sync --agent <name>` from source, as a user runs it in the workspace. */
+/**
+ * `cargo-agents sync --agent <name>` from source, as a user runs it in the workspace, with
+ * `SYMPOSIUM_HOME` naming the world's config dir.
+ */
 export function runSync(
   world: AgentWorld,
   agent: string,
@@ -138,7 +156,7 @@ export function runSync(
 ): Promise<CommandOutput> {
   return runBounded(Deno.execPath(), [...sourceRunArgs(REPO), "sync", "--agent", agent], {
     cwd: world.ws,
-    env,
+    env: { ...env, SYMPOSIUM_HOME: world.configDir },
     timeoutMs: 60_000,
   });
 }

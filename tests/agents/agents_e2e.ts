@@ -21,16 +21,7 @@ import {
   type StandInModel,
   startStandInModel,
 } from "./_stand_in_model.ts";
-import {
-  type AgentWorld,
-  denoDir,
-  makeAgentWorld,
-  readmeTodoScript,
-  REPO,
-  runBounded,
-  runSync,
-} from "./_world.ts";
-import { sourceRunArgs } from "../../lib/self_command.ts";
+import { type AgentWorld, denoDir, makeAgentWorld, readmeTodoScript, runBounded, runSync } from "./_world.ts";
 
 /** Longest wait for one prompt run, in ms (an agent's own start plus three model turns). */
 const PROMPT_TIMEOUT_MS = 180_000;
@@ -41,7 +32,6 @@ type Cell = "yes" | "no" | "n/a";
 /** One row of the closing table. */
 interface Row {
   agent: string;
-  entryBy: string;
   accepted: Cell;
   connected: Cell;
   tools: Cell;
@@ -60,7 +50,7 @@ function tail(text: string, lines = 25): string {
 
 /** The last lines of every meta-server session log in the world (what the server saw). */
 async function serverLogs(world: AgentWorld): Promise<string> {
-  const dir = `${world.home}/.symposium/logs`;
+  const dir = `${world.configDir}/logs`;
   const parts: string[] = [];
   try {
     for await (const entry of Deno.readDir(dir)) {
@@ -144,16 +134,7 @@ async function runAgent(agent: AgentCase, row: Row): Promise<void> {
       `cargo-agents sync --agent ${agent.syncName}`,
       await runSync(world, agent.syncName, base),
     );
-    if (synced.code === 2 && /no such agent/.test(synced.stderr) && agent.addWithOwnCli) {
-      // `sync` has no entry for this agent yet: the agent's own command writes the same entry.
-      const added = await ctx.run(
-        agent.addWithOwnCli(Deno.execPath(), [...sourceRunArgs(REPO), "mcp-serve"]),
-      );
-      assert.equal(added.code, 0, `${agent.bin} could not add the entry:\n${transcript.join("\n")}`);
-      row.entryBy = `\`${agent.bin} mcp add\` (sync has no "${agent.syncName}")`;
-    } else {
-      assert.equal(synced.code, 0, `sync failed:\n${transcript.join("\n")}`);
-    }
+    assert.equal(synced.code, 0, `sync failed:\n${transcript.join("\n")}`);
     for (const check of agent.checks) {
       const out = await ctx.run(check.args);
       const text = `${out.stdout}\n${out.stderr}`;
@@ -210,7 +191,6 @@ for (const agent of AGENT_CASES) {
     fn: async () => {
       const row: Row = {
         agent: `${agent.name} ${agent.pkg.version}`,
-        entryBy: "`cargo-agents sync`",
         accepted: "no",
         connected: "no",
         tools: "no",
@@ -226,12 +206,10 @@ for (const agent of AGENT_CASES) {
 Deno.test("agent table", () => {
   const mark = (c: Cell) => (c === "yes" ? "✔" : c === "no" ? "✘" : "n/a");
   const lines = [
-    "| agent | entry written by | accepted | connected | tools seen | end-to-end |",
-    "| --- | --- | --- | --- | --- | --- |",
+    "| agent | accepted | connected | tools seen | end-to-end |",
+    "| --- | --- | --- | --- | --- |",
     ...rows.map((r) =>
-      `| ${r.agent} | ${r.entryBy} | ${mark(r.accepted)} | ${mark(r.connected)} | ${mark(r.tools)} | ${
-        mark(r.e2e)
-      } |`
+      `| ${r.agent} | ${mark(r.accepted)} | ${mark(r.connected)} | ${mark(r.tools)} | ${mark(r.e2e)} |`
     ),
   ];
   console.log(`\n${lines.join("\n")}\n`);
