@@ -60,7 +60,8 @@ Options:
   },
   "sync": {
     summary: "Write the one `symposium` MCP entry into each agent's config",
-    help: `Usage: cargo-agents sync [--agent NAME]... [--project] [--dry-run] [--remove] [--force]
+    help:
+      `Usage: cargo-agents sync [--agent NAME]... [--project [--via-cargo]] [--dry-run] [--remove] [--force]
        cargo-agents sync --list [--project]
 
 Registers the meta-server (this program with \`mcp-serve\`) under the name
@@ -70,6 +71,7 @@ Options:
   --agent NAME       Only this agent (repeatable; an id from --list). Default: every detected agent
   --project          Write project-level files in the workspace where the agent has them; they
                      start \`cargo-agents mcp-serve\` from PATH. Default: off
+  --via-cargo        With --project: start \`cargo agents mcp-serve\` instead. Default: off
   --dry-run          Print a unified diff per file and write nothing. Default: off
   --remove           Take the "symposium" entry out instead. Default: off
   --force            Also replace config files that are read-only (they stay read-only). Default: off
@@ -83,6 +85,7 @@ Options:
       remove: { type: "boolean" },
       force: { type: "boolean" },
       list: { type: "boolean" },
+      "via-cargo": { type: "boolean" },
       "config-dir": { type: "string" },
     },
     run: async (v, _p, ctx) =>
@@ -93,6 +96,7 @@ Options:
         remove: v.remove === true,
         force: v.force === true,
         list: v.list === true,
+        viaCargo: v["via-cargo"] === true,
       }, withConfigDir(ctx, v["config-dir"])),
   },
   "mcp login": {

@@ -10,7 +10,7 @@ import { renderDiagnostic, UsageError, UserError } from "../diagnostics.ts";
 import { defaultConfigDir, resolveConfigDir } from "../plugins/config.ts";
 import type { ServerCommand } from "../sync/agents/mod.ts";
 import { renderAgentList, renderSyncReport } from "../sync/report.ts";
-import { listAgents, syncAgents } from "../sync/sync_agents.ts";
+import { listAgents, PORTABLE_CARGO_SERVER, PORTABLE_SERVER, syncAgents } from "../sync/sync_agents.ts";
 import { type PathContext, toPlatform } from "../sync/platform_paths.ts";
 
 /** The argument the entry appends to the program's own command line. */
@@ -33,6 +33,8 @@ export interface SyncOptions {
   force?: boolean;
   /** `--list`: list the agents, detection and files; write nothing. @default false */
   list?: boolean;
+  /** `--via-cargo`: project-level entries run `cargo agents mcp-serve`. @default false */
+  viaCargo?: boolean;
 }
 
 /**
@@ -85,9 +87,18 @@ export async function runSync(options: SyncOptions, ctx: CommandContext): Promis
     ctx.writeOut(renderAgentList(rows, { homeDir: ctx.homeDir }));
     return 0;
   }
+  if (options.viaCargo === true && !options.project) {
+    throw new UsageError(
+      "Cannot use --via-cargo without --project: user-level entries start this program by its path",
+      {
+        hint: "run `cargo-agents sync --project --via-cargo`",
+      },
+    );
+  }
   const outcomes = await syncAgents({ ...options, force: options.force === true }, {
     paths,
     server: userServerCommand(ctx),
+    projectServer: options.viaCargo === true ? PORTABLE_CARGO_SERVER : PORTABLE_SERVER,
     signal: ctx.signal,
   });
   for (const o of outcomes) if (o.diff) ctx.writeOut(o.diff + (o.diff.endsWith("\n") ? "" : "\n"));

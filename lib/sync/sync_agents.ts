@@ -30,6 +30,12 @@ export const PORTABLE_SERVER: Readonly<ServerCommand> = Object.freeze({
   args: ["mcp-serve"],
 });
 
+/** The project-level program when the team runs it through cargo: `cargo agents mcp-serve`. */
+export const PORTABLE_CARGO_SERVER: Readonly<ServerCommand> = Object.freeze({
+  command: "cargo",
+  args: ["agents", "mcp-serve"],
+});
+
 /** What the user asked for. */
 export interface SyncRequest {
   /** `--agent` names; empty means every detected agent (every agent with `remove`). */

@@ -546,6 +546,19 @@ Deno.test("syncAgents() with project writes the program as a user types it, neve
     for (const f of [".mcp.json", ".codex/config.toml", "opencode.json"]) {
       assert.ok(!Deno.readTextFileSync(`${home}/ws/${f}`).includes(home), f);
     }
+    const viaCargo = fakeContext(home);
+    viaCargo.cwd = `${home}/ws`;
+    assert.equal(
+      await runSync(
+        { agents: ["cursor"], project: true, dryRun: false, remove: false, viaCargo: true },
+        viaCargo,
+      ),
+      0,
+    );
+    assert.deepEqual(JSON.parse(Deno.readTextFileSync(`${home}/ws/.cursor/mcp.json`)).mcpServers.symposium, {
+      command: "cargo",
+      args: ["agents", "mcp-serve"],
+    });
   });
 });
 
