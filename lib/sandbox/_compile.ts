@@ -1,12 +1,19 @@
 /**
  * Compiling a normalized script into its async main function inside a QuickJS context: the JavaScript
- * wrappers first (expression, then statement body), then the same forms after stripping TypeScript syntax.
+ * wrappers first (expression, then statement body; only the statement body for a script that starts with
+ * a statement keyword), then the same forms after stripping TypeScript syntax.
  * A reply with prose around one fenced block compiles the block alone.
  *
  * @module
  */
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
-import { extractFencedBlock, javascriptCandidates, normalizeScript, type TypeStripper } from "./normalize.ts";
+import {
+  extractFencedBlock,
+  javascriptCandidates,
+  normalizeScript,
+  startsWithStatement,
+  type TypeStripper,
+} from "./normalize.ts";
 import { readThrown, SCRIPT_FILE, syntaxFailure } from "./_guest_errors.ts";
 import type { SandboxFailure } from "./types.ts";
 
@@ -47,14 +54,16 @@ export async function compileScript(
     result.error.dispose();
     return undefined;
   };
+  const forms = startsWithStatement(code) ? ["statements"] as const : ["expression", "statements"] as const;
   for (const candidate of javascriptCandidates(code)) {
+    if (!(forms as readonly string[]).includes(candidate.form)) continue;
     const compiled = attempt(candidate.source);
     if (compiled) return compiled;
   }
   // Report the statement-body form's error: the expression form's is about a missing ")".
   const jsError = syntaxError ?? "SyntaxError";
   if (options.stripTypes) {
-    for (const form of ["expression", "statements"] as const) {
+    for (const form of forms) {
       const stripped = await options.stripTypes(code, form);
       if (stripped === undefined) continue;
       const candidate = javascriptCandidates(stripped).find((c) => c.form === form)!;

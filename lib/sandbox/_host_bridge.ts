@@ -1,13 +1,13 @@
 /**
- * The bridge between a running script and the host: the native functions the prelude calls (tool calls,
- * console lines, timers), marshalling tool arguments out of QuickJS and replies back in, and the per-call
- * budgets (tool-call count, arguments size, result depth, pending timers).
+ * The bridge between a running script and the host: what the prelude's native functions do (tool calls,
+ * console lines, timers) once the run is bound to its prepared context (`_vessel.ts`), marshalling tool
+ * arguments out of QuickJS and replies back in, and the per-call budgets (tool-call count, arguments size,
+ * result depth, pending timers).
  *
  * @module
  */
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
 import { jsonNestingDepth, MAX_RESULT_DEPTH } from "./_json_depth.ts";
-import { PRELUDE_FILE, PRELUDE_SOURCE, UNREACHABLE_TOOL_KEYS } from "./_prelude.ts";
 import {
   type Ending,
   type EngineIo,
@@ -33,19 +33,24 @@ export interface BridgeHooks {
   own(handle: QuickJSHandle): QuickJSHandle;
 }
 
-/** The host side of one run's prelude: installs it, then serves its tool calls and timers. */
+/**
+ * The host side of one run's prelude: installs the run's namespaces, then serves its tool calls and timers
+ * (the `call`/`log`/`startTimer`/`cancelTimer` of `VesselHost`).
+ */
 export class HostBridge {
   readonly #ctx: QuickJSContext;
   readonly #hooks: BridgeHooks;
-  #internals: Internals | undefined;
+  readonly #internals: Internals;
   #limitError: QuickJSHandle | undefined;
   #toolCalls = 0;
   #nextCallId = 1;
   #pendingCalls = 0;
   readonly #timers = new Map<number, ReturnType<typeof setTimeout>>();
 
-  constructor(ctx: QuickJSContext, hooks: BridgeHooks) {
+  /** @param internals The prelude's functions, evaluated in `ctx` (owned by the context's vessel). */
+  constructor(ctx: QuickJSContext, internals: Internals, hooks: BridgeHooks) {
     this.#ctx = ctx;
+    this.#internals = internals;
     this.#hooks = hooks;
   }
 
@@ -54,8 +59,8 @@ export class HostBridge {
     return this.#toolCalls;
   }
 
-  /** The prelude's functions, once `install()` succeeded. */
-  get internals(): Internals | undefined {
+  /** The prelude's functions. */
+  get internals(): Internals {
     return this.#internals;
   }
 
@@ -75,56 +80,41 @@ export class HostBridge {
     this.#timers.clear();
   }
 
-  /** Evaluates the prelude and keeps handles to its internals; returns an ending if that failed. */
+  /** Creates the tool-call limit error and defines the run's namespaces; returns an ending if that failed. */
   install(): Ending | undefined {
     const ctx = this.#ctx;
-    const own = (handle: QuickJSHandle) => this.#hooks.own(handle);
-    const native = own(ctx.newObject());
-    const fn = (name: string, impl: (...args: QuickJSHandle[]) => QuickJSHandle | undefined) => {
-      const handle = ctx.newFunction(name, impl);
-      ctx.setProp(native, name, handle);
-      handle.dispose();
-    };
-    fn("call", (ns, key, argsJson) => this.#startCall(ns!, key!, argsJson!));
-    fn("log", (line) => {
-      this.#hooks.log(ctx.getString(line!));
-      return undefined;
-    });
-    fn("startTimer", (id, delay) => this.#startTimer(ctx.getNumber(id!), ctx.getNumber(delay!)));
-    fn("cancelTimer", (id) => {
-      const key = ctx.getNumber(id!);
-      clearTimeout(this.#timers.get(key));
-      this.#timers.delete(key);
-      return undefined;
-    });
     const { request } = this.#hooks;
-    this.#limitError = own(ctx.newError({
+    this.#limitError = this.#hooks.own(ctx.newError({
       name: "ToolCallLimitError",
       message: `This script reached its limit of ${request.limits.maxToolCalls} tool calls (max-tool-calls)`,
     }));
-
-    const factory = ctx.evalCode(PRELUDE_SOURCE, PRELUDE_FILE);
-    if (factory.error) return { kind: "thrown", prefix: "Cannot start the sandbox: ", error: factory.error };
     const names = ctx.newString(JSON.stringify(request.namespaces));
-    const unreachable = ctx.newString(JSON.stringify(UNREACHABLE_TOOL_KEYS));
-    const made = ctx.callFunction(factory.value, ctx.undefined, native, names, unreachable);
-    factory.value.dispose();
+    const made = ctx.callFunction(this.#internals.install, ctx.undefined, names);
     names.dispose();
-    unreachable.dispose();
     if (made.error) return { kind: "thrown", prefix: "Cannot start the sandbox: ", error: made.error };
-    const obj = made.value;
-    const get = (key: string) => own(ctx.getProp(obj, key));
-    this.#internals = {
-      run: get("run"),
-      settle: get("settle"),
-      fireTimer: get("fireTimer"),
-      serialize: get("serialize"),
-      describe: get("describe"),
-      unobserved: get("unobserved"),
-      release: get("release"),
-    };
-    obj.dispose();
+    made.value.dispose();
     return undefined;
+  }
+
+  /** `native.log(line)`. */
+  log(line: string): void {
+    this.#hooks.log(line);
+  }
+
+  /** `native.cancelTimer(id)`. */
+  cancelTimer(id: number): void {
+    clearTimeout(this.#timers.get(id));
+    this.#timers.delete(id);
+  }
+
+  /** `native.call(ns, key, argsJson)`: starts the host call; returns its id, or the error to reject with. */
+  call(nsHandle: QuickJSHandle, keyHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle {
+    return this.#startCall(nsHandle, keyHandle, argsHandle);
+  }
+
+  /** `native.startTimer(id, delayMs)`. */
+  startTimer(id: number, delayMs: number): QuickJSHandle {
+    return this.#startTimer(id, delayMs);
   }
 
   #startCall(nsHandle: QuickJSHandle, keyHandle: QuickJSHandle, argsHandle: QuickJSHandle) {
@@ -173,7 +163,7 @@ export class HostBridge {
     const payload = text === undefined ? undefined : ctx.newString(text);
     const ok = reply.ok ? ctx.true : ctx.false;
     const result = ctx.callFunction(
-      this.#internals!.settle,
+      this.#internals.settle,
       ctx.undefined,
       idHandle,
       ok,
@@ -196,7 +186,7 @@ export class HostBridge {
       if (this.#hooks.isFinished()) return;
       this.#hooks.push(() => {
         const idHandle = ctx.newNumber(id);
-        const result = ctx.callFunction(this.#internals!.fireTimer, ctx.undefined, idHandle);
+        const result = ctx.callFunction(this.#internals.fireTimer, ctx.undefined, idHandle);
         idHandle.dispose();
         if (result.error) {
           return {

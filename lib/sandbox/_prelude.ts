@@ -1,9 +1,9 @@
 /**
- * The guest-side half of the sandbox: JavaScript evaluated in each fresh QuickJS context before the script.
- * It installs `console`, `setTimeout`/`clearTimeout`, the helper global (`symposium`) and one namespace object per
- * server, and returns the
- * internal functions the host drives (`run`, `settle`, `fireTimer`, `serialize`, `describe`, `unobserved`,
- * `release`).
+ * The guest-side half of the sandbox: JavaScript evaluated in each fresh QuickJS context before the script
+ * (ahead of the run that will use the context, see `_vessel.ts`). It installs `console`,
+ * `setTimeout`/`clearTimeout` and the helper global (`symposium`), and returns the internal functions the
+ * host drives (`install`, which adds one namespace object per server once the run is known, `run`,
+ * `settle`, `fireTimer`, `serialize`, `describe`, `unobserved`, `release`).
  * Everything it needs later is captured up front, so a script that patches built-ins only breaks itself.
  *
  * @module
@@ -28,13 +28,13 @@ export const HELPER_GLOBAL = "symposium";
 export const PRELUDE_FILE = "sandbox-prelude.js";
 
 /**
- * Source of a function `(native, namespacesJson, unreachableJson) => internals`; `unreachableJson` is
- * {@link UNREACHABLE_TOOL_KEYS} as JSON.
+ * Source of a function `(native, unreachableJson) => internals`; `unreachableJson` is
+ * {@link UNREACHABLE_TOOL_KEYS} as JSON, and `internals.install(namespacesJson)` defines the namespaces.
  *
  * `native` holds the host functions: `call(ns, key, argsJson) → id | ToolCallLimitError`,
  * `log(line)`, `startTimer(id, delayMs) → boolean`, `cancelTimer(id)`.
  */
-export const PRELUDE_SOURCE = String.raw`(function (native, namespacesJson, unreachableJson) {
+export const PRELUDE_SOURCE = String.raw`(function (native, unreachableJson) {
   "use strict";
   const G = globalThis;
   const P = Promise;
@@ -239,15 +239,17 @@ export const PRELUDE_SOURCE = String.raw`(function (native, namespacesJson, unre
   JSON.stringify(HELPER_GLOBAL)
 }, { value: freeze(helpers), writable: false, configurable: false, enumerable: false });
 
-  const names = parse(namespacesJson);
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i];
-    try {
-      defineProperty(G, name, { value: makeNamespace(name), writable: false, configurable: false, enumerable: true });
-    } catch (_error) {
-      throw new TypeErrorCtor("Cannot install namespace " + stringify(name) + ": the global already exists and is fixed");
+  const install = function (namespacesJson) {
+    const names = parse(namespacesJson);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      try {
+        defineProperty(G, name, { value: makeNamespace(name), writable: false, configurable: false, enumerable: true });
+      } catch (_error) {
+        throw new TypeErrorCtor("Cannot install namespace " + stringify(name) + ": the global already exists and is fixed");
+      }
     }
-  }
+  };
 
   const run = async function (main) {
     let value = await main();
@@ -287,6 +289,6 @@ export const PRELUDE_SOURCE = String.raw`(function (native, namespacesJson, unre
     return stringify(lines);
   };
   const release = function () { reserve = undefined; };
-  return { run: run, settle: settle, fireTimer: fireTimer, serialize: serialize, describe: describe,
-    unobserved: unobserved, release: release };
+  return { install: install, run: run, settle: settle, fireTimer: fireTimer, serialize: serialize,
+    describe: describe, unobserved: unobserved, release: release };
 })`;

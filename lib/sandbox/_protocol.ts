@@ -1,45 +1,33 @@
 /**
- * Messages between `SandboxPool` (host thread), the spawner Worker and the sandbox Workers (both roles are
- * `worker.ts`), and the layout of the shared stop flags that let the host interrupt a busy script.
+ * Messages between `SandboxPool` (host thread) and its sandbox Workers (`worker.ts`), and the layout of the
+ * shared stop flags that let the host interrupt a busy script.
  *
- * Sandbox Workers are created by the spawner, not by the host: `new Worker()` blocks its caller until the
- * new isolate exists (30–190 ms measured on a loaded 2-core machine), and the host's event loop must not
- * stall when a killed Worker is replaced. The host talks to each sandbox over its own `MessagePort`.
+ * Sandbox Workers are created by the host itself: a Worker created inside another Worker starts about 1 s
+ * late on Deno 2.9, while one created by the host starts in 15–40 ms but blocks the host's event loop that
+ * long, so the pool creates them off the request path (at start, and replacements while no run is going).
+ * The host talks to each sandbox over the Worker's own message channel.
  *
  * @module
  */
 import type { EngineOutcome, HostReply, StopReason } from "./_run_types.ts";
 import type { SandboxLimits } from "./types.ts";
 
-/** Host → spawner (over the spawner Worker's own channel). */
-export type ToSpawner =
-  /** First message: this Worker is the spawner. */
-  | { type: "spawner" }
-  /** Start sandbox `slotId`; `init` is forwarded to it (with its port transferred). */
-  | { type: "spawn"; slotId: number; init: SandboxInit }
-  | { type: "kill"; slotId: number };
-
-/** Spawner → host. */
-export type FromSpawner = { type: "died"; slotId: number; message: string };
-
-/** Spawner → sandbox: its first message. */
+/** Host → sandbox: its first message. */
 export interface SandboxInit {
   type: "init";
-  /** The sandbox's channel to the host. */
-  port: MessagePort;
   stopFlags: SharedArrayBuffer;
   /** Memory limit to prepare a QuickJS module for, bytes. */
   heapLimitBytes: number;
 }
 
-/** Host → sandbox, over the port. */
+/** Host → sandbox, after `init`. */
 export type ToSandbox =
   | { type: "run"; runId: number; script: string; namespaces: string[]; limits: SandboxLimits }
   | { type: "reply"; runId: number; callId: number; reply: HostReply }
   /** The run must end; sent with the stop flags set, for a script that waits on a promise. */
   | { type: "stop"; runId: number; reason: StopReason };
 
-/** Sandbox → host, over the port. */
+/** Sandbox → host. */
 export type FromSandbox =
   | { type: "ready" }
   /** The sandbox cannot run scripts (e.g. the WASM module failed to load). */

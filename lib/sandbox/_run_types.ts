@@ -73,6 +73,8 @@ export interface ConsoleDropped {
 
 /** The prelude's functions the host calls into (see `_prelude.ts`), owned by the run. */
 export interface Internals {
+  /** `install(namespacesJson)`: defines one namespace global per server. */
+  install: QuickJSHandle;
   run: QuickJSHandle;
   settle: QuickJSHandle;
   fireTimer: QuickJSHandle;

@@ -1,7 +1,8 @@
 /**
- * The state machine of one run inside a QuickJS context: a fresh runtime under the memory and stack limits,
- * the prelude (see `_host_bridge.ts`), compile, the event loop that delivers host-call answers and timers,
- * the deadline, stop signals and interrupt handler, and handing the ending to `_run_outcome.ts`.
+ * The state machine of one run inside a QuickJS context: a fresh runtime and context with the prelude
+ * (prepared ahead, see `_vessel.ts`) put under the run's memory and stack limits, its namespaces (see
+ * `_host_bridge.ts`), compile, the event loop that delivers host-call answers and timers, the deadline,
+ * stop signals and interrupt handler, and handing the ending to `_run_outcome.ts`.
  *
  * @module
  */
@@ -14,9 +15,13 @@ import { crashFailure } from "./_guest_errors.ts";
 import { HostBridge } from "./_host_bridge.ts";
 import { EXTRACTION_BUDGET_MS, OutcomeReader } from "./_run_outcome.ts";
 import type { Ending, EngineIo, EngineOutcome, EngineRequest, StopReason } from "./_run_types.ts";
+import { RunVessel } from "./_vessel.ts";
 import type { SandboxModule } from "./wasm_module.ts";
 
-/** One run: create it, call `execute()` once. It owns the runtime and disposes it at the end. */
+/**
+ * One run: create it, call `execute()` once. It owns its vessel (runtime and context) and disposes it at the
+ * end; a vessel prepared ahead is used only when it never served another run.
+ */
 export class ScriptRun {
   readonly #module: SandboxModule;
   readonly #request: EngineRequest;
@@ -24,6 +29,7 @@ export class ScriptRun {
   readonly #stripTypes: TypeStripper | undefined;
   readonly #deadline: number;
   readonly #console: ConsoleBudget;
+  #vessel: RunVessel | undefined;
   #rt: QuickJSRuntime | undefined;
   #ctx: QuickJSContext | undefined;
   #bridge: HostBridge | undefined;
@@ -32,7 +38,6 @@ export class ScriptRun {
   #finished = false;
   #events: Array<() => Ending | undefined> = [];
   #wake: (() => void) | undefined;
-  #owned: QuickJSHandle[] = [];
   #growFailuresAtStart = 0;
   #extractionInterrupted = false;
 
@@ -41,8 +46,10 @@ export class ScriptRun {
     request: EngineRequest,
     io: EngineIo,
     stripTypes: TypeStripper | undefined,
+    vessel?: RunVessel,
   ) {
     this.#module = module;
+    this.#vessel = vessel;
     this.#request = request;
     this.#io = io;
     this.#stripTypes = stripTypes;
@@ -50,11 +57,27 @@ export class ScriptRun {
     this.#console = new ConsoleBudget(request.limits.maxConsoleBytes, io);
   }
 
-  async execute(): Promise<EngineOutcome> {
-    const outcome = await this.#execute();
+  /**
+   * Runs the script to its outcome, then frees the runtime.
+   *
+   * @param onOutcome Receives the outcome before the runtime is freed (freeing takes a while), unless the
+   *   module is already known to be poisoned; if freeing then fails, the returned outcome says `poisoned`
+   *   although the one given to `onOutcome` did not.
+   */
+  async execute(onOutcome?: (outcome: EngineOutcome) => void): Promise<EngineOutcome> {
+    let outcome = await this.#execute();
     const dropped = this.#console.dropped;
-    if (!dropped) return outcome;
-    return { ...outcome, consoleDropped: dropped };
+    if (dropped) outcome = { ...outcome, consoleDropped: dropped };
+    if (outcome.poisoned) return outcome;
+    onOutcome?.(outcome);
+    try {
+      this.#dispose();
+    } catch {
+      // Disposal failing (e.g. QuickJS's gc_obj_list assertion) means the module is no longer trustworthy;
+      // the outcome itself is still right.
+      return { ...outcome, poisoned: true };
+    }
+    return outcome;
   }
 
   get #toolCalls(): number {
@@ -77,13 +100,6 @@ export class ScriptRun {
         return { ok: false, failure: crashFailure(error), toolCalls: this.#toolCalls, poisoned: true };
       }
       this.#finished = true;
-      try {
-        this.#dispose();
-      } catch {
-        // Disposal failing (e.g. QuickJS's gc_obj_list assertion) means the module is no longer trustworthy;
-        // the outcome itself is still right.
-        return { ...outcome, poisoned: true };
-      }
       return outcome;
     } finally {
       this.#finished = true;
@@ -97,19 +113,31 @@ export class ScriptRun {
     const { limits } = this.#request;
     if (this.#stopReason) return this.#conclude({ kind: "stopped", reason: this.#stopReason }, undefined);
     this.#growFailuresAtStart = this.#module.heapGrowFailures();
-    const rt = this.#rt = this.#module.module.newRuntime();
+    const vessel = this.#vessel ??= new RunVessel(this.#module);
+    const rt = this.#rt = vessel.rt;
+    const ctx = this.#ctx = vessel.ctx;
     rt.setMemoryLimit(Math.max(1024 * 1024, Math.floor(limits.memoryLimitBytes)));
     rt.setMaxStackSize(clampStackBytes(limits.stackLimitBytes));
-    rt.setInterruptHandler(() => this.#shouldInterrupt());
-    const ctx = this.#ctx = rt.newContext();
-
-    const bridge = this.#bridge = new HostBridge(ctx, {
+    if (vessel.setupError) {
+      return this.#conclude(
+        { kind: "thrown", prefix: "Cannot start the sandbox: ", error: vessel.setupError.dup() },
+        undefined,
+      );
+    }
+    const bridge = this.#bridge = new HostBridge(ctx, vessel.internals!, {
       request: this.#request,
       io: this.#io,
       isFinished: () => this.#finished,
       push: (event) => this.#push(event),
       log: (line) => this.#console.log(line),
-      own: (handle) => this.#own(handle),
+      own: (handle) => vessel.own(handle),
+    });
+    vessel.bind({
+      call: (ns, key, argsJson) => bridge.call(ns, key, argsJson),
+      log: (line) => bridge.log(line),
+      startTimer: (id, delayMs) => bridge.startTimer(id, delayMs),
+      cancelTimer: (id) => bridge.cancelTimer(id),
+      shouldInterrupt: () => this.#shouldInterrupt(),
     });
     const setupEnding = bridge.install();
     if (setupEnding) return this.#conclude(setupEnding, undefined);
@@ -121,7 +149,7 @@ export class ScriptRun {
     const started = ctx.callFunction(internals.run, ctx.undefined, compiled.main);
     compiled.main.dispose();
     if (started.error) return this.#conclude({ kind: "thrown", prefix: "", error: started.error }, undefined);
-    const mainPromise = this.#own(started.value);
+    const mainPromise = this.#vessel!.own(started.value);
 
     const ending = await this.#loop(rt, ctx, mainPromise);
     return this.#conclude(ending, mainPromise);
@@ -130,7 +158,7 @@ export class ScriptRun {
   /** Compiles the script into its async main function; returns an ending if it cannot. */
   async #compile(ctx: QuickJSContext): Promise<{ main: QuickJSHandle } | { ending: Ending }> {
     const compiled = await compileScript(ctx, this.#request.script, {
-      describe: this.#bridge?.internals?.describe,
+      describe: this.#bridge?.internals.describe,
       stripTypes: this.#stripTypes,
     });
     if (this.#stopReason) {
@@ -235,16 +263,8 @@ export class ScriptRun {
     return false;
   }
 
-  #own(handle: QuickJSHandle): QuickJSHandle {
-    this.#owned.push(handle);
-    return handle;
-  }
-
   #dispose(): void {
-    for (const handle of this.#owned) if (handle.alive) handle.dispose();
-    this.#owned = [];
-    this.#ctx?.dispose();
-    this.#rt?.dispose();
+    this.#vessel?.dispose();
   }
 }
 

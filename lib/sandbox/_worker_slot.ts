@@ -1,16 +1,10 @@
 /**
- * The Workers behind `SandboxPool`: the spawner that creates and kills sandbox Workers off the host thread,
- * and one slot per sandbox Worker (its port, stop flags, start state and current run).
+ * One sandbox Worker behind `SandboxPool`: the Worker itself (created on the host thread), its stop flags,
+ * its start state and the run it is serving.
  *
  * @module
  */
-import {
-  type FromSandbox,
-  type FromSpawner,
-  STOP_FLAGS_BYTES,
-  type ToSandbox,
-  type ToSpawner,
-} from "./_protocol.ts";
+import { type FromSandbox, type SandboxInit, STOP_FLAGS_BYTES, type ToSandbox } from "./_protocol.ts";
 
 /** The run a slot is serving, as the slot sees it (`RunSession` implements it). */
 export interface SlotSession {
@@ -20,40 +14,10 @@ export interface SlotSession {
   crash(reason: string): void;
 }
 
-/** The Worker that creates and kills sandbox Workers, so the host thread never blocks in `new Worker()`. */
-export class Spawner {
-  readonly #worker: Worker;
-  #alive = true;
-
-  /** @param onDied Called with a slot id when that sandbox died, or with `undefined` when all did. */
-  constructor(url: URL | string, onDied: (slotId: number | undefined, message: string) => void) {
-    this.#worker = new Worker(url, { type: "module" });
-    this.#worker.onmessage = (event: MessageEvent<FromSpawner>) =>
-      onDied(event.data.slotId, event.data.message);
-    this.#worker.onerror = (event: ErrorEvent) => {
-      event.preventDefault();
-      this.terminate();
-      onDied(undefined, `the sandbox spawner failed: ${event.message}`);
-    };
-    this.post({ type: "spawner" });
-  }
-
-  get isAlive(): boolean {
-    return this.#alive;
-  }
-
-  post(message: ToSpawner, transfer: Transferable[] = []): void {
-    if (this.#alive) this.#worker.postMessage(message, transfer);
-  }
-
-  terminate(): void {
-    if (!this.#alive) return;
-    this.#alive = false;
-    this.#worker.terminate();
-  }
-}
-
-/** One sandbox Worker: its port, its stop flags and the run it is serving. */
+/**
+ * One sandbox Worker: its stop flags and the run it is serving. Creating it blocks the calling thread until
+ * the Worker's isolate exists (15–40 ms, more on a loaded machine); the pool does that off the request path.
+ */
 export class WorkerSlot {
   readonly slotId: number;
   readonly stopFlags = new Int32Array(new SharedArrayBuffer(STOP_FLAGS_BYTES));
@@ -63,24 +27,20 @@ export class WorkerSlot {
   isReady = false;
   wasReady = false;
   isDead = false;
-  readonly #spawner: Spawner;
+  readonly #worker: Worker;
   readonly #onDead: (slot: WorkerSlot) => void;
-  readonly #port: MessagePort;
   readonly #finishSpawn: (value: true | string) => void;
   #terminated = false;
 
   constructor(
-    spawner: Spawner,
+    workerUrl: URL | string,
     slotId: number,
     heapHintBytes: number,
     spawnTimeoutMs: number,
     onDead: (slot: WorkerSlot) => void,
   ) {
     this.slotId = slotId;
-    this.#spawner = spawner;
     this.#onDead = onDead;
-    const channel = new MessageChannel();
-    this.#port = channel.port1;
     let settleReady: (value: true | string) => void = () => {};
     this.ready = new Promise((resolve) => settleReady = resolve);
     const spawnTimer = setTimeout(() => this.died(`no answer within ${spawnTimeoutMs} ms`), spawnTimeoutMs);
@@ -90,23 +50,36 @@ export class WorkerSlot {
       if (this.isReady) this.wasReady = true;
       settleReady(value);
     };
-    this.#port.onmessage = (event: MessageEvent<FromSandbox>) => {
+    let worker: Worker;
+    try {
+      worker = this.#worker = new Worker(workerUrl, { type: "module" });
+    } catch (error) {
+      // No Worker at all (e.g. out of memory): a stand-in that is dead from the start.
+      this.#worker = { postMessage() {}, terminate() {} } as unknown as Worker;
+      queueMicrotask(() => this.died(error instanceof Error ? error.message : String(error)));
+      return;
+    }
+    worker.onmessage = (event: MessageEvent<FromSandbox>) => {
       const message = event.data;
       if (message.type === "ready") this.#finishSpawn(true);
       else if (message.type === "fatal") this.died(message.message);
       else this.session?.receive(message);
     };
-    const init = {
-      type: "init" as const,
-      port: channel.port2,
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      this.died(event.message);
+      this.terminate();
+    };
+    const init: SandboxInit = {
+      type: "init",
       stopFlags: this.stopFlags.buffer as SharedArrayBuffer,
       heapLimitBytes: heapHintBytes,
     };
-    spawner.post({ type: "spawn", slotId, init }, [channel.port2]);
+    worker.postMessage(init);
   }
 
   post(message: ToSandbox): void {
-    if (!this.#terminated) this.#port.postMessage(message);
+    if (!this.#terminated) this.#worker.postMessage(message);
   }
 
   /** The Worker cannot serve: fail its run (if any) and its start (if pending). */
@@ -121,9 +94,8 @@ export class WorkerSlot {
   terminate(): void {
     if (this.#terminated) return;
     this.#terminated = true;
-    this.isDead = true;
     this.#finishSpawn("terminated");
-    this.#spawner.post({ type: "kill", slotId: this.slotId });
-    this.#port.close();
+    this.#worker.terminate();
+    this.isDead = true;
   }
 }

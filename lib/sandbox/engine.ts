@@ -10,6 +10,7 @@
 import type { TypeStripper } from "./normalize.ts";
 import { ScriptRun } from "./_script_run.ts";
 import type { EngineIo, EngineOutcome, EngineRequest } from "./_run_types.ts";
+import { RunVessel } from "./_vessel.ts";
 import type { SandboxModule } from "./wasm_module.ts";
 
 export type {
@@ -31,7 +32,9 @@ export interface EngineOptions {
 /**
  * Runs scripts in a QuickJS WASM module (sync variant), one fresh runtime and context per run. The
  * module's heap cap (see `loadSandboxModule()`) is the memory limit; a run's `memoryLimitBytes` is also
- * given to QuickJS, which counts allocations rather than bytes in this build.
+ * given to QuickJS, which counts allocations rather than bytes in this build. `prepareNext()` makes the
+ * next run's runtime, context and prelude while nothing waits (a sandbox Worker calls it after posting a
+ * result), so that a run only binds its limits, namespaces and script.
  *
  * @example
  * ```ts ignore
@@ -42,6 +45,7 @@ export interface EngineOptions {
 export class QuickJSEngine {
   #module: SandboxModule;
   #stripTypes: TypeStripper | undefined;
+  #next: RunVessel | undefined;
 
   constructor(module: SandboxModule, options: EngineOptions = {}) {
     this.#module = module;
@@ -53,8 +57,31 @@ export class QuickJSEngine {
    *
    * @param request Script, namespaces and limits (the deadline starts now).
    * @param io Host calls, console sink and stop signals.
+   * @param options.onOutcome Receives the outcome as soon as it is known, before the run's runtime is freed
+   *   (a sandbox Worker posts it from there). When freeing fails, the promise's outcome says `poisoned`
+   *   although the early one did not: the module must then be dropped all the same.
+   * @returns The outcome, once the runtime is freed.
    */
-  run(request: EngineRequest, io: EngineIo): Promise<EngineOutcome> {
-    return new ScriptRun(this.#module, request, io, this.#stripTypes).execute();
+  run(
+    request: EngineRequest,
+    io: EngineIo,
+    options: { onOutcome?: (outcome: EngineOutcome) => void } = {},
+  ): Promise<EngineOutcome> {
+    const vessel = this.#next;
+    this.#next = undefined;
+    return new ScriptRun(this.#module, request, io, this.#stripTypes, vessel).execute(options.onOutcome);
+  }
+
+  /**
+   * Prepares the runtime, context and prelude of the next run now, unless one is ready. Never throws: a
+   * failure leaves the next run to prepare its own (and report what fails).
+   */
+  prepareNext(): void {
+    if (this.#next) return;
+    try {
+      this.#next = new RunVessel(this.#module);
+    } catch {
+      // The module failed (a WASM trap): the next run meets the same failure and reports it as a crash.
+    }
   }
 }

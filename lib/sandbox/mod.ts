@@ -30,6 +30,7 @@ export type {
 export { clampStackBytes, limitsFromConfig, MAX_SCRIPT_STACK_BYTES } from "./limits.ts";
 export {
   DEFAULT_HARD_KILL_GRACE_MS,
+  DEFAULT_IDLE_RETIRE_MS,
   DEFAULT_POOL_SIZE,
   DEFAULT_RECYCLE_WASM_BYTES,
   DEFAULT_SPAWN_TIMEOUT_MS,

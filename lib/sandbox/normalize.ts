@@ -1,7 +1,8 @@
 /**
  * Script text as agents send it → source QuickJS can compile (upstream §5 `normalize.rs`): Markdown fences
  * and `export default` are removed, and the script is wrapped as an async arrow function in two forms,
- * expression first, then statement body. TypeScript syntax is stripped with sucrase only when the plain
+ * expression first, then statement body (statement body alone when the script starts with a statement
+ * keyword). TypeScript syntax is stripped with sucrase only when the plain
  * JavaScript forms do not parse, so JavaScript reaches QuickJS byte for byte.
  *
  * @module
@@ -83,6 +84,42 @@ export function javascriptCandidates(code: string): ScriptCandidate[] {
     { form: "expression", source: `(async () => (${code}\n))` },
     { form: "statements", source: `(async () => {${code}\n})` },
   ];
+}
+
+/**
+ * Keywords that can only start a statement: a script beginning with one of them cannot be an expression,
+ * so its expression wrapper is not even tried. `let` counts only before a name or a destructuring pattern
+ * (`let[x] = 1` alone is an assignment in sloppy mode, and then the statement reading is the one meant).
+ */
+const STATEMENT_START =
+  /^(?:(?:return|const|var|if|for|while|do|try|throw|switch)(?![\p{ID_Continue}$\u200c\u200d])|let\s*[[{]|let\s+[\p{ID_Start}$_\\])/u;
+
+/**
+ * Whether `code` starts with a statement keyword (after whitespace and comments), so that only its
+ * statement-body wrapper can compile. Exact: it never says so of code that compiles as an expression.
+ *
+ * @param code Output of {@link normalizeScript}.
+ * @example
+ * ```ts
+ * if (!startsWithStatement("// total\nconst n = 1; return n")) throw new Error("missed");
+ * if (startsWithStatement("1 + 1")) throw new Error("not a statement");
+ * ```
+ */
+export function startsWithStatement(code: string): boolean {
+  let i = 0;
+  for (;;) {
+    while (i < code.length && /\s/.test(code[i]!)) i++;
+    if (code.startsWith("//", i)) {
+      const end = code.indexOf("\n", i);
+      if (end < 0) return false;
+      i = end + 1;
+    } else if (code.startsWith("/*", i)) {
+      const end = code.indexOf("*/", i + 2);
+      if (end < 0) return false;
+      i = end + 2;
+    } else break;
+  }
+  return STATEMENT_START.test(code.slice(i, i + 64));
 }
 
 /** Strips TypeScript syntax from a script in one form; `undefined` when it does not parse as TypeScript. */

@@ -1,18 +1,22 @@
 /**
- * A bounded pool of warm sandbox Workers. Each run gets a Worker to itself; the host enforces the deadline
- * and cancellation from outside (shared stop flags for a busy script, a stop message and aborted host calls
- * for a waiting one) and kills a Worker that has not answered `hardKillGraceMs` later, because QuickJS
- * polls its interrupt handler only between interpreter steps and a native built-in can run for minutes.
- * A Worker whose WASM module failed is replaced too. Workers are created and killed by a spawner Worker,
- * so the host thread only ever passes messages.
+ * A bounded pool of sandbox Workers. Each run gets a Worker to itself; the host enforces the deadline and
+ * cancellation from outside (shared stop flags for a busy script, a stop message and aborted host calls for
+ * a waiting one) and kills a Worker that has not answered `hardKillGraceMs` later, because QuickJS polls its
+ * interrupt handler only between interpreter steps and a native built-in can run for minutes. A Worker
+ * whose WASM module failed is replaced too.
+ *
+ * Workers are created on the host thread (a Worker created inside another Worker starts about 1 s late on
+ * Deno 2.9), which blocks it for the 15–40 ms a new isolate takes, so the pool does that off the request
+ * path: one Worker at construction, a replacement only while no run is going, a second Worker only when
+ * two runs overlap, and none after `idleRetireMs` without a run.
  *
  * @module
  */
 import { RunSession } from "./_run_session.ts";
-import { Spawner, WorkerSlot } from "./_worker_slot.ts";
+import { WorkerSlot } from "./_worker_slot.ts";
 import type { RunOptions, SandboxFailure, SandboxResult } from "./types.ts";
 
-/** Workers kept by default. */
+/** Most Workers alive at once by default. */
 export const DEFAULT_POOL_SIZE = 2;
 /** Time a stopped run gets to end by itself before its Worker is terminated, milliseconds. */
 export const DEFAULT_HARD_KILL_GRACE_MS = 500;
@@ -20,6 +24,11 @@ export const DEFAULT_HARD_KILL_GRACE_MS = 500;
 export const DEFAULT_SPAWN_TIMEOUT_MS = 30_000;
 /** A Worker whose WASM memory grew past this is replaced after its run, bytes (16 MiB initial + 32 MiB). */
 export const DEFAULT_RECYCLE_WASM_BYTES = 48 * 1024 * 1024;
+/**
+ * Time without any run after which every Worker is terminated, milliseconds (30 s). The next run then waits
+ * for a new Worker (about 0.1 s); an agent's scripts in one task come faster than that.
+ */
+export const DEFAULT_IDLE_RETIRE_MS = 30_000;
 
 const DEFAULT_HEAP_HINT_BYTES = 64 * 1024 * 1024;
 
@@ -36,14 +45,16 @@ export interface SandboxPoolOptions {
    * one large run does not pin its memory for the life of the pool, bytes. @default 48 MiB
    */
   recycleWasmBytes?: number;
+  /** Time without a run after which all Workers are terminated, milliseconds. @default 30_000 */
+  idleRetireMs?: number;
   /** The Worker module; a seam for tests. @default `./worker.ts` next to this file */
   workerUrl?: URL | string;
 }
 
 /**
  * Runs scripts in QuickJS inside Workers that the host can kill. `run()` never throws. The constructor
- * starts the spawner Worker (its creation blocks the calling thread once, tens of milliseconds) and `size`
- * sandbox Workers in the background, so the first run finds them warm.
+ * creates one Worker (blocking the calling thread for its isolate, tens of milliseconds), which loads
+ * QuickJS in the background, so the first run finds it warm.
  *
  * @example
  * ```ts ignore
@@ -58,15 +69,18 @@ export class SandboxPool {
   readonly #graceMs: number;
   readonly #spawnTimeoutMs: number;
   readonly #recycleWasmBytes: number;
+  readonly #idleRetireMs: number;
   readonly #workerUrl: URL | string;
   readonly #slots = new Set<WorkerSlot>();
   readonly #idle: WorkerSlot[] = [];
   readonly #waiters: Array<{ grant(slot: WorkerSlot): void }> = [];
   readonly #sessions = new Set<RunSession>();
-  #spawner: Spawner | undefined;
   #heapHintBytes = DEFAULT_HEAP_HINT_BYTES;
   #nextRunId = 1;
   #nextSlotId = 1;
+  #runsGoing = 0;
+  #refillTimer: ReturnType<typeof setTimeout> | undefined;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
 
   constructor(options: SandboxPoolOptions = {}) {
@@ -74,8 +88,15 @@ export class SandboxPool {
     this.#graceMs = Math.max(0, options.hardKillGraceMs ?? DEFAULT_HARD_KILL_GRACE_MS);
     this.#spawnTimeoutMs = options.spawnTimeoutMs ?? DEFAULT_SPAWN_TIMEOUT_MS;
     this.#recycleWasmBytes = options.recycleWasmBytes ?? DEFAULT_RECYCLE_WASM_BYTES;
+    this.#idleRetireMs = Math.max(0, options.idleRetireMs ?? DEFAULT_IDLE_RETIRE_MS);
     this.#workerUrl = options.workerUrl ?? new URL("./worker.ts", import.meta.url);
-    for (let i = 0; i < this.#size; i++) this.#idle.push(this.#spawn());
+    this.#idle.push(this.#spawn());
+    this.#armIdleTimer();
+  }
+
+  /** Workers alive now (starting, idle or running), for tests and status. */
+  get workerCount(): number {
+    return this.#slots.size;
   }
 
   /**
@@ -95,6 +116,8 @@ export class SandboxPool {
       toolCalls: 0,
       durationMs: performance.now() - startedAt,
     });
+    this.#runsGoing++;
+    clearTimeout(this.#idleTimer);
     try {
       if (this.#closed) return fail({ error: "internal", message: "The sandbox pool is closed" });
       if (options.signal?.aborted) return fail({ error: "cancelled" });
@@ -124,6 +147,12 @@ export class SandboxPool {
     } catch (error) {
       // A bug here must not take the meta-server down: report it as the run's failure.
       return fail({ error: "internal", message: error instanceof Error ? error.message : String(error) });
+    } finally {
+      this.#runsGoing--;
+      if (this.#runsGoing === 0 && !this.#closed) {
+        this.#scheduleRefill();
+        this.#armIdleTimer();
+      }
     }
   }
 
@@ -134,18 +163,18 @@ export class SandboxPool {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearTimeout(this.#refillTimer);
+    clearTimeout(this.#idleTimer);
     for (const session of this.#sessions) session.abandon();
     for (const waiter of this.#waiters.splice(0)) waiter.grant(CLOSED_SLOT);
     for (const slot of this.#slots) slot.terminate();
     this.#slots.clear();
     this.#idle.length = 0;
-    this.#spawner?.terminate();
-    this.#spawner = undefined;
     await Promise.resolve();
   }
 
   #acquire(signal: AbortSignal | undefined): Promise<WorkerSlot | "cancelled" | "closed"> {
-    // Prefer a Worker that is already warm.
+    // Prefer a Worker that is already warm, then one still starting, then a new one if the size allows.
     const readyIndex = this.#idle.findIndex((slot) => slot.isReady);
     const idle = readyIndex >= 0 ? this.#idle.splice(readyIndex, 1)[0] : this.#idle.shift();
     if (idle) return Promise.resolve(idle);
@@ -174,7 +203,10 @@ export class SandboxPool {
     else this.#idle.push(slot);
   }
 
-  /** Drops a Worker; with `replace`, starts its successor now so the pool stays warm. */
+  /**
+   * Drops a Worker. A run waiting for one gets a new Worker at once; otherwise, with `replace`, the
+   * successor is created once no run is going, so creating it never delays a run in progress.
+   */
   #retire(slot: WorkerSlot, replace: boolean): void {
     slot.terminate();
     this.#slots.delete(slot);
@@ -183,25 +215,39 @@ export class SandboxPool {
     if (this.#closed) return;
     const waiter = this.#waiters.shift();
     if (waiter) waiter.grant(this.#spawn());
-    else if (replace) this.#idle.push(this.#spawn());
+    else if (replace && this.#runsGoing === 0) this.#scheduleRefill();
+  }
+
+  /** Creates one Worker soon (a macrotask later) if none is idle and no run is going by then. */
+  #scheduleRefill(): void {
+    if (this.#refillTimer !== undefined) return;
+    this.#refillTimer = setTimeout(() => {
+      this.#refillTimer = undefined;
+      if (this.#closed || this.#runsGoing > 0 || this.#idle.length > 0) return;
+      if (this.#slots.size < this.#size) this.#idle.push(this.#spawn());
+    }, 0);
+  }
+
+  /** After `idleRetireMs` without a run, terminates every Worker (the next run creates one). */
+  #armIdleTimer(): void {
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => {
+      if (this.#closed || this.#runsGoing > 0) return;
+      for (const slot of [...this.#idle]) this.#retire(slot, false);
+    }, this.#idleRetireMs);
+    // An idle pool must not keep a process (or a test) alive.
+    Deno.unrefTimer(this.#idleTimer);
   }
 
   #spawn(): WorkerSlot {
-    if (!this.#spawner?.isAlive) {
-      this.#spawner = new Spawner(this.#workerUrl, (slotId, message) => {
-        for (const slot of this.#slots) {
-          if (slotId === undefined || slot.slotId === slotId) slot.died(message);
-        }
-      });
-    }
     const slot = new WorkerSlot(
-      this.#spawner,
+      this.#workerUrl,
       this.#nextSlotId++,
       this.#heapHintBytes,
       this.#spawnTimeoutMs,
       (dead) => {
-        // An idle Worker died (e.g. the spawner failed): replace it only if it had been warm, so that a Worker
-        // that cannot start does not respawn in a loop.
+        // An idle Worker died: replace it only if it had been warm, so that a Worker that cannot start does
+        // not respawn in a loop.
         if (this.#idle.includes(dead)) this.#retire(dead, dead.wasReady);
       },
     );

@@ -1,66 +1,32 @@
 /**
- * Entry point of the sandbox's Workers (`deno compile --include lib/sandbox/worker.ts`). The first message
- * decides the role: the *spawner* creates and kills sandbox Workers for `SandboxPool` (so the host thread
- * never blocks in `new Worker()`); a *sandbox* owns a QuickJS module and runs one script at a time,
- * forwarding tool calls and console lines to the host over its port. Either may be terminated at any
- * moment; neither keeps state worth saving.
+ * Entry point of the sandbox Workers (`deno compile --include lib/sandbox/worker.ts`): each owns a QuickJS
+ * module and runs one script at a time, forwarding tool calls and console lines to the host. It may be
+ * terminated at any moment and keeps no state worth saving.
  *
  * @module
  */
-import { type EngineIo, type HostReply, QuickJSEngine } from "./engine.ts";
+import { type EngineIo, type EngineOutcome, type HostReply, QuickJSEngine } from "./engine.ts";
 import { createTypeStripper } from "./normalize.ts";
 import {
   decodeStopReason,
   type FromSandbox,
-  type FromSpawner,
   type SandboxInit,
   STOP_REASON,
   STOP_RUN_ID,
   type ToSandbox,
-  type ToSpawner,
 } from "./_protocol.ts";
 import { loadSandboxModule } from "./wasm_module.ts";
 
 /** The parts of the Worker global scope used here (typed locally so this file checks with the window lib). */
 interface WorkerScope {
-  onmessage: ((event: MessageEvent<ToSpawner | SandboxInit>) => void) | null;
-  postMessage(message: FromSpawner): void;
+  onmessage: ((event: MessageEvent<SandboxInit | ToSandbox>) => void) | null;
+  postMessage(message: FromSandbox): void;
   close(): void;
 }
 
-/** Creates and kills sandbox Workers on the host's request. */
-function serveSpawner(scope: WorkerScope): void {
-  const sandboxes = new Map<number, Worker>();
-  scope.onmessage = (event) => {
-    const message = event.data;
-    if (message.type === "spawn") {
-      const { slotId, init } = message;
-      let worker: Worker;
-      try {
-        worker = new Worker(import.meta.url, { type: "module" });
-      } catch (error) {
-        scope.postMessage({ type: "died", slotId, message: String(error) });
-        return;
-      }
-      sandboxes.set(slotId, worker);
-      worker.onerror = (error: ErrorEvent) => {
-        error.preventDefault();
-        sandboxes.delete(slotId);
-        worker.terminate();
-        scope.postMessage({ type: "died", slotId, message: error.message });
-      };
-      worker.postMessage(init, [init.port]);
-    } else if (message.type === "kill") {
-      sandboxes.get(message.slotId)?.terminate();
-      sandboxes.delete(message.slotId);
-    }
-  };
-}
-
-/** Runs scripts sent over `init.port` until terminated, or until its module is poisoned. */
+/** Runs scripts the host sends until terminated, or until its module is poisoned. */
 function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
-  const { port } = init;
-  const post = (message: FromSandbox) => port.postMessage(message);
+  const post = (message: FromSandbox) => scope.postMessage(message);
   const stopFlags = new Int32Array(init.stopFlags);
   const stripper = createTypeStripper();
   type Loaded = { engine: QuickJSEngine; wasmBytes(): number };
@@ -103,15 +69,27 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
           : undefined,
     };
     const current = await engineFor(message.limits.memoryLimitBytes);
-    const outcome = await current.engine.run(message, io);
-    active = undefined;
-    post({ type: "done", runId, outcome, wasmBytes: current.wasmBytes() });
+    let posted = false;
+    const done = (outcome: EngineOutcome) => {
+      active = undefined;
+      posted = true;
+      post({ type: "done", runId, outcome, wasmBytes: current.wasmBytes() });
+    };
+    // The result is posted before the run's runtime is freed, and the next run's context is prepared after:
+    // both off the path of a result.
+    const outcome = await current.engine.run(message, io, { onOutcome: done });
+    if (!posted) done(outcome);
+    else if (outcome.poisoned) {
+      post({ type: "fatal", message: "QuickJS failed while freeing a finished run" });
+    }
     // A poisoned module must not run again; the host replaces this Worker.
     if (outcome.poisoned) scope.close();
+    else current.engine.prepareNext();
   };
 
-  port.onmessage = (event: MessageEvent<ToSandbox>) => {
+  scope.onmessage = (event) => {
     const message = event.data;
+    if (message.type === "init") return;
     switch (message.type) {
       case "run":
         run(message).catch((error: unknown) => post({ type: "fatal", message: String(error) }));
@@ -129,9 +107,10 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
     }
   };
   engineFor(init.heapLimitBytes).then(
-    () => {
+    (loaded) => {
+      loaded.engine.prepareNext();
       post({ type: "ready" });
-      stripper.preload();
+      // The TypeScript stripper (sucrase, ~5 MB of heap) is loaded on the first script that needs it.
     },
     (error: unknown) => post({ type: "fatal", message: String(error) }),
   );
@@ -143,9 +122,5 @@ console.log = console.info = console.debug = console.error;
 const scope = globalThis as unknown as WorkerScope;
 scope.onmessage = (event) => {
   const message = event.data;
-  if (message.type === "spawner") serveSpawner(scope);
-  else if (message.type === "init") {
-    scope.onmessage = null;
-    serveSandbox(scope, message);
-  }
+  if (message.type === "init") serveSandbox(scope, message);
 };

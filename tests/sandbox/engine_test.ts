@@ -16,6 +16,12 @@ Deno.test("QuickJSEngine.run() runs a statement body that returns", async () => 
   assert.equal(valueOf(await runInEngine("const x = 20;\nconst y = 22;\nreturn x + y;")), 42);
 });
 
+Deno.test("QuickJSEngine.run() reads a script that starts with a statement keyword as a statement body", async () => {
+  assert.equal(valueOf(await runInEngine("// sum\nlet [a, b] = [1, 2]; return a + b")), 3);
+  assert.equal(valueOf(await runInEngine("/* x */ if (true) { return 'yes' }")), "yes");
+  assert.equal(valueOf(await runInEngine("return$ => 4")), 4); // an identifier, not `return`
+});
+
 Deno.test("QuickJSEngine.run() returns null when a statement body returns nothing", async () => {
   assert.equal(valueOf(await runInEngine("const x = 1; x + 1;")), null);
 });
@@ -530,6 +536,24 @@ Deno.test("QuickJSEngine.run() leaks nothing from one run into the next", async 
     "return [typeof leaked, ({}).polluted, [1].map((x) => x + 1), JSON.parse('3')]",
   );
   assert.deepEqual(valueOf(run), ["undefined", null, [2], 3]);
+});
+
+Deno.test("QuickJSEngine.prepareNext() prepares a fresh context that serves exactly the next run", async () => {
+  const { engine } = await testEngine();
+  engine.prepareNext();
+  valueOf(await runInEngine("globalThis.leaked = 1; Object.prototype.polluted = 2; return 1"));
+  engine.prepareNext();
+  engine.prepareNext(); // one is ready already: nothing more is made
+  const run = await runInEngine("return [typeof leaked, ({}).polluted, typeof a, typeof b]", {
+    namespaces: ["a", "b"],
+  });
+  assert.deepEqual(valueOf(run), ["undefined", null, "object", "object"]);
+  // The run's own limits apply to a prepared context, not those it was prepared under.
+  engine.prepareNext();
+  const tight = await runInEngine("const a = []; for (;;) a.push(new Array(1000).fill(1))", {
+    limits: { memoryLimitBytes: 2 * 1024 * 1024 },
+  });
+  assert.equal(failureOf(tight).error, "memory_exhausted");
 });
 
 Deno.test("QuickJSEngine.run() keeps working when the script patches the built-ins the prelude uses", async () => {

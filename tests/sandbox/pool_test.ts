@@ -349,6 +349,20 @@ Deno.test("SandboxPool.run() runs scripts in parallel up to its size", async () 
   });
 });
 
+Deno.test("SandboxPool keeps one Worker until two runs overlap, and none after idleRetireMs", async () => {
+  await withPool({ size: 2, idleRetireMs: 300 }, async (pool) => {
+    assert.equal(pool.workerCount, 1);
+    await warm(pool);
+    assert.equal(pool.workerCount, 1);
+    await Promise.all([warm(pool), warm(pool)]);
+    assert.equal(pool.workerCount, 2);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    assert.equal(pool.workerCount, 0);
+    await warm(pool); // a new Worker serves the next run
+    assert.equal(pool.workerCount, 1);
+  });
+});
+
 Deno.test("SandboxPool.run() replaces a Worker whose module overflowed the native stack", async () => {
   await withPool({ size: 1 }, async (pool) => {
     const limits = testLimits();

@@ -9,7 +9,12 @@ import {
   renderExecuteText,
   type SandboxResult,
 } from "../../lib/sandbox/mod.ts";
-import { extractFencedBlock, javascriptCandidates, normalizeScript } from "../../lib/sandbox/normalize.ts";
+import {
+  extractFencedBlock,
+  javascriptCandidates,
+  normalizeScript,
+  startsWithStatement,
+} from "../../lib/sandbox/normalize.ts";
 import { truncateUtf8, utf8ByteLength } from "../../lib/sandbox/_utf8.ts";
 import { jsonNestingDepth } from "../../lib/sandbox/_json_depth.ts";
 
@@ -124,6 +129,35 @@ Deno.test("javascriptCandidates() keeps the script on line 1 in both forms", () 
     { form: "expression", source: "(async () => (x\n))" },
     { form: "statements", source: "(async () => {x\n})" },
   ]);
+});
+
+Deno.test("startsWithStatement() finds statement keywords after comments and never an expression", () => {
+  for (
+    const code of [
+      "return 1",
+      "const a = 1",
+      "  // note\n/* more */ for (const x of y) {}",
+      "let x = 1",
+      "let [a] = b",
+      "let {a} = b",
+      "if (a) b",
+      "try {} catch {}",
+      "throw new Error('x')",
+    ]
+  ) assert.equal(startsWithStatement(code), true, code);
+  for (
+    const code of [
+      "1 + 1",
+      "returned",
+      "return$",
+      "await fx.echo({})",
+      "let",
+      "(() => { return 1 })()",
+      "async function main() {}",
+      "// only a comment",
+      "/* open",
+    ]
+  ) assert.equal(startsWithStatement(code), false, code);
 });
 
 Deno.test("truncateUtf8() cuts on a character boundary and reports the original size", () => {
