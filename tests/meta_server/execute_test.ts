@@ -109,16 +109,17 @@ Deno.test("execute runs calls under Promise.all at most 32 at a time per server,
   const result = await execute(
     h,
     `const calls = [];
-     for (let i = 0; i < 100; i++) calls.push(fx.sleep({ms: 40}));
-     for (let i = 0; i < 10; i++) calls.push(other.sleep({ms: 40}));
+     for (let i = 0; i < 100; i++) calls.push(fx.sleep({ms: 200}));
+     for (let i = 0; i < 10; i++) calls.push(other.sleep({ms: 200}));
      const done = await Promise.all(calls);
      return [done.filter((d) => d === "SLOW-OK").length, (await fx.stats()).maxInFlight,
        (await other.stats()).maxInFlight];`,
   );
   const [completed, fxPeak, otherPeak] = JSON.parse(result.text) as number[];
   assert.equal(completed, 110);
-  // 100 queued calls keep fx saturated, so its peak is the bound; `other`'s 10 calls may finish before
-  // the last arrive on a loaded machine, so its peak only has to respect the bound and show concurrency.
+  // 100 queued calls keep fx saturated (each lasts 200 ms, longer than dispatching 32 takes even on a loaded
+  // machine), so its peak is the bound; `other`'s 10 calls may finish before the last arrive, so its peak
+  // only has to respect the bound and show concurrency.
   assert.equal(fxPeak, MAX_CALLS_IN_FLIGHT_PER_SERVER);
   assert.ok(otherPeak! >= 2 && otherPeak! <= MAX_CALLS_IN_FLIGHT_PER_SERVER, `other peaked at ${otherPeak}`);
   await h.close();
