@@ -430,7 +430,8 @@ export class Catalog {
     try {
       await writeToolCache(this.configDir, spec, tools, this.#clock);
     } catch (error) {
-      this.#logger.warn(`cannot write the tool cache for ${spec.name}: ${String(error)}`);
+      const why = error instanceof UserError ? `${error.message}; ${error.hint ?? ""}` : String(error);
+      this.#logger.warn(`cannot write the tool cache for ${spec.name}: ${why}`);
     }
   }
 

@@ -156,7 +156,11 @@ function buildSpec(
       if (!expanded.ok) return unsetVariable(expanded.error.variable);
       manifestEnv[name] = expanded.value;
     }
-    const child = childEnvironment(input.env, { manifestEnv });
+    const child = childEnvironment(input.env, {
+      manifestEnv,
+      passthrough: decl.envPassthrough,
+      inheritEnv: decl.inheritEnv,
+    });
     for (const [name, origin] of Object.entries(child.origins)) {
       if (origin === "passthrough") register(name, child.env[name]!);
     }

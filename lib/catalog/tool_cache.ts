@@ -1,6 +1,13 @@
 /**
- * The on-disk tool cache: one JSON file per spawn key under `<config>/cache/tools/`, trusted for
- * {@link TOOL_CACHE_TTL_MS} so `list_tools` can answer without starting a server.
+ * The on-disk tool cache under `<config>/cache/tools/`, trusted for {@link TOOL_CACHE_TTL_MS} so
+ * `list_tools` can answer without starting a server. It stores no secret: a spawn key holds header
+ * values, the expanded URL and environment values, so only its SHA-256 is written (in the file
+ * name and as `keyHash`), the full key stays in memory; the tools are masked by the secret
+ * registry before they are written. The folders are private (0700, refused when a link or another
+ * user's), files are 0600. Writing an entry removes the server's stale ones: those of the same
+ * server and place (workspace for stdio, URL template for remote) under another spawn key (a
+ * rotated token, a changed command), those of the server elsewhere older than the TTL, and the
+ * files of the first cache format, which held spawn keys in clear.
  *
  * @module
  */
@@ -8,33 +15,78 @@ import { type ServerSpec, spawnKey } from "../plugins/server_spec.ts";
 import type { Tool } from "../backends/connection.ts";
 import type { Clock } from "../backends/pool.ts";
 import { denoFileSystem, type FileSystem, readTextFileIfExists } from "../file_system.ts";
+import { maskDeep } from "../secrets/mod.ts";
+import {
+  ensurePrivateDir,
+  inspectPrivateDir,
+  listOwnFiles,
+  writePrivateFile,
+} from "../secrets/private_dir.ts";
 
 /** How long a cached tool list is trusted without the server running, in ms (24 h). */
 export const TOOL_CACHE_TTL_MS = 24 * 60 * 60 * 1000;
+/** Format written into every cache file; files of another format are misses. */
+export const TOOL_CACHE_FORMAT_VERSION = 2;
+/** Largest cache file read, in bytes (16 MiB): a bigger one is a miss. */
+export const MAX_TOOL_CACHE_BYTES = 16 * 1024 * 1024;
+
+/** Names of cache files: `<server 8 hex>-<place 8 hex>-<key 32 hex>.json`. */
+const ENTRY_NAME = /^([0-9a-f]{8})-([0-9a-f]{8})-([0-9a-f]{32})\.json$/;
+/** Names of the first format's files (`<32 hex>.json`), whose content held the spawn key in clear. */
+const LEGACY_NAME = /^[0-9a-f]{32}\.json$/;
 
 async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** The parts of a cache file name: none reveals a header, URL or environment value. */
+async function entryParts(spec: ServerSpec): Promise<{ server: string; place: string; key: string }> {
+  const place = spec.transport === "stdio" ? `stdio\0${spec.cwd}` : `http\0${spec.urlTemplate ?? ""}`;
+  const [server, placeHash, key] = await Promise.all([
+    sha256Hex(`tool-cache server\0${spec.plugin}\0${spec.name}`),
+    sha256Hex(`tool-cache place\0${place}`),
+    sha256Hex(`tool-cache key\0${spawnKey(spec)}`),
+  ]);
+  return { server: server.slice(0, 8), place: placeHash.slice(0, 8), key: key.slice(0, 32) };
+}
+
+/** `<configDir>/cache/tools`. */
+export function toolCacheDir(configDir: string): string {
+  return `${configDir}/cache/tools`;
+}
+
 /**
- * Where the tool list of `spec` is cached: `<config>/cache/tools/<32 hex of sha256(spawnKey)>.json`.
+ * Where the tool list of `spec` is cached:
+ * `<config>/cache/tools/<server 8 hex>-<place 8 hex>-<32 hex of sha256(spawn key)>.json`.
  *
  * @param configDir The `<config>` directory.
  */
 export async function toolCachePath(configDir: string, spec: ServerSpec): Promise<string> {
-  return `${configDir}/cache/tools/${(await sha256Hex(spawnKey(spec))).slice(0, 32)}.json`;
+  const { server, place, key } = await entryParts(spec);
+  return `${toolCacheDir(configDir)}/${server}-${place}-${key}.json`;
 }
 
-/** One cache file's content when it was written for `spec`'s spawn key, else `undefined`; throws on bad JSON. */
-function parseCacheEntry(text: string, spec: ServerSpec): { fetchedAtMs: number; tools: Tool[] } | undefined {
-  const data = JSON.parse(text) as { spawnKey?: string; fetchedAtMs?: number; tools?: Tool[] };
+interface CacheEntry {
+  fetchedAtMs: number;
+  tools: Tool[];
+}
+
+/** One cache file's content when it was written for `spec`, else `undefined`; throws on bad JSON. */
+function parseCacheEntry(text: string, keyHash: string): CacheEntry | undefined {
+  const data = JSON.parse(text) as {
+    version?: unknown;
+    keyHash?: unknown;
+    fetchedAtMs?: unknown;
+    tools?: unknown;
+  };
   if (
-    data.spawnKey !== spawnKey(spec) || !Array.isArray(data.tools) || typeof data.fetchedAtMs !== "number"
+    data.version !== TOOL_CACHE_FORMAT_VERSION || data.keyHash !== keyHash || !Array.isArray(data.tools) ||
+    typeof data.fetchedAtMs !== "number"
   ) {
     return undefined;
   }
-  return { fetchedAtMs: data.fetchedAtMs, tools: data.tools };
+  return { fetchedAtMs: data.fetchedAtMs, tools: data.tools as Tool[] };
 }
 
 /**
@@ -42,33 +94,35 @@ function parseCacheEntry(text: string, spec: ServerSpec): { fetchedAtMs: number;
  * size are unchanged: a session answers many `list_tools` from the same files, and re-reading a
  * few megabytes of JSON per call would dominate a search. The parsed `tools` array is the same
  * object until the file changes (the search index relies on that to skip unchanged servers).
+ * Only file names and hashes are kept as keys; the spawn key itself stays with the caller.
  */
 export class ToolCacheMemo {
-  readonly #paths = new Map<string, string>();
-  readonly #files = new Map<
-    string,
-    { mtimeMs: number; size: number; entry: { fetchedAtMs: number; tools: Tool[] } | undefined }
-  >();
+  readonly #paths = new Map<string, { path: string; keyHash: string }>();
+  readonly #files = new Map<string, { mtimeMs: number; size: number; entry: CacheEntry | undefined }>();
 
-  /** The cache path of `spec` (memoised: it is a SHA-256 of the spawn key). */
-  async path(configDir: string, spec: ServerSpec): Promise<string> {
+  /** The cache path and key hash of `spec` (memoised: they are SHA-256 digests of the spawn key). */
+  async path(configDir: string, spec: ServerSpec): Promise<{ path: string; keyHash: string }> {
     const key = `${configDir}\n${spawnKey(spec)}`;
-    let path = this.#paths.get(key);
-    if (path === undefined) {
-      path = await toolCachePath(configDir, spec);
-      this.#paths.set(key, path);
+    let held = this.#paths.get(key);
+    if (held === undefined) {
+      held = { path: await toolCachePath(configDir, spec), keyHash: (await entryParts(spec)).key };
+      this.#paths.set(key, held);
     }
-    return path;
+    return held;
   }
 
-  /** The parsed entry at `path` for `spec`; throws the file-system or JSON error (the caller treats it as a miss). */
-  async read(path: string, spec: ServerSpec): Promise<{ fetchedAtMs: number; tools: Tool[] } | undefined> {
-    const info = await Deno.stat(path);
+  /**
+   * The parsed entry at `path`: only a regular file (never through a link, never a FIFO) of at
+   * most {@link MAX_TOOL_CACHE_BYTES}; throws the file-system or JSON error (a miss for the caller).
+   */
+  async read(path: string, keyHash: string): Promise<CacheEntry | undefined> {
+    const info = await Deno.lstat(path);
+    if (!info.isFile || info.size > MAX_TOOL_CACHE_BYTES) return undefined;
     const mtimeMs = info.mtime?.getTime() ?? 0;
     const held = this.#files.get(path);
     if (held && held.mtimeMs === mtimeMs && held.size === info.size) return held.entry;
     this.#files.delete(path);
-    const entry = parseCacheEntry(await Deno.readTextFile(path), spec);
+    const entry = parseCacheEntry(await Deno.readTextFile(path), keyHash);
     this.#files.set(path, { mtimeMs, size: info.size, entry });
     return entry;
   }
@@ -81,33 +135,37 @@ export class ToolCacheMemo {
 
 /**
  * The cached tools of `spec` when the cache is younger than {@link TOOL_CACHE_TTL_MS} by `clock`;
- * `undefined` for no cache, a stale, foreign or unreadable one (a miss: the server is asked instead).
+ * `undefined` for no cache, a stale, foreign or unreadable one, or a cache folder that is a link
+ * or another user's (a miss: the server is asked instead).
  *
  * @param configDir The `<config>` directory.
- * @param memo Reuses files parsed before while unchanged. @default none (read and parse every time)
+ * @param memo Reuses files parsed before while unchanged. @default a fresh one (read and parse every time)
  */
 export async function readFreshToolCache(
   configDir: string,
   spec: ServerSpec,
   clock: Clock,
-  memo?: ToolCacheMemo,
+  memo: ToolCacheMemo = new ToolCacheMemo(),
 ): Promise<Tool[] | undefined> {
   try {
-    const entry = memo
-      ? await memo.read(await memo.path(configDir, spec), spec)
-      : parseCacheEntry(await Deno.readTextFile(await toolCachePath(configDir, spec)), spec);
+    inspectPrivateDir(`${configDir}/cache`);
+    if (inspectPrivateDir(toolCacheDir(configDir)) === null) return undefined;
+    const { path, keyHash } = await memo.path(configDir, spec);
+    const entry = await memo.read(path, keyHash);
     if (!entry || clock.now() - entry.fetchedAtMs > TOOL_CACHE_TTL_MS) return undefined;
     return entry.tools;
   } catch {
-    return undefined; // No cache or an unreadable one: a miss, the server is asked instead.
+    return undefined; // No cache, an unreadable one or a folder we refuse: a miss, the server is asked.
   }
 }
 
 /**
- * Writes the tools of `spec` to its cache file, stamped `clock.now()` (written to a temporary
- * file, then renamed, so a reader never sees half a file).
+ * Writes the tools of `spec` (masked by the secret registry) to its cache file, stamped
+ * `clock.now()`, 0600 and atomically (temporary file, then rename); then removes the server's
+ * stale entries (see the module doc).
  *
- * @param configDir The `<config>` directory (`cache/tools/` is created when missing).
+ * @param configDir The `<config>` directory (`cache/` and `cache/tools/` are created 0700 when missing).
+ * @throws {PrivateDirError} when `cache/` or `cache/tools/` is a link, another user's or a file.
  * @throws The file-system error when the cache cannot be written.
  */
 export async function writeToolCache(
@@ -116,12 +174,28 @@ export async function writeToolCache(
   tools: Tool[],
   clock: Clock,
 ): Promise<void> {
-  const path = await toolCachePath(configDir, spec);
-  await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
-  const tmp = `${path}.${crypto.randomUUID()}.tmp`;
-  const body = JSON.stringify({ spawnKey: spawnKey(spec), fetchedAtMs: clock.now(), tools });
-  await Deno.writeTextFile(tmp, body);
-  await Deno.rename(tmp, path);
+  ensurePrivateDir(`${configDir}/cache`);
+  const dir = toolCacheDir(configDir);
+  ensurePrivateDir(dir);
+  const { server, place, key } = await entryParts(spec);
+  const name = `${server}-${place}-${key}.json`;
+  const body = JSON.stringify({
+    version: TOOL_CACHE_FORMAT_VERSION,
+    server: spec.name,
+    plugin: spec.plugin,
+    keyHash: key,
+    fetchedAtMs: clock.now(),
+    tools: maskDeep(tools),
+  });
+  await writePrivateFile(dir, name, new TextEncoder().encode(body));
+  const nowMs = Date.now();
+  for (const file of listOwnFiles(dir, /\.json$/)) {
+    const m = ENTRY_NAME.exec(file.name);
+    const isStale = m
+      ? m[1] === server && file.name !== name && (m[2] === place || nowMs - file.mtimeMs > TOOL_CACHE_TTL_MS)
+      : LEGACY_NAME.test(file.name);
+    if (isStale) await Deno.remove(file.path).catch(() => {}); // Another session removed it first.
+  }
 }
 
 /**
@@ -166,10 +240,10 @@ export async function readToolCacheState(
   options: { nowMs?: number; fs?: FileSystem } = {},
 ): Promise<ToolCacheState> {
   const fs = options.fs ?? denoFileSystem;
-  let entry: { fetchedAtMs: number; tools: Tool[] } | undefined;
+  let entry: CacheEntry | undefined;
   try {
     const text = await readTextFileIfExists(fs, await toolCachePath(configDir, spec));
-    entry = text === null ? undefined : parseCacheEntry(text, spec);
+    entry = text === null ? undefined : parseCacheEntry(text, (await entryParts(spec)).key);
   } catch {
     entry = undefined; // An unreadable or corrupt cache is no cache: the server is asked instead.
   }

@@ -127,7 +127,8 @@ class Turns {
 }
 
 /**
- * Moves image/audio blocks out of a successful result's value (see `extractMedia`), then cuts
+ * Moves image/audio blocks out of a successful result's value (see `extractMedia`; an invalid
+ * block turns the result into a `script_error` naming it and how to fix it), then cuts
  * the rest at `maxResultBytes` on a character boundary. The size in the truncation marker is that
  * of the value without its media. A value already cut by the sandbox (over
  * {@link MAX_RESULT_TRANSFER_BYTES}) is only cut further, keeping its original size.
@@ -144,6 +145,18 @@ function shapeResult(
   let blocks: MediaBlock[] = [];
   if (/"type":"(image|audio)"/.test(valueJson)) {
     const media = extractMedia(JSON.parse(valueJson));
+    if (media.problem !== undefined) {
+      // A block the agent's client would render (or forward as a header) must be what it claims.
+      const { console, consoleDropped, consoleDroppedAmount, toolCalls, durationMs } = result;
+      const failure = {
+        error: "script_error" as const,
+        message: `Cannot return the result: ${media.problem}`,
+      };
+      return {
+        shown: { ok: false, failure, console, consoleDropped, consoleDroppedAmount, toolCalls, durationMs },
+        blocks: [],
+      };
+    }
     if (media.blocks.length > 0) {
       valueJson = JSON.stringify(media.value);
       blocks = media.blocks;

@@ -81,32 +81,80 @@ export interface MediaBlock {
   mimeType: string;
 }
 
-function isMediaBlock(value: unknown): value is MediaBlock {
-  if (typeof value !== "object" || value === null) return false;
+/** A value that claims to be an image or audio content block (`type` plus `data` or `mimeType`). */
+function isMediaCandidate(value: unknown): value is Record<string, unknown> & { type: "image" | "audio" } {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const v = value as Record<string, unknown>;
-  return (v.type === "image" || v.type === "audio") && typeof v.data === "string" &&
-    typeof v.mimeType === "string";
+  return (v.type === "image" || v.type === "audio") && ("data" in v || "mimeType" in v);
+}
+
+/** A media type of RFC 6838 restricted-name form: `image/png`, `audio/x-wav`, `image/svg+xml`. */
+const MEDIA_SUBTYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
+/** RFC 4648 base64 (standard alphabet), padding optional, no whitespace. */
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * Why a media block is not one the agent can be given, or `undefined` when it is: its `mimeType`
+ * must be `image/<subtype>` (or `audio/<subtype>` for audio) and its `data` non-empty base64.
+ */
+export function mediaBlockProblem(block: Record<string, unknown>, where: string): string | undefined {
+  const kind = block.type as "image" | "audio";
+  const mime = block.mimeType;
+  const [top, subtype, ...rest] = typeof mime === "string" ? mime.split("/") : [];
+  if (
+    typeof mime !== "string" || top?.toLowerCase() !== kind || !MEDIA_SUBTYPE.test(subtype ?? "") ||
+    rest.length
+  ) {
+    const shown = typeof mime === "string" ? JSON.stringify(mime.slice(0, 80)) : `no string (${typeof mime})`;
+    return `the ${kind} block at ${where} has mimeType ${shown}; an ${kind} block needs mimeType ${kind}/<type>, e.g. ${
+      kind === "image" ? "image/png" : "audio/wav"
+    }`;
+  }
+  const data = block.data;
+  if (typeof data !== "string" || data.length === 0) {
+    return `the ${kind} block at ${where} has no data; it needs the ${kind} as a base64 string in \`data\``;
+  }
+  const padded = data.endsWith("=");
+  if (!BASE64.test(data) || data.length % 4 === 1 || (padded && data.length % 4 !== 0)) {
+    return `the ${kind} block at ${where} has data that is not base64; encode the ${kind} with base64 (A-Z, a-z, 0-9, +, /)`;
+  }
+  return undefined;
 }
 
 /**
  * Takes image and audio blocks out of a script's return value (searched 4 levels deep) so they
  * reach the agent as real content blocks, not base64 inside the text. Each is replaced by
- * `{ type, mimeType, attachment: n }` (1-based, the n-th extra content block).
+ * `{ type, mimeType, attachment: n }` (1-based, the n-th extra content block). A block whose
+ * `mimeType` is not `image/*` (`audio/*`) or whose `data` is not base64 is not handed on: the
+ * first such block is described in `problem` (the run then fails with that message).
  *
- * @returns The value with placeholders (the input when nothing was found) and the blocks in order.
+ * @returns The value with placeholders (the input when nothing was found), the blocks in order,
+ *   and the first invalid block's description, e.g. `the image block at result.shot has mimeType …`.
  */
-export function extractMedia(value: unknown): { value: unknown; blocks: MediaBlock[] } {
+export function extractMedia(value: unknown): { value: unknown; blocks: MediaBlock[]; problem?: string } {
   const blocks: MediaBlock[] = [];
-  const walk = (v: unknown, depth: number): unknown => {
-    if (isMediaBlock(v)) {
-      blocks.push({ type: v.type, data: v.data, mimeType: v.mimeType });
-      return { type: v.type, mimeType: v.mimeType, attachment: blocks.length };
+  let problem: string | undefined;
+  const walk = (v: unknown, depth: number, where: string): unknown => {
+    if (isMediaCandidate(v)) {
+      problem ??= mediaBlockProblem(v, where);
+      if (problem !== undefined) return v;
+      const block = { type: v.type, data: v.data as string, mimeType: v.mimeType as string };
+      blocks.push(block);
+      return { type: block.type, mimeType: block.mimeType, attachment: blocks.length };
     }
     if (depth >= 4 || typeof v !== "object" || v === null) return v;
-    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, depth + 1)]));
+    if (Array.isArray(v)) return v.map((x, i) => walk(x, depth + 1, `${where}[${i}]`));
+    return Object.fromEntries(
+      Object.entries(v).map((
+        [k, x],
+      ) => [
+        k,
+        walk(x, depth + 1, /^[A-Za-z_$][\w$]*$/.test(k) ? `${where}.${k}` : `${where}[${JSON.stringify(k)}]`),
+      ]),
+    );
   };
-  const replaced = walk(value, 0);
+  const replaced = walk(value, 0, "result");
+  if (problem !== undefined) return { value, blocks: [], problem };
   return blocks.length === 0 ? { value, blocks } : { value: replaced, blocks };
 }
 

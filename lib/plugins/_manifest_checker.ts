@@ -6,7 +6,17 @@
  */
 import { type Location, UserError } from "../diagnostics.ts";
 import { parseDependsOn } from "../workspace/depends_on.ts";
-import { isTable, suggestKey, type TomlDocument, type TomlPath, tomlTypeName } from "../toml_position.ts";
+import { isTable, suggestKey, type TomlDocument, type TomlPath } from "../toml_position.ts";
+import {
+  describe,
+  FOREIGN_PLUGIN_KEYS,
+  MAX_TIMEOUT_SECS,
+  PLUGIN_KEYS,
+  REMOTE_ONLY_KEYS,
+  SERVER_KEYS,
+  STDIO_KEYS,
+  UNSUPPORTED_SERVER_KEYS,
+} from "./_manifest_keys.ts";
 import {
   ManifestError,
   type McpServerDecl,
@@ -14,46 +24,6 @@ import {
   type RemoteServerDecl,
   type ServerDeclBase,
 } from "./manifest_types.ts";
-
-/** Top-level keys this program reads. */
-const PLUGIN_KEYS = ["name", "depends-on", "mcp_servers"] as const;
-/** Upstream top-level keys that concern other parts of Symposium: accepted and not read. */
-const FOREIGN_PLUGIN_KEYS = [
-  "installations",
-  "hooks",
-  "skills",
-  "subcommand",
-  "predicate",
-  "plugins",
-  "defaults",
-];
-const SERVER_KEYS = [
-  "name",
-  "depends-on",
-  "command",
-  "args",
-  "env",
-  "cwd",
-  "url",
-  "headers",
-  "transport",
-  "client-id",
-  "client-secret",
-  "scopes",
-  "startup-timeout-secs",
-  "tool-call-timeout-secs",
-  "enabled-tools",
-  "disabled-tools",
-];
-const STDIO_KEYS = ["command", "args", "env", "cwd"];
-const REMOTE_ONLY_KEYS = ["headers", "transport", "client-id", "client-secret", "scopes"];
-/** Upstream server keys this program does not implement: refused, since ignoring them would change what runs. */
-const UNSUPPORTED_SERVER_KEYS: Record<string, string> = {
-  predicates: "gate the server with `depends-on` instead",
-  installation: "install the server yourself and set `command` to it",
-  requirements: "install what the server needs yourself; `requirements` is not supported",
-};
-const MAX_TIMEOUT_SECS = 86_400;
 
 /** Thrown by the checker to stop checking one unit (a key, a server) after recording its problem. */
 class Abandon extends Error {}
@@ -228,7 +198,7 @@ export class Checker {
         if (local) {
           this.#conflict(
             at(local),
-            `${label} sets \`args\`, \`env\` or \`cwd\` alongside \`url\`; those apply only to a server run as a child process`,
+            `${label} sets \`${local}\` alongside \`url\`; it applies only to a server run as a child process`,
           );
         }
       } else {
@@ -259,6 +229,15 @@ export class Checker {
         : "",
       args: this.#check(undefined, () => this.#stringList(entry.args, at("args"), "args")) ?? [],
       env: this.#check(undefined, () => this.#stringTable(entry.env, at("env"), "env")) ?? {},
+      envPassthrough: this.#check(
+        undefined,
+        () => this.#stringList(entry["env-passthrough"], at("env-passthrough"), "env-passthrough"),
+      ) ??
+        [],
+      inheritEnv: this.#check(
+        false,
+        () => this.#boolean(entry["inherit-env"], at("inherit-env"), "inherit-env"),
+      ),
       cwd: entry.cwd === undefined
         ? undefined
         : this.#check(undefined, () => this.#nonEmptyString(entry.cwd, at("cwd"), "cwd")),
@@ -361,6 +340,15 @@ export class Checker {
     return value as number;
   }
 
+  #boolean(value: unknown, path: TomlPath, key: string): boolean {
+    if (value !== undefined && typeof value !== "boolean") {
+      this.#fail("MANIFEST_BAD_VALUE", path, `\`${key}\` must be true or false, not ${describe(value)}`, {
+        hint: `write ${key} = true, without quotes`,
+      });
+    }
+    return value === true;
+  }
+
   #nonEmptyString(value: unknown, path: TomlPath, key: string): string {
     if (typeof value !== "string" || value.trim() === "") {
       this.#fail("MANIFEST_BAD_VALUE", path, `\`${key}\` must be a non-empty string, not ${describe(value)}`);
@@ -458,13 +446,4 @@ export class Checker {
     );
     throw new Abandon();
   }
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return "missing";
-  if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  if (Array.isArray(value) && value.length === 0) return "an empty array";
-  const type = tomlTypeName(value);
-  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
 }

@@ -29,8 +29,12 @@ export interface StdioServerDecl extends ServerDeclBase {
   command: string;
   /** Default `[]`. */
   args: string[];
-  /** Added to the inherited environment. Default `{}`. */
+  /** Variables set for the child, values may hold `${VAR}` references (expanded at resolution). Default `{}`. */
   env: Record<string, string>;
+  /** `env-passthrough`: names of the meta-server's variables the child also gets. Default `[]`. */
+  envPassthrough: string[];
+  /** `inherit-env = true`: the child gets the meta-server's whole environment (as upstream). Default `false`. */
+  inheritEnv: boolean;
   /** As written; relative paths are joined to the workspace root at resolution. */
   cwd: string | undefined;
 }

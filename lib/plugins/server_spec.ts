@@ -139,7 +139,8 @@ const RESERVED_GLOBALS: ReadonlySet<string> = new Set([
 /**
  * A stable identity of how a server is reached: two specs with the same key can
  * share one running process or connection (carry-over across re-resolution),
- * and the on-disk tool cache is keyed by it.
+ * and the on-disk tool cache is keyed by its hash. It holds secrets (header values, the expanded
+ * URL, environment values): keep it in memory, never write or log it.
  *
  * @returns A string such as `stdio:["npx",["-y","pkg"],{"A":"1"},"/ws"]`.
  */

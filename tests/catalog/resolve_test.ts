@@ -288,6 +288,31 @@ Deno.test("resolveServers() gives a stdio server the base environment plus its e
   });
 });
 
+Deno.test("resolveServers() passes env-passthrough names and, with inherit-env, the whole environment", () => {
+  const secrets = new SecretRegistry();
+  const env = { PATH: "/usr/bin", GITHUB_TOKEN: "ghp_passthrough_1234", AWS_KEY: "aws-unrelated-5678" };
+  const { servers } = resolveServers({
+    plugins: [plugin(
+      `name = "p"\ndepends-on = "*"\n${stdio("gh", 'env-passthrough = ["GITHUB_TOKEN", "MISSING"]')}${
+        stdio("old", "inherit-env = true")
+      }`,
+    )],
+    refused: [],
+    workspace: WS,
+    config: DEFAULT_MCP_CONFIG,
+    env,
+    cwd: "/somewhere/else",
+    secrets,
+  });
+  const [gh, old] = servers as StdioServerSpec[];
+  assert.deepEqual(gh!.env, { PATH: "/usr/bin", GITHUB_TOKEN: "ghp_passthrough_1234" });
+  assert.equal(gh!.envOrigins?.GITHUB_TOKEN, "passthrough");
+  assert.deepEqual(gh!.missingPassthrough, ["MISSING"]);
+  assert.deepEqual(old!.env, env);
+  assert.equal(old!.envOrigins?.AWS_KEY, "inherited");
+  assert.equal(secrets.mask("ghp_passthrough_1234"), "***", "a passed-through value is a secret");
+});
+
 Deno.test("resolveServers() refuses a stdio server whose env names an unset variable", () => {
   const { servers, refused } = resolve([
     plugin(`name = "p"\ndepends-on = "*"\n${stdio("a", 'env = { T = "${NOPE}" }')}`),

@@ -90,3 +90,28 @@ Deno.test("createSandboxRunner() counts the wait for a busy sandbox toward the s
     await runner.close();
   }
 });
+
+Deno.test("createSandboxRunner() fails a run whose returned image block has an invalid mimeType", async () => {
+  const runner = createSandboxRunner(() => DEFAULT_MCP_CONFIG, NULL_LOGGER);
+  try {
+    const result = await runner.run({
+      script:
+        `console.log("made it"); return { shot: { type: "image", mimeType: "text/html\\r\\nX-Evil: 1", data: "AAAA" } }`,
+      namespaces: [],
+      hostCall,
+      notices: () => [],
+    });
+    assert.equal(result.isError, true);
+    assert.deepEqual(result.extraContent, []);
+    assert.equal(
+      result.text,
+      JSON.stringify({
+        error: "script_error",
+        message:
+          'Cannot return the result: the image block at result.shot has mimeType "text/html\\r\\nX-Evil: 1"; an image block needs mimeType image/<type>, e.g. image/png',
+      }) + "\n\nconsole:\n  made it",
+    );
+  } finally {
+    await runner.close();
+  }
+});

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { toolArguments } from "../../lib/meta_server/execute.ts";
+import { extractMedia, toolArguments } from "../../lib/meta_server/execute.ts";
 import { MAX_CALLS_IN_FLIGHT_PER_SERVER } from "../../lib/backends/pool.ts";
 import { waitFor } from "../_fakes_backends.ts";
 import { fixtureServerToml, writePlugin } from "../_fakes_meta.ts";
@@ -166,4 +166,52 @@ Deno.test("toolArguments() sends {} for nothing and wraps non-objects", () => {
   assert.deepEqual(toolArguments({ a: 1 }), { a: 1 });
   assert.deepEqual(toolArguments([1]), { value: [1] });
   assert.deepEqual(toolArguments("x"), { value: "x" });
+});
+
+Deno.test("extractMedia() hands on image and audio blocks with a media type and base64 data", () => {
+  const value = {
+    a: { type: "image", mimeType: "image/svg+xml", data: "PHN2Zz4=" },
+    b: [{ type: "audio", mimeType: "audio/wav", data: "UklGRg" }],
+  };
+  const { value: replaced, blocks, problem } = extractMedia(value);
+  assert.equal(problem, undefined);
+  assert.deepEqual(blocks.map((b) => b.mimeType), ["image/svg+xml", "audio/wav"]);
+  assert.deepEqual(replaced, {
+    a: { type: "image", mimeType: "image/svg+xml", attachment: 1 },
+    b: [{ type: "audio", mimeType: "audio/wav", attachment: 2 }],
+  });
+});
+
+Deno.test("extractMedia() refuses a block whose mimeType is not image/* or audio/*, naming where it is", () => {
+  const cases: [unknown, RegExp][] = [
+    [
+      { shot: { type: "image", mimeType: "text/html\r\nX-Evil: 1", data: "AAAA" } },
+      /^the image block at result\.shot has mimeType "text\/html\\r\\nX-Evil: 1"; an image block needs mimeType image\/<type>, e.g\. image\/png$/,
+    ],
+    [
+      [{ type: "audio", mimeType: "image/png", data: "AAAA" }],
+      /^the audio block at result\[0\] has mimeType "image\/png"; an audio block needs mimeType audio\/<type>/,
+    ],
+    [
+      { x: { type: "image", mimeType: "image/png/x", data: "AAAA" } },
+      /at result\.x has mimeType "image\/png\/x"/,
+    ],
+    [{ x: { type: "image", data: "AAAA" } }, /at result\.x has mimeType no string \(undefined\)/],
+  ];
+  for (const [value, expected] of cases) {
+    const out = extractMedia(value);
+    assert.match(out.problem ?? "", expected);
+    assert.deepEqual(out.blocks, []);
+  }
+});
+
+Deno.test("extractMedia() refuses a block whose data is empty or not base64", () => {
+  for (const data of ["", "not base64!", "AAAAA", "AA=A", 42]) {
+    const out = extractMedia({ "my shot": { type: "image", mimeType: "image/png", data } });
+    assert.match(
+      out.problem ?? "",
+      /^the image block at result\["my shot"\] has (no data|data that is not base64)/,
+      String(data),
+    );
+  }
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { Catalog, toolCachePath } from "../../lib/catalog/mod.ts";
-import { spawnKey } from "../../lib/plugins/server_spec.ts";
+import { Catalog } from "../../lib/catalog/mod.ts";
+import { writeToolCache } from "../../lib/catalog/tool_cache.ts";
 import { parseListToolsArgs, renderListTools } from "../../lib/meta_server/list_tools.ts";
 import { fixtureServerToml, writePlugin } from "../_fakes_meta.ts";
 import { execute, harness, textOf } from "./_harness.ts";
@@ -62,13 +62,12 @@ Deno.test("list_tools shows a server given up for the session under Problems, no
     await Deno.writeTextFile(`${d.home}/config.toml`, "[mcp]\nmax-server-restarts = 0\n");
   });
   const spec = h.catalog.servers[0]!;
-  const tool = { name: "echo", description: "Echo a message back.", inputSchema: { type: "object" } };
-  const path = await toolCachePath(h.catalog.configDir, spec);
-  await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
-  await Deno.writeTextFile(
-    path,
-    JSON.stringify({ spawnKey: spawnKey(spec), fetchedAtMs: Date.now(), tools: [tool] }),
-  );
+  const tool = {
+    name: "echo",
+    description: "Echo a message back.",
+    inputSchema: { type: "object" as const },
+  };
+  await writeToolCache(h.catalog.configDir, spec, [tool], { now: Date.now, sleep: () => Promise.resolve() });
   assert.match(textOf(await h.client.callTool({ name: "list_tools", arguments: {} })), /^broken:\n {2}echo/);
   const ran = await execute(h, "return await broken.echo({ message: 'hi' })");
   assert.equal(ran.isError, true);

@@ -1,0 +1,63 @@
+/**
+ * The keys a `SYMPOSIUM.toml` may hold and how a value is named in a problem (private to
+ * `lib/plugins/`, used by the checker).
+ *
+ * @module
+ */
+import { tomlTypeName } from "../toml_position.ts";
+
+/** Top-level keys this program reads. */
+export const PLUGIN_KEYS = ["name", "depends-on", "mcp_servers"] as const;
+/** Upstream top-level keys that concern other parts of Symposium: accepted and not read. */
+export const FOREIGN_PLUGIN_KEYS = [
+  "installations",
+  "hooks",
+  "skills",
+  "subcommand",
+  "predicate",
+  "plugins",
+  "defaults",
+];
+/** `[[mcp_servers]]` keys this program reads. */
+export const SERVER_KEYS = [
+  "name",
+  "depends-on",
+  "command",
+  "args",
+  "env",
+  "env-passthrough",
+  "inherit-env",
+  "cwd",
+  "url",
+  "headers",
+  "transport",
+  "client-id",
+  "client-secret",
+  "scopes",
+  "startup-timeout-secs",
+  "tool-call-timeout-secs",
+  "enabled-tools",
+  "disabled-tools",
+];
+/** Keys of a server run as a child process (refused alongside `url`). */
+export const STDIO_KEYS = ["command", "args", "env", "env-passthrough", "inherit-env", "cwd"];
+/** Keys of a remote server only (refused without `url`). */
+export const REMOTE_ONLY_KEYS = ["headers", "transport", "client-id", "client-secret", "scopes"];
+/** Upstream server keys this program does not implement: refused, since ignoring them would change what runs. */
+export const UNSUPPORTED_SERVER_KEYS: Record<string, string> = {
+  predicates: "gate the server with `depends-on` instead",
+  installation: "install the server yourself and set `command` to it",
+  requirements: "install what the server needs yourself; `requirements` is not supported",
+};
+/** Longest timeout a manifest may set, in s (one day). */
+export const MAX_TIMEOUT_SECS = 86_400;
+
+/** A value as a problem names it: `missing`, `the string "x"`, `an empty array`, `a table`. */
+export function describe(value: unknown): string {
+  if (value === undefined) return "missing";
+  if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value) && value.length === 0) return "an empty array";
+  const type = tomlTypeName(value);
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
+}
