@@ -16,19 +16,14 @@ import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { maskSecrets } from "../secrets/mod.ts";
 import { DESCENDANT_SCAN_INTERVAL_MS, DescendantTracker } from "./process_tree.ts";
+import { pumpLines, TailBuffer } from "./_stdio_streams.ts";
 import { type BackendConnection, BackendError, openConnection, type Root } from "./connection.ts";
 
 /** Bytes of stderr kept for error messages (the tail). */
 export const STDERR_TAIL_BYTES = 64 * 1024;
 /** Characters of the stderr tail appended to a start error. */
 export const STDERR_TAIL_IN_ERRORS_CHARS = 400;
-/** Longest stdout line accepted as one JSON-RPC message, in UTF-16 code units (a bigger one is dropped). */
-export const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
-/**
- * Longest stretch of line handling (logging, message dispatch) between two reads of a child's
- * pipe, in ms: past it the pump yields so the pipe keeps draining.
- */
-export const LINE_SLICE_MS = 4;
+export { LINE_SLICE_MS, MAX_MESSAGE_CHARS } from "./_stdio_streams.ts";
 /** Shortest time between two looks at a child's descendants prompted by its stderr output, in ms. */
 export const SCAN_ON_ACTIVITY_MS = 250;
 
@@ -47,35 +42,6 @@ export interface StdioTransportOptions {
   shutdownGraceMs?: number | undefined;
   /** @default NULL_LOGGER */
   logger?: Logger | undefined;
-}
-
-/** Keeps the last `maxChars` characters of a text stream. */
-class TailBuffer {
-  #parts: string[] = [];
-  #chars = 0;
-  constructor(readonly maxChars: number) {}
-  push(text: string): void {
-    this.#parts.push(text);
-    this.#chars += text.length;
-    while (this.#chars > this.maxChars && this.#parts.length > 1) this.#chars -= this.#parts.shift()!.length;
-    if (this.#chars > this.maxChars) {
-      const only = this.#parts[0]!.slice(-this.maxChars);
-      this.#parts = [only];
-      this.#chars = only.length;
-    }
-  }
-  /**
-   * The last `chars` characters at most, starting at a line boundary: a partial first line is
-   * dropped (unless the whole tail is one line, which is then cut).
-   */
-  tail(chars: number): string {
-    const all = this.#parts.join("");
-    if (all.length <= chars) return all;
-    const cut = all.slice(-chars);
-    if (all[all.length - chars - 1] === "\n") return cut;
-    const newline = cut.indexOf("\n");
-    return newline === -1 || newline === cut.length - 1 ? cut : cut.slice(newline + 1);
-  }
 }
 
 function sleep(ms: number): Promise<void> {
@@ -179,13 +145,18 @@ export class StdioProcessTransport implements Transport {
       this.#scanTimer = setInterval(() => void this.#scan(), DESCENDANT_SCAN_INTERVAL_MS);
       void this.#scan();
     }
-    const stdout = this.#pumpLines(child.stdout, (line) => this.#onStdoutLine(line));
-    const stderr = this.#pumpLines(child.stderr, (line) => this.#logger.debug(`stderr: ${line}`), (chunk) => {
-      this.#stderr.push(chunk);
-      for (const listener of this.#activity) listener();
-      // A child announcing itself (npx starting node, a daemon forking) is a good moment to look.
-      this.#requestScan();
-    });
+    const stdout = pumpLines(child.stdout, this.#logger, (line) => this.#onStdoutLine(line));
+    const stderr = pumpLines(
+      child.stderr,
+      this.#logger,
+      (line) => this.#logger.debug(`stderr: ${line}`),
+      (chunk) => {
+        this.#stderr.push(chunk);
+        for (const listener of this.#activity) listener();
+        // A child announcing itself (npx starting node, a daemon forking) is a good moment to look.
+        this.#requestScan();
+      },
+    );
     this.#pumps = [stdout, stderr];
     void this.#watchExit(child);
   }
@@ -236,86 +207,6 @@ export class StdioProcessTransport implements Transport {
     }
     await Promise.all(this.#pumps);
     if (this.#closing === undefined) this.#finish();
-  }
-
-  /**
-   * Reads `stream` to EOF, handing each complete line to `onLine` (and each decoded chunk to
-   * `onChunk`). Reading never waits for line handling: chunks are queued as they arrive and lines
-   * are handled in slices of at most {@link LINE_SLICE_MS}, so the pipe keeps draining while a slow
-   * logger works (a child that writes asynchronously, like node, loses what is still queued on its
-   * side when it exits on a full pipe). Resolves once every line read has been handled.
-   */
-  async #pumpLines(
-    stream: ReadableStream<Uint8Array>,
-    onLine: (line: string) => void,
-    onChunk?: (chunk: string) => void,
-  ): Promise<void> {
-    const queue: string[] = [];
-    let eof = false;
-    let wake: (() => void) | undefined;
-    const reading = (async () => {
-      const reader = stream.getReader();
-      const decoder = new TextDecoder();
-      const take = (text: string) => {
-        if (text.length === 0) return;
-        onChunk?.(text);
-        queue.push(text);
-        wake?.();
-      };
-      try {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          take(decoder.decode(value, { stream: true }));
-        }
-        take(decoder.decode());
-      } catch (error) {
-        // The pipe broke (the child died mid-write); the exit watcher reports the end.
-        this.#logger.debug(`stream ended: ${error instanceof Error ? error.message : String(error)}`);
-      } finally {
-        reader.releaseLock();
-        eof = true;
-        wake?.();
-      }
-    })();
-    let pending: string[] = [];
-    let pendingChars = 0;
-    let sliceStart = performance.now();
-    for (;;) {
-      const chunk = queue.shift();
-      if (chunk === undefined) {
-        if (eof) break;
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-        sliceStart = performance.now();
-        continue;
-      }
-      let start = 0;
-      let index: number;
-      while ((index = chunk.indexOf("\n", start)) !== -1) {
-        pending.push(chunk.slice(start, index));
-        const line = pending.join("").replace(/\r$/, "");
-        pending = [];
-        pendingChars = 0;
-        start = index + 1;
-        if (line.length > 0) onLine(line);
-        if (performance.now() - sliceStart > LINE_SLICE_MS) {
-          await new Promise((resolve) => setTimeout(resolve, 0)); // let the pending read complete
-          sliceStart = performance.now();
-        }
-      }
-      if (start < chunk.length) {
-        pending.push(chunk.slice(start));
-        pendingChars += chunk.length - start;
-        if (pendingChars > MAX_MESSAGE_CHARS) {
-          this.#logger.warn(`dropped an output line longer than ${MAX_MESSAGE_CHARS} characters`);
-          pending = [];
-          pendingChars = 0;
-        }
-      }
-    }
-    await reading;
-    if (pending.length > 0) onLine(pending.join(""));
   }
 
   #onStdoutLine(line: string): void {

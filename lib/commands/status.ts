@@ -25,7 +25,7 @@ import {
 import { readToolCacheState, type ToolCacheState } from "../catalog/mod.ts";
 import { checkEndpointUrl, EndpointPolicyError } from "../net/endpoint_policy.ts";
 import { envNamesByOrigin, type EnvOrigin } from "../backends/child_env.ts";
-import { inspectPrivateDir, PrivateDirError } from "../secrets/private_dir.ts";
+import { envText, privateFolderProblems } from "./_status_checks.ts";
 
 /** Sign-in state of a remote server (see `describeSignIn()` in `lib/auth/credentials.ts`). */
 export type AuthState = SignInDescription["state"];
@@ -194,26 +194,6 @@ export async function buildStatusReport(
     servers,
     problems,
   };
-}
-
-/** Folders under the config dir that hold secrets or traces of them (see `lib/secrets/private_dir.ts`). */
-export const PRIVATE_FOLDERS: readonly string[] = ["logs", "cache", "credentials"];
-
-/**
- * Problems with our private folders, found without creating anything: a symbolic link, another
- * user's folder or a file where the folder should be (every command that writes there refuses it).
- */
-function privateFolderProblems(configDir: string): StatusProblem[] {
-  const problems: StatusProblem[] = [];
-  for (const name of PRIVATE_FOLDERS) {
-    try {
-      inspectPrivateDir(join(configDir, name));
-    } catch (error) {
-      if (!(error instanceof PrivateDirError)) throw error;
-      problems.push({ code: error.code, message: error.message, hint: error.hint, location: undefined });
-    }
-  }
-  return problems;
 }
 
 /** Whether something is at `path`; a path that cannot be examined counts as absent. */
@@ -430,26 +410,6 @@ export function renderStatusText(report: StatusReport, options: { nowMs?: number
     }
   }
   return lines.join("\n") + "\n";
-}
-
-/** Longest list of names shown per origin in the text form (the JSON form has them all). */
-const ENV_NAMES_SHOWN = 12;
-
-/** `env: HOME, PATH (base); GITHUB_TOKEN (passthrough); LOG (manifest)`: names only, never values. */
-function envText(names: Record<EnvOrigin, string[]>, missing: string[]): string {
-  const labels: [EnvOrigin, string][] = [
-    ["base", "base"],
-    ["inherited", "inherit-env"],
-    ["passthrough", "env-passthrough"],
-    ["manifest", "manifest env"],
-  ];
-  const groups = labels.filter(([origin]) => names[origin].length > 0).map(([origin, label]) => {
-    const list = names[origin];
-    const more = list.length > ENV_NAMES_SHOWN ? ` and ${list.length - ENV_NAMES_SHOWN} more` : "";
-    return `${list.slice(0, ENV_NAMES_SHOWN).join(", ")}${more} (${label})`;
-  });
-  const unset = missing.length > 0 ? `; not set here, so not passed: ${missing.join(", ")}` : "";
-  return `env: ${groups.join("; ") || "none"}${unset}`;
 }
 
 function quoteArg(arg: string): string {
