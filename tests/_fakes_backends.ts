@@ -123,6 +123,7 @@ export class FakeConnection implements BackendConnection {
   readonly server: string;
   readonly connectedAtMs: number;
   readonly serverInfo = { name: "fake", version: "1" };
+  readonly serverCapabilities = { tools: {} };
   readonly ended: Promise<ConnectionEnd>;
   isClosed = false;
   closeCalls = 0;
@@ -140,6 +141,12 @@ export class FakeConnection implements BackendConnection {
     return Promise.resolve(this.listing);
   }
   callTool(): Promise<never> {
+    return Promise.reject(new Error("not used"));
+  }
+  listResources(): Promise<never> {
+    return Promise.reject(new Error("not used"));
+  }
+  readResource(): Promise<never> {
     return Promise.reject(new Error("not used"));
   }
   /** Simulates a crash. */

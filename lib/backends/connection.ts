@@ -11,122 +11,38 @@
  * @module
  */
 import { Client, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
-import type { CallToolResult, Root, Tool, Transport } from "@modelcontextprotocol/client";
-import { UserError } from "../diagnostics.ts";
+import type {
+  CallToolResult,
+  ReadResourceResult,
+  Resource,
+  Root,
+  ServerCapabilities,
+  Tool,
+  Transport,
+} from "@modelcontextprotocol/client";
+import {
+  type BackendConnection,
+  BackendError,
+  type BackendPeer,
+  CLIENT_INFO,
+  type ConnectionEnd,
+  MAX_TOOL_LIST_PAGES,
+} from "./connection_types.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 
-export type { CallToolResult, Root, Tool, Transport };
-
-/** Name and version we announce to backing servers in `initialize`. */
-export const CLIENT_INFO = { name: "symposium", version: "0.1.0" } as const;
-
-/** Most `tools/list` pages followed before the listing is cut with a warning. */
-export const MAX_TOOL_LIST_PAGES = 100;
-
-/**
- * Codes of {@link BackendError}:
- * - `START_FAILED`: the process or connection could not start, or the handshake failed;
- * - `STARTUP_TIMEOUT`: `initialize` did not answer within the startup timeout;
- * - `CALL_TIMEOUT`: a `tools/call` did not answer within the call timeout;
- * - `CONNECTION_LOST`: the connection ended (crash, exit) while a request was pending or before it;
- * - `REQUEST_FAILED`: the server answered a request with a JSON-RPC error (connection stays up);
- * - `CANCELLED`: the caller's signal aborted the request;
- * - `SERVER_FAILED`: the server failed too often and is given up for the session (pool);
- * - `RESTART_PENDING`: the server is waiting for its next restart slot (pool, when not waiting);
- * - `NEEDS_SIGN_IN`: a remote server answered 401/403 (http backend).
- */
-export type BackendErrorCode =
-  | "START_FAILED"
-  | "STARTUP_TIMEOUT"
-  | "CALL_TIMEOUT"
-  | "CONNECTION_LOST"
-  | "REQUEST_FAILED"
-  | "CANCELLED"
-  | "SERVER_FAILED"
-  | "RESTART_PENDING"
-  | "NEEDS_SIGN_IN";
-
-/**
- * A backing server could not do what was asked. The message is what a script sees as the
- * `Error` message, e.g. `filesystem.read_file did not answer within 60s`.
- */
-export class BackendError extends UserError {
-  override name = "BackendError";
-  /** Server name as declared in the manifest. */
-  readonly server: string;
-  declare readonly code: BackendErrorCode;
-
-  constructor(
-    code: BackendErrorCode,
-    server: string,
-    message: string,
-    options: { hint?: string | undefined; cause?: unknown } = {},
-  ) {
-    super(code, message, options);
-    this.server = server;
-  }
-}
-
-/** How a connection ended. */
-export interface ConnectionEnd {
-  /** Why, in words, e.g. `exited with code 1` or `closed by us`. */
-  reason: string;
-  /** `true` when we closed it (shutdown), `false` when it broke on its own. */
-  isExpected: boolean;
-}
-
-/** The result of walking `tools/list` to the end. */
-export interface ToolListing {
-  /** Tools in server order, duplicates (same `name`) dropped. */
-  tools: Tool[];
-  /** What went wrong on the way, e.g. a cursor that repeated. Empty when the listing was clean. */
-  warnings: string[];
-}
-
-/** Per-call options of {@link BackendConnection.callTool}. */
-export interface CallOptions {
-  /** Longest silence before the call fails with `CALL_TIMEOUT`, in ms; progress notifications reset it. */
-  timeoutMs: number;
-  /** Aborts the call (the server gets `notifications/cancelled`). */
-  signal?: AbortSignal | undefined;
-  /** Receives the server's progress notifications for this call. */
-  onProgress?:
-    | ((progress: { progress: number; total?: number | undefined; message?: string | undefined }) => void)
-    | undefined;
-}
-
-/** A live connection to one backing server. */
-export interface BackendConnection {
-  /** Server name as declared in the manifest. */
-  readonly server: string;
-  /** When the handshake completed, ms since the epoch (per the connection's clock). */
-  readonly connectedAtMs: number;
-  /** `serverInfo` from `initialize`, when the server sent one. */
-  readonly serverInfo: { name: string; version: string } | undefined;
-  /** Resolves once, when the connection has ended for any reason. Never rejects. */
-  readonly ended: Promise<ConnectionEnd>;
-  /** `true` once {@link ended} has resolved (or is about to). */
-  readonly isClosed: boolean;
-  /**
-   * Walks `tools/list` page by page to the end. Stops (with a warning) when a cursor repeats, when
-   * a page adds nothing new, or after {@link MAX_TOOL_LIST_PAGES} pages.
-   *
-   * @throws {BackendError} `CALL_TIMEOUT`, `CONNECTION_LOST`, `REQUEST_FAILED`, `CANCELLED`.
-   */
-  listTools(options: { timeoutMs: number; signal?: AbortSignal | undefined }): Promise<ToolListing>;
-  /**
-   * Sends `tools/call` as a raw request: the result comes back as the server sent it (only its
-   * envelope is checked), never refused for not matching the tool's `outputSchema`.
-   *
-   * @param tool Wire name of the tool.
-   * @param args The `arguments` object.
-   * @throws {BackendError} `CALL_TIMEOUT`, `CONNECTION_LOST`, `REQUEST_FAILED`, `CANCELLED`.
-   */
-  callTool(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
-  /** Closes the connection (for stdio: the graceful-then-forceful shutdown of the process tree). */
-  close(): Promise<void>;
-}
+export type { CallToolResult, ReadResourceResult, Resource, Root, ServerCapabilities, Tool, Transport };
+export {
+  type BackendConnection,
+  BackendError,
+  type BackendErrorCode,
+  type BackendPeer,
+  type CallOptions,
+  CLIENT_INFO,
+  type ConnectionEnd,
+  MAX_TOOL_LIST_PAGES,
+  type ToolListing,
+} from "./connection_types.ts";
 
 /** Options of {@link openConnection}. */
 export interface OpenConnectionOptions {
@@ -144,6 +60,8 @@ export interface OpenConnectionOptions {
   roots?: (() => Root[]) | undefined;
   /** Called when the server sends `notifications/tools/list_changed`. */
   onToolListChanged?: (() => void) | undefined;
+  /** Elicitation, sampling and logging relayed to the agent. Default: none offered, log messages dropped. */
+  peer?: BackendPeer | undefined;
   /** Extra detail appended to start failures, e.g. the stderr tail. Called only on failure. */
   describeFailure?: (() => string) | undefined;
   /** Describes how the transport ended when it closes on its own, e.g. `exited with code 1`. */
@@ -187,13 +105,30 @@ export async function openConnection(
   const logger = options.logger ?? NULL_LOGGER;
   const now = options.now ?? Date.now;
   const server = options.server;
+  const peer = options.peer;
+  const offered = peer?.capabilities() ?? {};
   const client = new Client(
     { ...CLIENT_INFO },
-    { capabilities: options.roots ? { roots: { listChanged: false } } : {} },
+    { capabilities: { ...(options.roots ? { roots: { listChanged: false } } : {}), ...offered } },
   );
   if (options.roots) {
     const roots = options.roots;
     client.setRequestHandler("roots/list", () => ({ roots: roots() }));
+  }
+  if (peer) {
+    if (offered.elicitation) {
+      client.setRequestHandler(
+        "elicitation/create",
+        (request, ctx) => peer.elicit(request.params, ctx.mcpReq.signal),
+      );
+    }
+    if (offered.sampling) {
+      client.setRequestHandler(
+        "sampling/createMessage",
+        (request, ctx) => peer.sample(request.params, ctx.mcpReq.signal),
+      );
+    }
+    client.setNotificationHandler("notifications/message", (notification) => peer.log(notification.params));
   }
   client.setNotificationHandler("notifications/tools/list_changed", () => {
     logger.debug("tools/list_changed received");
@@ -276,7 +211,13 @@ export async function openConnection(
 
   const connectedAtMs = now();
   const info = client.getServerVersion();
+  const serverCapabilities = client.getServerCapabilities() ?? {};
   logger.info(`connected (${info?.name ?? "?"} ${info?.version ?? "?"}) in ${connectedAtMs - startMs} ms`);
+  const level = peer?.logLevel();
+  if (level !== undefined && serverCapabilities.logging) {
+    // Best effort: a server that refuses the level still has its messages filtered by the relay.
+    client.setLoggingLevel(level).catch((error) => logger.debug(`logging/setLevel: ${String(error)}`));
+  }
 
   function mapError(error: unknown, what: string, timeoutMs: number, signal?: AbortSignal): BackendError {
     if (error instanceof BackendError) return error;
@@ -318,59 +259,99 @@ export async function openConnection(
     return new BackendError("REQUEST_FAILED", server, `${what} failed: ${message}`, { cause: error });
   }
 
+  function requireResources(method: string): void {
+    if (!serverCapabilities.resources) {
+      throw new BackendError(
+        "REQUEST_FAILED",
+        server,
+        `${server} declares no resources, so ${method} cannot be sent`,
+      );
+    }
+  }
+
+  /** Walks a paginated list method to the end; items are deduplicated by `name` (tools) or `uri`. */
+  async function walkPages(
+    method: "tools/list" | "resources/list",
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ items: unknown[]; warnings: string[] }> {
+    const items: unknown[] = [];
+    const keys = new Set<string>();
+    const warnings: string[] = [];
+    const seenCursors = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 1;; page++) {
+      let result: { nextCursor?: string | undefined; tools?: Tool[]; resources?: Resource[] };
+      try {
+        if (isClosed) throw new SdkError(SdkErrorCode.ConnectionClosed, "closed");
+        result = await client.request(
+          { method, params: cursor === undefined ? {} : { cursor } },
+          { timeout: timeoutMs, ...(signal ? { signal } : {}) },
+        );
+      } catch (error) {
+        throw mapError(error, `${server} ${method}`, timeoutMs, signal);
+      }
+      let added = 0;
+      for (const item of result.tools ?? result.resources ?? []) {
+        const key = "uri" in item ? item.uri : item.name;
+        if (keys.has(key)) continue;
+        keys.add(key);
+        items.push(item);
+        added++;
+      }
+      const next = result.nextCursor;
+      if (next === undefined || next === null || next === "") break;
+      if (seenCursors.has(next) || next === cursor) {
+        warnings.push(
+          `${server}: ${method} cursor "${next}" repeated; listing stopped after ${page} page(s)`,
+        );
+        break;
+      }
+      if (added === 0 && page > 1) {
+        warnings.push(`${server}: ${method} page ${page} added nothing new; listing stopped`);
+        break;
+      }
+      if (page >= MAX_TOOL_LIST_PAGES) {
+        warnings.push(`${server}: ${method} has more than ${MAX_TOOL_LIST_PAGES} pages; listing stopped`);
+        break;
+      }
+      seenCursors.add(next);
+      cursor = next;
+    }
+    for (const w of warnings) logger.warn(w);
+    return { items, warnings };
+  }
+
   const connection: BackendConnection = {
     server,
     connectedAtMs,
     serverInfo: info ? { name: info.name, version: info.version } : undefined,
+    serverCapabilities,
     ended,
     get isClosed() {
       return isClosed;
     },
     async listTools({ timeoutMs, signal }) {
-      const tools: Tool[] = [];
-      const names = new Set<string>();
-      const warnings: string[] = [];
-      const seenCursors = new Set<string>();
-      let cursor: string | undefined;
-      for (let page = 1;; page++) {
-        let result;
-        try {
-          if (isClosed) throw new SdkError(SdkErrorCode.ConnectionClosed, "closed");
-          result = await client.request(
-            { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
-            { timeout: timeoutMs, ...(signal ? { signal } : {}) },
-          );
-        } catch (error) {
-          throw mapError(error, `${server} tools/list`, timeoutMs, signal);
-        }
-        let added = 0;
-        for (const tool of result.tools) {
-          if (names.has(tool.name)) continue;
-          names.add(tool.name);
-          tools.push(tool);
-          added++;
-        }
-        const next = result.nextCursor;
-        if (next === undefined || next === null || next === "") break;
-        if (seenCursors.has(next) || next === cursor) {
-          warnings.push(
-            `${server}: tools/list cursor "${next}" repeated; listing stopped after ${page} page(s)`,
-          );
-          break;
-        }
-        if (added === 0 && page > 1) {
-          warnings.push(`${server}: tools/list page ${page} added no new tool; listing stopped`);
-          break;
-        }
-        if (page >= MAX_TOOL_LIST_PAGES) {
-          warnings.push(`${server}: tools/list has more than ${MAX_TOOL_LIST_PAGES} pages; listing stopped`);
-          break;
-        }
-        seenCursors.add(next);
-        cursor = next;
+      const { items, warnings } = await walkPages("tools/list", timeoutMs, signal);
+      return { tools: items as Tool[], warnings };
+    },
+    async listResources({ timeoutMs, signal }) {
+      requireResources("resources/list");
+      const { items, warnings } = await walkPages("resources/list", timeoutMs, signal);
+      return { resources: items as Resource[], warnings };
+    },
+    async readResource(uri, { timeoutMs, signal }) {
+      requireResources("resources/read");
+      const what = `${server} resources/read ${JSON.stringify(uri)}`;
+      if (isClosed) throw mapError(new SdkError(SdkErrorCode.ConnectionClosed, "closed"), what, timeoutMs);
+      try {
+        return await client.request(
+          { method: "resources/read", params: { uri } },
+          { timeout: timeoutMs, ...(signal ? { signal } : {}) },
+        );
+      } catch (error) {
+        throw mapError(error, what, timeoutMs, signal);
       }
-      for (const w of warnings) logger.warn(w);
-      return { tools, warnings };
     },
     async callTool(tool, args, { timeoutMs, signal, onProgress }) {
       const what = `${server}.${tool}`;

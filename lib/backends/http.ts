@@ -286,6 +286,7 @@ export async function connectHttp(
         startupTimeoutMs: spec.startupTimeoutMs,
         roots: options.roots,
         onToolListChanged: options.onToolListChanged,
+        peer: options.peer,
         signal: options.signal,
         logger,
         now: options.now,
@@ -376,12 +377,17 @@ export async function connectHttp(
     get serverInfo() {
       return session.connection.serverInfo;
     },
+    get serverCapabilities() {
+      return session.connection.serverCapabilities;
+    },
     ended,
     get isClosed() {
       return isClosed;
     },
     listTools: (listOptions) => run((c) => c.listTools(listOptions)),
     callTool: (tool, args, callOptions) => run((c) => c.callTool(tool, args, callOptions)),
+    listResources: (listOptions) => run((c) => c.listResources(listOptions)),
+    readResource: (uri, readOptions) => run((c) => c.readResource(uri, readOptions)),
     async close() {
       if (isClosed || isClosing) return;
       isClosing = true;

@@ -16,7 +16,7 @@ import type { ServerSpec } from "../plugins/server_spec.ts";
 import { spawnKey } from "../plugins/server_spec.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
-import { type BackendConnection, BackendError, type Root } from "./connection.ts";
+import { type BackendConnection, BackendError, type BackendPeer, type Root } from "./connection.ts";
 import { type ConnectContext, connectStdio } from "./stdio.ts";
 
 export type { ConnectContext };
@@ -95,6 +95,8 @@ export interface PoolOptions {
   roots?: ((spec: ServerSpec) => Root[]) | undefined;
   /** Called when a running server says its tool list changed. */
   onToolListChanged?: ((spec: ServerSpec) => void) | undefined;
+  /** The agent-side relays offered to a server at its start (read at every start). Default: none. */
+  peer?: ((spec: ServerSpec) => BackendPeer | undefined) | undefined;
   /** Called after each successful start (e.g. to refresh the tool cache). */
   onStarted?: ((spec: ServerSpec, connection: BackendConnection) => void) | undefined;
   /** Most calls in flight per server; more wait in FIFO order. @default MAX_CALLS_IN_FLIGHT_PER_SERVER */
@@ -333,6 +335,7 @@ export class ServerPool {
       connection = await this.#connect(spec, {
         roots: this.#options.roots ? () => this.#options.roots!(sup.spec) : undefined,
         onToolListChanged: () => this.#options.onToolListChanged?.(sup.spec),
+        peer: this.#options.peer?.(spec),
         shutdownGraceMs: this.#graceMs,
         signal,
         logger: sup.logger,

@@ -17,7 +17,13 @@ import { NULL_LOGGER } from "../log.ts";
 import { maskSecrets } from "../secrets/mod.ts";
 import { DESCENDANT_SCAN_INTERVAL_MS, DescendantTracker } from "./process_tree.ts";
 import { pumpLines, TailBuffer } from "./_stdio_streams.ts";
-import { type BackendConnection, BackendError, openConnection, type Root } from "./connection.ts";
+import {
+  type BackendConnection,
+  BackendError,
+  type BackendPeer,
+  openConnection,
+  type Root,
+} from "./connection.ts";
 
 /** Bytes of stderr kept for error messages (the tail). */
 export const STDERR_TAIL_BYTES = 64 * 1024;
@@ -312,6 +318,8 @@ export interface ConnectContext {
   roots?: (() => Root[]) | undefined;
   /** Called on `notifications/tools/list_changed`. */
   onToolListChanged?: (() => void) | undefined;
+  /** Elicitation, sampling and logging relayed to the agent; `undefined` = none offered. */
+  peer?: BackendPeer | undefined;
   /** Grace for shutdown, in ms. */
   shutdownGraceMs: number;
   /** Aborts the start. */
@@ -357,6 +365,7 @@ async function openStdioConnection(
     onStartupActivity: (listener) => transport.onActivity(listener),
     roots: ctx.roots,
     onToolListChanged: ctx.onToolListChanged,
+    peer: ctx.peer,
     describeFailure: () => describe(transport.exitDescription()),
     describeEnd: () => describe(transport.exitDescription()) || undefined,
     signal: ctx.signal,

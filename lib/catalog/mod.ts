@@ -19,11 +19,21 @@ import { type BindingTable, buildBindingTable, resolveToolKey } from "../declara
 import type { Workspace } from "../workspace/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
-import type { BackendConnection, CallOptions, CallToolResult, Tool } from "../backends/connection.ts";
+import type {
+  BackendConnection,
+  BackendPeer,
+  CallOptions,
+  ReadResourceResult,
+  Resource,
+  Tool,
+} from "../backends/connection.ts";
 import { BackendError } from "../backends/connection.ts";
-import { type Clock, type ConnectFn, type PoolLimits, ServerPool, SYSTEM_CLOCK } from "../backends/pool.ts";
+import { type Clock, type PoolLimits, ServerPool, SYSTEM_CLOCK } from "../backends/pool.ts";
 import { rootsForStdio } from "../backends/stdio.ts";
-import { readFreshToolCache, removeToolCache, ToolCacheMemo, writeToolCache } from "./tool_cache.ts";
+import { readFreshToolCacheEntry, removeToolCache, ToolCacheMemo, writeToolCache } from "./tool_cache.ts";
+import { listServerResources, readServerResource } from "./_resources.ts";
+import { specForNamespace, unavailableNamespaces, unavailableReason } from "./_scope_lookup.ts";
+import type { CallOutcome, CatalogOptions, ServerTools } from "./catalog_types.ts";
 import { fingerprintOf, watchedFiles } from "./_fingerprint.ts";
 import { hiddenToolError, VisibleToolsMemo } from "./_tool_filter.ts";
 import { CatalogSearch, type CatalogSearchAnswer, type CatalogSearchOptions } from "./_catalog_search.ts";
@@ -31,64 +41,14 @@ import { CatalogSearch, type CatalogSearchAnswer, type CatalogSearchOptions } fr
 export { readToolCacheState, TOOL_CACHE_TTL_MS, toolCachePath, type ToolCacheState } from "./tool_cache.ts";
 export type { CatalogMatch, CatalogSearchAnswer, CatalogSearchOptions } from "./_catalog_search.ts";
 
-/** One server's tools as the agent may see them. */
-export interface ServerTools {
-  spec: ServerSpec;
-  /** Tools after the enabled/disabled and read-only filters, in server order. */
-  tools: Tool[];
-  /** How many tools the filters hid. */
-  hiddenCount: number;
-  /** `"live"` (asked the running server) or `"cache"` (from `<config>/cache/tools/`). */
-  source: "live" | "cache";
-  /** Listing problems, e.g. a cursor that never advanced. */
-  warnings: string[];
-}
-
-/** What a dispatched call produced. */
-export interface CallOutcome {
-  /** Server name as declared. */
-  server: string;
-  /** Wire name of the tool that was called. */
-  tool: string;
-  /** The tool's definition from the live listing (its `outputSchema` is checked by the caller). */
-  definition: Tool;
-  /** The raw `tools/call` result. */
-  result: CallToolResult;
-}
+export type { CallOutcome, CatalogOptions, ServerTools } from "./catalog_types.ts";
+export { MAX_RESOURCE_URI_CHARS, RESOURCE_METHODS } from "./_resources.ts";
 
 interface Listing {
   tools: Tool[];
   warnings: string[];
   fetchedAtMs: number;
   connection: BackendConnection;
-}
-
-/** Options of {@link Catalog.open}. */
-export interface CatalogOptions {
-  cwd: string;
-  env: Readonly<Record<string, string>>;
-  homeDir: string;
-  /** `--config-dir` (absolute), passed to the loader. */
-  configDir?: string | undefined;
-  /** @default SYSTEM_CLOCK */
-  clock?: Clock | undefined;
-  /** @default NULL_LOGGER */
-  logger?: Logger | undefined;
-  /** Connector for the pool (seam; `http.ts` plugs in here). @default stdio only */
-  connect?: ConnectFn | undefined;
-  /** Resolution loader (seam). @default loadResolution */
-  load?:
-    | ((
-      o: {
-        cwd: string;
-        env: Readonly<Record<string, string>>;
-        homeDir: string;
-        configDir?: string | undefined;
-      },
-    ) => Promise<LoadedResolution>)
-    | undefined;
-  /** Write and read `<config>/cache/tools/`. @default true */
-  useToolCache?: boolean | undefined;
 }
 
 /** The session's view of the servers in scope. Open with {@link Catalog.open}; `close()` at the end. */
@@ -103,6 +63,7 @@ export class Catalog {
   readonly #cacheMemo = new ToolCacheMemo();
   readonly #visible = new VisibleToolsMemo();
   readonly #search = new CatalogSearch<ServerTools>(this);
+  #peer: ((spec: ServerSpec) => BackendPeer | undefined) | undefined;
   #fingerprint: string;
   #refreshing: Promise<boolean> = Promise.resolve(false);
   #closed = false;
@@ -126,7 +87,16 @@ export class Catalog {
             name: "workspace",
           }],
       onToolListChanged: (spec) => this.#onServerToolsChanged(spec),
+      peer: (spec) => this.#peer?.(spec),
     });
+  }
+
+  /**
+   * Sets what servers started from now on may ask of the agent (elicitation, sampling, logging);
+   * the meta-server calls it once. `undefined`: nothing is offered.
+   */
+  setPeer(peer: ((spec: ServerSpec) => BackendPeer | undefined) | undefined): void {
+    this.#peer = peer;
   }
 
   /**
@@ -173,25 +143,13 @@ export class Catalog {
   get dormant(): readonly Dormant[] {
     return this.#loaded.resolution.dormant;
   }
-  /**
-   * Why a declared server that is not in scope cannot be used, for a raw name or script global:
-   * `` `filesystem` does not apply in this workspace: needs one of: serde>=1 `` (dormant) or
-   * `` `x` is refused: <reason> ``. `undefined` when the name is in scope or never declared.
-   */
+  /** Why a declared server that is not in scope cannot be used (see `unavailableReason` of `_scope_lookup.ts`). */
   unavailableReason(name: string): string | undefined {
-    if (this.servers.some((s) => s.name === name || namespaceKey(s.name) === name)) return undefined;
-    const matches = (server: string) => server === name || namespaceKey(server) === name;
-    const dormant = this.dormant.find((d) => matches(d.server));
-    if (dormant) return `\`${dormant.server}\` does not apply in this workspace: ${dormant.reason}`;
-    const refused = this.refused.find((r) => matches(r.server));
-    if (refused) return `\`${refused.server}\` is refused: ${refused.reason}`;
-    return undefined;
+    return unavailableReason(this.#loaded.resolution, name);
   }
   /** Script globals of the declared servers that are dormant or refused (none clashing with one in scope). */
   unavailableNamespaces(): string[] {
-    const inScope = new Set(this.servers.map((s) => namespaceKey(s.name)));
-    const names = [...this.dormant.map((d) => d.server), ...this.refused.map((r) => r.server)];
-    return [...new Set(names.map(namespaceKey))].filter((n) => !inScope.has(n));
+    return unavailableNamespaces(this.#loaded.resolution);
   }
   /** The server a script reaches as global `namespace`, if any. */
   serverByNamespace(namespace: string): ServerSpec | undefined {
@@ -239,7 +197,7 @@ export class Catalog {
     const { tools, warnings } = await connection.listTools({ timeoutMs: spec.toolCallTimeoutMs, signal });
     const listing = { tools, warnings, fetchedAtMs: this.#clock.now(), connection };
     this.#listings.set(key, listing);
-    await this.#writeCache(spec, tools);
+    await this.#writeCache(spec, tools, connection.serverCapabilities.resources !== undefined);
     return listing;
   }
 
@@ -271,7 +229,8 @@ export class Catalog {
     if (!running) {
       const cached = await this.#readCache(spec);
       if (cached) {
-        return { spec, ...this.#visible.of(spec, cached, this.config), source: "cache", warnings: [] };
+        const visible = this.#visible.of(spec, cached.tools, this.config);
+        return { spec, ...visible, source: "cache", warnings: [], hasResources: cached.hasResources };
       }
       if (options.allowStart === false) {
         throw new BackendError(
@@ -289,6 +248,7 @@ export class Catalog {
       ...this.#visible.of(spec, listing.tools, this.config),
       source: "live",
       warnings: listing.warnings,
+      hasResources: connection.serverCapabilities.resources !== undefined,
     };
   }
 
@@ -320,34 +280,67 @@ export class Catalog {
     args: Record<string, unknown>,
     options: { signal?: AbortSignal | undefined; onProgress?: CallOptions["onProgress"] } = {},
   ): Promise<CallOutcome> {
-    const spec = this.serverByNamespace(namespace);
-    if (!spec) {
-      const unavailable = this.unavailableReason(namespace);
-      if (unavailable) {
-        throw new UserError(
-          this.dormant.some((d) => namespaceKey(d.server) === namespace)
-            ? "SERVER_DORMANT"
-            : "SERVER_REFUSED",
-          unavailable,
-        );
-      }
-      throw new BackendError("REQUEST_FAILED", namespace, `no server named \`${namespace}\` is in scope`);
-    }
+    const spec = specForNamespace(this.#loaded.resolution, namespace);
     return await this.#pool.withCallSlot(spec, async () => {
-      const connection = await this.#pool.acquire(spec, { signal: options.signal, waitForRestart: true });
-      const listing = await this.#live(spec, connection, options.signal);
-      const { tools } = this.#visible.of(spec, listing.tools, this.config);
-      const table: BindingTable = buildBindingTable(tools.map((t) => t.name));
-      const resolved = resolveToolKey(table, spec.name, key);
-      if (!resolved.ok) throw hiddenToolError(spec, listing.tools, key) ?? resolved.error;
-      const definition = tools.find((t) => t.name === resolved.value)!;
-      const result = await connection.callTool(resolved.value, args, {
+      const { connection, definition } = await this.#resolve(spec, key, options.signal);
+      const result = await connection.callTool(definition.name, args, {
         timeoutMs: spec.toolCallTimeoutMs,
         signal: options.signal,
         onProgress: options.onProgress,
       });
-      return { server: spec.name, tool: resolved.value, definition, result };
+      return { server: spec.name, tool: definition.name, definition, result };
     }, { signal: options.signal });
+  }
+
+  /**
+   * What {@link call} would call for `namespace.key`, without calling it or taking a call slot: the
+   * server (started if needed) and the tool's live definition, e.g. to ask the user first.
+   * @throws As {@link call}.
+   */
+  async resolveCall(
+    namespace: string,
+    key: string,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<{ spec: ServerSpec; definition: Tool }> {
+    const spec = specForNamespace(this.#loaded.resolution, namespace);
+    return { spec, definition: (await this.#resolve(spec, key, options.signal)).definition };
+  }
+
+  /** Every resource of `namespace`'s server (`srv.$resources.list()`); see `_resources.ts`. */
+  async listResources(
+    namespace: string,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<Resource[]> {
+    return await listServerResources(
+      this.#pool,
+      specForNamespace(this.#loaded.resolution, namespace),
+      options,
+    );
+  }
+
+  /** The contents of one resource of `namespace`'s server (`srv.$resources.read({ uri })`). */
+  async readResource(
+    namespace: string,
+    uri: unknown,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<ReadResourceResult["contents"]> {
+    const spec = specForNamespace(this.#loaded.resolution, namespace);
+    return await readServerResource(this.#pool, spec, uri, options);
+  }
+
+  /** Resolves `key` against the live visible tools of `spec` (exact, then tolerant spelling). */
+  async #resolve(
+    spec: ServerSpec,
+    key: string,
+    signal: AbortSignal | undefined,
+  ): Promise<{ connection: BackendConnection; definition: Tool }> {
+    const connection = await this.#pool.acquire(spec, { signal, waitForRestart: true });
+    const listing = await this.#live(spec, connection, signal);
+    const { tools } = this.#visible.of(spec, listing.tools, this.config);
+    const table: BindingTable = buildBindingTable(tools.map((t) => t.name));
+    const resolved = resolveToolKey(table, spec.name, key);
+    if (!resolved.ok) throw hiddenToolError(spec, listing.tools, key) ?? resolved.error;
+    return { connection, definition: tools.find((t) => t.name === resolved.value)! };
   }
 
   /**
@@ -420,15 +413,15 @@ export class Catalog {
     await this.#pool.close();
   }
 
-  async #readCache(spec: ServerSpec): Promise<Tool[] | undefined> {
+  async #readCache(spec: ServerSpec): Promise<{ tools: Tool[]; hasResources: boolean } | undefined> {
     if (this.#options.useToolCache === false) return undefined;
-    return await readFreshToolCache(this.configDir, spec, this.#clock, this.#cacheMemo);
+    return await readFreshToolCacheEntry(this.configDir, spec, this.#clock, this.#cacheMemo);
   }
 
-  async #writeCache(spec: ServerSpec, tools: Tool[]): Promise<void> {
+  async #writeCache(spec: ServerSpec, tools: Tool[], hasResources: boolean): Promise<void> {
     if (this.#options.useToolCache === false) return;
     try {
-      await writeToolCache(this.configDir, spec, tools, this.#clock);
+      await writeToolCache(this.configDir, spec, tools, this.#clock, { hasResources });
     } catch (error) {
       const why = error instanceof UserError ? `${error.message}; ${error.hint ?? ""}` : String(error);
       this.#logger.warn(`cannot write the tool cache for ${spec.name}: ${why}`);

@@ -143,6 +143,7 @@ function buildSpec(
       1000,
     enabledTools: decl.enabledTools,
     disabledTools: decl.disabledTools,
+    confirmTools: decl.confirmTools,
   };
   if (decl.transport === "stdio") {
     const root = input.workspace.root ?? input.cwd;
@@ -249,6 +250,7 @@ function buildRemote(
     clientId: decl.clientId,
     clientSecret,
     scopes: decl.scopes === undefined ? undefined : [...decl.scopes],
+    clientMetadataUrl: decl.clientMetadataUrl,
   };
 }
 

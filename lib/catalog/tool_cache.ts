@@ -70,6 +70,8 @@ export async function toolCachePath(configDir: string, spec: ServerSpec): Promis
 interface CacheEntry {
   fetchedAtMs: number;
   tools: Tool[];
+  /** The server declared the `resources` capability (so `list_tools` declares `$resources`). */
+  hasResources: boolean;
 }
 
 /** One cache file's content when it was written for `spec`, else `undefined`; throws on bad JSON. */
@@ -79,6 +81,7 @@ function parseCacheEntry(text: string, keyHash: string): CacheEntry | undefined 
     keyHash?: unknown;
     fetchedAtMs?: unknown;
     tools?: unknown;
+    resources?: unknown;
   };
   if (
     data.version !== TOOL_CACHE_FORMAT_VERSION || data.keyHash !== keyHash || !Array.isArray(data.tools) ||
@@ -86,7 +89,11 @@ function parseCacheEntry(text: string, keyHash: string): CacheEntry | undefined 
   ) {
     return undefined;
   }
-  return { fetchedAtMs: data.fetchedAtMs, tools: data.tools as Tool[] };
+  return {
+    fetchedAtMs: data.fetchedAtMs,
+    tools: data.tools as Tool[],
+    hasResources: data.resources === true,
+  };
 }
 
 /**
@@ -147,13 +154,23 @@ export async function readFreshToolCache(
   clock: Clock,
   memo: ToolCacheMemo = new ToolCacheMemo(),
 ): Promise<Tool[] | undefined> {
+  return (await readFreshToolCacheEntry(configDir, spec, clock, memo))?.tools;
+}
+
+/** As {@link readFreshToolCache}, with whether the server declared `resources` when it was listed. */
+export async function readFreshToolCacheEntry(
+  configDir: string,
+  spec: ServerSpec,
+  clock: Clock,
+  memo: ToolCacheMemo = new ToolCacheMemo(),
+): Promise<{ tools: Tool[]; hasResources: boolean } | undefined> {
   try {
     inspectPrivateDir(`${configDir}/cache`);
     if (inspectPrivateDir(toolCacheDir(configDir)) === null) return undefined;
     const { path, keyHash } = await memo.path(configDir, spec);
     const entry = await memo.read(path, keyHash);
     if (!entry || clock.now() - entry.fetchedAtMs > TOOL_CACHE_TTL_MS) return undefined;
-    return entry.tools;
+    return { tools: entry.tools, hasResources: entry.hasResources };
   } catch {
     return undefined; // No cache, an unreadable one or a folder we refuse: a miss, the server is asked.
   }
@@ -165,6 +182,7 @@ export async function readFreshToolCache(
  * stale entries (see the module doc).
  *
  * @param configDir The `<config>` directory (`cache/` and `cache/tools/` are created 0700 when missing).
+ * @param options.hasResources The server declared `resources`. @default false
  * @throws {PrivateDirError} when `cache/` or `cache/tools/` is a link, another user's or a file.
  * @throws The file-system error when the cache cannot be written.
  */
@@ -173,6 +191,7 @@ export async function writeToolCache(
   spec: ServerSpec,
   tools: Tool[],
   clock: Clock,
+  options: { hasResources?: boolean } = {},
 ): Promise<void> {
   ensurePrivateDir(`${configDir}/cache`);
   const dir = toolCacheDir(configDir);
@@ -186,6 +205,7 @@ export async function writeToolCache(
     keyHash: key,
     fetchedAtMs: clock.now(),
     tools: maskDeep(tools),
+    ...(options.hasResources ? { resources: true } : {}),
   });
   await writePrivateFile(dir, name, new TextEncoder().encode(body));
   const nowMs = Date.now();

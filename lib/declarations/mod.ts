@@ -74,6 +74,22 @@ export function renderIndex(server: string, tools: readonly ToolInfo[]): string 
   return lines.join("\n");
 }
 
+/** The `$resources` member of a server that declares `resources` (signatures detail). */
+export const RESOURCES_MEMBER = `  $resources: {
+    list(): Promise<{ uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number }[]>;
+    read(params: { uri: string }): Promise<({ uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string })[]>;
+  };`;
+
+/** The `$resources` member with its documentation (full detail). */
+export const RESOURCES_MEMBER_DOCS =
+  `  /** The server's resources (MCP \`resources/list\`, \`resources/read\`). */
+  $resources: {
+    /** Every resource the server lists (all pages). */
+    list(): Promise<{ uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number }[]>;
+    /** The contents of one resource: \`text\`, or \`blob\` (base64) with its \`mimeType\`. */
+    read(params: { uri: string }): Promise<({ uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string })[]>;
+  };`;
+
 /**
  * The declarations of one server: hoisted named types (sorted, each followed
  * by a blank line), then one `declare const <namespaceKey(server)>: { … };`
@@ -98,12 +114,14 @@ export function renderIndex(server: string, tools: readonly ToolInfo[]): string 
  * @param options.table The server's binding table over ALL its visible tools, when `tools` is a
  *   filtered subset (`list_tools` with `tools`/`pattern`): keys then match what dispatch resolves
  *   (an alias may be `get_sum_2` because of a tool not shown). Default: built from `tools`.
+ * @param options.resources The server declares `resources`: a last member `$resources` (`list()`,
+ *   `read({ uri })`) is declared. @default false
  * @returns The text (no trailing newline) and the warnings in order of appearance.
  */
 export function renderDeclarations(
   server: string,
   tools: readonly ToolInfo[],
-  options: { detail?: "signatures" | "full"; table?: BindingTable | undefined } = {},
+  options: { detail?: "signatures" | "full"; table?: BindingTable | undefined; resources?: boolean } = {},
 ): { text: string; warnings: string[] } {
   const withDocs = (options.detail ?? "full") === "full";
   const renderer = new TypeRenderer({ withDocs });
@@ -135,6 +153,7 @@ export function renderDeclarations(
     const tool = byWire.get(entry.wire)!;
     methods.push(renderMethod(renderer, entry.key, tool, withDocs));
   }
+  if (options.resources) methods.push(withDocs ? RESOURCES_MEMBER_DOCS : RESOURCES_MEMBER);
   const body = methods.length === 0 ? "{}" : `{\n${methods.join("\n")}\n}`;
   const text = `${renderer.renderNamedTypes()}declare const ${namespace}: ${body};`;
   return { text, warnings: renderer.warnings };

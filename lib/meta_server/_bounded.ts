@@ -117,7 +117,8 @@ export function boundedDeclarations(
       continue;
     }
     const table = buildBindingTable(entry.tools.map((t) => t.name));
-    const render = (tools: Tool[]) => renderDeclarations(server, tools, { detail, table });
+    const resources = entry.hasResources;
+    const render = (tools: Tool[]) => renderDeclarations(server, tools, { detail, table, resources });
     let count = shown.length;
     let rendered = render(shown);
     let bytes = byteLength(rendered.text);

@@ -12,6 +12,7 @@ import { namespaceKey } from "../plugins/server_spec.ts";
 import { offShapeNotice, OutputShapeChecker, unwrapToolResult } from "../catalog/result_unwrap.ts";
 import { describeRefusal, dormantLines } from "./_problems.ts";
 import { answerHelperCall, HELPER_GLOBAL } from "./_script_search.ts";
+import { ToolConfirmer } from "./_confirm.ts";
 
 /** Largest `execute` description, in UTF-8 bytes: past it the list of servers is cut and counted. */
 export const EXECUTE_DESCRIPTION_MAX_BYTES = 2_000;
@@ -59,6 +60,15 @@ export interface HostCallRequest {
   args: unknown;
 }
 
+/** What a host call may do to its script's run (see `HostCallControl` of `lib/sandbox/`). */
+export interface HostCallControl {
+  /** Stops the script's deadline clock until the returned release is called. */
+  holdDeadline(): () => void;
+}
+
+/** The key prefix of resource methods: `srv.$resources.list()` arrives as key `$resources.list`. */
+export const RESOURCES_KEY_PREFIX = "$resources.";
+
 /** What `execute` needs from the sandbox (adapter over `lib/sandbox/`). */
 export interface ScriptRunner {
   /**
@@ -68,7 +78,7 @@ export interface ScriptRunner {
   run(request: {
     script: string;
     namespaces: string[];
-    hostCall: (request: HostCallRequest, signal: AbortSignal) => Promise<unknown>;
+    hostCall: (request: HostCallRequest, signal: AbortSignal, control?: HostCallControl) => Promise<unknown>;
     notices: () => string[];
     signal?: AbortSignal | undefined;
   }): Promise<{ text: string; isError: boolean; extraContent?: CallToolResult["content"] | undefined }>;
@@ -188,6 +198,11 @@ export interface ExecuteOptions {
   onProgress?: ((progress: ExecuteProgress) => void) | undefined;
   /** One checker per session, so a schema is compiled once. */
   checker?: OutputShapeChecker | undefined;
+  /**
+   * Asks the user before calls `[mcp] confirm-tools` covers (one per agent session, so "allow for the
+   * rest of the session" lasts). Default: none, and a call needing confirmation fails saying why.
+   */
+  confirmer?: ToolConfirmer | undefined;
   logger?: Logger | undefined;
 }
 
@@ -234,14 +249,37 @@ export async function runExecute(
     onProgress({ progress, message });
   };
   const searchNotices = new Set<string>();
-  const hostCall = async (request: HostCallRequest, signal: AbortSignal): Promise<unknown> => {
+  const confirmer = options.confirmer ?? new ToolConfirmer(undefined);
+  const hostCall = async (
+    request: HostCallRequest,
+    signal: AbortSignal,
+    control?: HostCallControl,
+  ): Promise<unknown> => {
     if (request.namespace === HELPER_GLOBAL) {
       return await answerHelperCall(catalog, request.key, request.args, searchNotices);
     }
     let label = `${request.namespace}.${request.key}`;
     let status = "failed";
     try {
-      const outcome = await catalog.call(request.namespace, request.key, toolArguments(request.args), {
+      if (request.key.startsWith(RESOURCES_KEY_PREFIX)) {
+        const value = await callResources(catalog, request, signal);
+        status = "done";
+        return value;
+      }
+      const args = toolArguments(request.args);
+      const mode = catalog.config.confirmTools;
+      if (mode !== "never") {
+        const { spec, definition } = await catalog.resolveCall(request.namespace, request.key, { signal });
+        let release: (() => void) | undefined;
+        await confirmer.confirm(mode, spec, definition, args, {
+          signal,
+          onWait: (phase) => {
+            if (phase === "start") release = control?.holdDeadline();
+            else release?.();
+          },
+        });
+      }
+      const outcome = await catalog.call(request.namespace, request.key, args, {
         signal,
         onProgress: onProgress
           ? (p) => {
@@ -280,4 +318,21 @@ export async function runExecute(
     content: [{ type: "text", text: outcome.text }, ...(outcome.extraContent ?? [])],
     ...(outcome.isError ? { isError: true } : {}),
   };
+}
+
+/** `srv.$resources.list()` and `srv.$resources.read({ uri })`. */
+async function callResources(
+  catalog: Catalog,
+  request: HostCallRequest,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const method = request.key.slice(RESOURCES_KEY_PREFIX.length);
+  if (method === "list") return await catalog.listResources(request.namespace, { signal });
+  if (method === "read") {
+    const args = toolArguments(request.args);
+    return await catalog.readResource(request.namespace, args.uri, { signal });
+  }
+  throw new TypeError(
+    `\`${request.namespace}.$resources\` has list() and read({ uri }); there is no ${method}()`,
+  );
 }

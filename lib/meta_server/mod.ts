@@ -13,6 +13,8 @@ import { NULL_LOGGER } from "../log.ts";
 import { OutputShapeChecker } from "../catalog/result_unwrap.ts";
 import { parseListToolsArgs, renderListTools } from "./list_tools.ts";
 import { executeDescription, runExecute, type ScriptRunner } from "./execute.ts";
+import { AgentRelay } from "./agent_relay.ts";
+import { ToolConfirmer } from "./_confirm.ts";
 import { ProgressThrottle } from "./_progress.ts";
 
 export {
@@ -139,8 +141,16 @@ export function createMetaServer(options: MetaServerOptions): Server {
   const checker = new OutputShapeChecker();
   const server = new Server(
     { name: "symposium", version: META_SERVER_VERSION },
-    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
   );
+  // Backing servers started from now on are offered what the agent declared (read at each start).
+  const relay = new AgentRelay(server, { logger });
+  catalog.setPeer((spec) => relay.peerFor(spec.name));
+  const confirmer = new ToolConfirmer(relay);
+  server.setRequestHandler("logging/setLevel", (request) => {
+    relay.setLevel(request.params.level);
+    return {};
+  });
   server.setRequestHandler("tools/list", async () => {
     await refreshQuietly(catalog, logger); // `execute`'s description names the servers in scope now
     return { tools: listedTools(catalog) };
@@ -173,6 +183,7 @@ export function createMetaServer(options: MetaServerOptions): Server {
         signal,
         checker,
         logger,
+        confirmer,
         onProgress: progress ? (report) => progress.report(report) : undefined,
       });
       await progress?.finish();

@@ -8,6 +8,7 @@ import { type Location, UserError } from "../diagnostics.ts";
 import { parseDependsOn } from "../workspace/depends_on.ts";
 import { isTable, suggestKey, type TomlDocument, type TomlPath } from "../toml_position.ts";
 import {
+  CLIENT_METADATA_URL_RULE,
   describe,
   FOREIGN_PLUGIN_KEYS,
   MAX_TIMEOUT_SECS,
@@ -16,6 +17,7 @@ import {
   SERVER_KEYS,
   STDIO_KEYS,
   UNSUPPORTED_SERVER_KEYS,
+  type ValueRule,
 } from "./_manifest_keys.ts";
 import {
   ManifestError,
@@ -157,6 +159,7 @@ export class Checker {
     });
     const label = name === "" ? where : `mcp server "${name}"`;
     const has = (key: string) => key in entry;
+    const list = (key: string) => this.#check(undefined, () => this.#stringList(entry[key], at(key), key));
     const base: ServerDeclBase = {
       name,
       dependsOn: this.#dependsOn(entry["depends-on"], at("depends-on")),
@@ -168,14 +171,9 @@ export class Checker {
         undefined,
         () => this.#timeout(entry["tool-call-timeout-secs"], at("tool-call-timeout-secs")),
       ),
-      enabledTools: this.#check(
-        undefined,
-        () => this.#stringList(entry["enabled-tools"], at("enabled-tools"), "enabled-tools"),
-      ),
-      disabledTools: this.#check(
-        undefined,
-        () => this.#stringList(entry["disabled-tools"], at("disabled-tools"), "disabled-tools"),
-      ),
+      enabledTools: list("enabled-tools"),
+      disabledTools: list("disabled-tools"),
+      confirmTools: list("confirm-tools"),
       location: this.#location(at()),
     };
     this.#check(undefined, () => {
@@ -271,10 +269,12 @@ export class Checker {
         );
       }
     });
-    const optional = (key: string) =>
-      entry[key] === undefined
-        ? undefined
-        : this.#check(undefined, () => this.#nonEmptyString(entry[key], at(key), key));
+    const optional = (key: string, rule?: ValueRule) =>
+      entry[key] === undefined ? undefined : this.#check(undefined, () => {
+        const value = this.#nonEmptyString(entry[key], at(key), key);
+        if (rule && !rule.pattern.test(value)) this.#fail("MANIFEST_BAD_VALUE", at(key), rule.problem, rule);
+        return value;
+      });
     return {
       ...base,
       transport: transport as "http" | "sse",
@@ -283,6 +283,7 @@ export class Checker {
       clientId: optional("client-id"),
       clientSecret: optional("client-secret"),
       scopes: this.#check(undefined, () => this.#stringList(entry.scopes, at("scopes"), "scopes")),
+      clientMetadataUrl: optional("client-metadata-url", CLIENT_METADATA_URL_RULE),
     };
   }
 

@@ -38,11 +38,20 @@ export const SERVER_KEYS = [
   "tool-call-timeout-secs",
   "enabled-tools",
   "disabled-tools",
+  "confirm-tools",
+  "client-metadata-url",
 ];
 /** Keys of a server run as a child process (refused alongside `url`). */
 export const STDIO_KEYS = ["command", "args", "env", "env-passthrough", "inherit-env", "cwd"];
 /** Keys of a remote server only (refused without `url`). */
-export const REMOTE_ONLY_KEYS = ["headers", "transport", "client-id", "client-secret", "scopes"];
+export const REMOTE_ONLY_KEYS = [
+  "headers",
+  "transport",
+  "client-id",
+  "client-secret",
+  "scopes",
+  "client-metadata-url",
+];
 /** Upstream server keys this program does not implement: refused, since ignoring them would change what runs. */
 export const UNSUPPORTED_SERVER_KEYS: Record<string, string> = {
   predicates: "gate the server with `depends-on` instead",
@@ -61,3 +70,17 @@ export function describe(value: unknown): string {
   const type = tomlTypeName(value);
   return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
 }
+
+/** A shape a string value must have, with the problem and hint reported when it has not. */
+export interface ValueRule {
+  pattern: RegExp;
+  problem: string;
+  hint: string;
+}
+
+/** `client-metadata-url`: an https URL with a non-root path (draft-ietf-oauth-client-id-metadata-document §3). */
+export const CLIENT_METADATA_URL_RULE: ValueRule = {
+  pattern: /^https:\/\/[^/?#]+\/[^?#]*[^/?#]/,
+  problem: "`client-metadata-url` must be an https URL with a path",
+  hint: 'write the URL of your client ID metadata document, e.g. "https://example.com/oauth/client.json"',
+};

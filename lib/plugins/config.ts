@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { closestMatch, UserError } from "../diagnostics.ts";
-import { DEFAULT_MCP_CONFIG, type McpConfig } from "./config_types.ts";
+import { CONFIRM_TOOLS_MODES, DEFAULT_MCP_CONFIG, type McpConfig } from "./config_types.ts";
 import { denoFileSystem, describeFsError, type FileInfo, type FileSystem } from "../file_system.ts";
 import { isTable, parseTomlDocument, suggestKey, type TomlDocument, tomlTypeName } from "../toml_position.ts";
 
@@ -46,7 +46,9 @@ export const CONFIG_FILE_NAME = "config.toml";
 
 interface KeyRule {
   field: keyof McpConfig | null;
-  kind: "integer" | "boolean";
+  kind: "integer" | "boolean" | "choice";
+  /** The allowed strings of a `choice`. */
+  choices?: readonly string[];
   min?: number;
   max?: number;
   unit?: string;
@@ -94,6 +96,7 @@ const MCP_KEYS: Readonly<Record<string, KeyRule>> = {
     unit: "calls",
   },
   "read-only": { field: "readOnly", kind: "boolean" },
+  "confirm-tools": { field: "confirmTools", kind: "choice", choices: CONFIRM_TOOLS_MODES },
   // Upstream's switch between one `symposium` entry and per-plugin entries in `sync`; accepted so
   // upstream config files load, but cargo-agents always registers the one entry.
   "enabled": { field: null, kind: "boolean" },
@@ -162,6 +165,21 @@ export function parseMcpConfig(text: string, file: string): McpConfig {
 
 function checkValue(key: string, value: unknown, rule: KeyRule, doc: TomlDocument, file: string): void {
   const location = { file, ...doc.index.locate(["mcp", key]) };
+  if (rule.kind === "choice") {
+    const choices = rule.choices ?? [];
+    if (typeof value !== "string" || !choices.includes(value)) {
+      const shown = typeof value === "string" ? JSON.stringify(value) : `a ${tomlTypeName(value)}`;
+      const near = typeof value === "string" ? closestMatch(value, choices) : undefined;
+      throw new UserError(
+        "CONFIG_BAD_VALUE",
+        `Cannot load config file: [mcp] ${key} must be one of ${
+          choices.map((c) => `"${c}"`).join(", ")
+        }, not ${shown}`,
+        { hint: near ? `did you mean "${near}"?` : `write ${key} = "${choices[0]}"`, location },
+      );
+    }
+    return;
+  }
   if (rule.kind === "boolean") {
     if (typeof value !== "boolean") {
       throw new UserError(

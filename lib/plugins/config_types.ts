@@ -33,7 +33,23 @@ export interface McpConfig {
   maxCallsInFlightPerServer: number;
   /** Expose only tools annotated `readOnlyHint: true`. Default false. */
   readOnly: boolean;
+  /**
+   * Which tool calls made by scripts the user confirms first (through the agent's elicitation):
+   * `"never"`, `"destructive"` (annotated `destructiveHint: true`, plus the manifest's
+   * `confirm-tools`), `"writes"` (every tool not annotated `readOnlyHint: true`). Default `"never"`.
+   */
+  confirmTools: ConfirmToolsMode;
 }
+
+/** The values of `[mcp] confirm-tools`. */
+export type ConfirmToolsMode = "never" | "destructive" | "writes";
+
+/** Every {@link ConfirmToolsMode}, in documentation order. */
+export const CONFIRM_TOOLS_MODES: readonly ConfirmToolsMode[] = Object.freeze([
+  "never",
+  "destructive",
+  "writes",
+]);
 
 /** Defaults of every `[mcp]` key (SPEC §3, upstream §3). */
 export const DEFAULT_MCP_CONFIG: Readonly<McpConfig> = Object.freeze({
@@ -50,4 +66,5 @@ export const DEFAULT_MCP_CONFIG: Readonly<McpConfig> = Object.freeze({
   shutdownGraceSecs: 5,
   maxCallsInFlightPerServer: 32,
   readOnly: false,
+  confirmTools: "never",
 });

@@ -19,6 +19,8 @@ export interface ServerDeclBase {
   enabledTools: string[] | undefined;
   /** `disabled-tools` deny-list. */
   disabledTools: string[] | undefined;
+  /** `confirm-tools`: wire names of tools confirmed with the user under `[mcp] confirm-tools = "destructive"`. */
+  confirmTools: string[] | undefined;
   /** Where the `[[mcp_servers]]` entry starts. */
   location: Location;
 }
@@ -49,6 +51,8 @@ export interface RemoteServerDecl extends ServerDeclBase {
   clientId: string | undefined;
   clientSecret: string | undefined;
   scopes: string[] | undefined;
+  /** `client-metadata-url`: an https URL with a path, used as OAuth `client_id` (Client ID Metadata Document). */
+  clientMetadataUrl: string | undefined;
 }
 
 /** One `[[mcp_servers]]` entry. */

@@ -24,6 +24,8 @@ export interface ServerSpecBase {
   enabledTools?: string[] | undefined;
   /** Deny-list of wire tool names; `undefined` = none. */
   disabledTools?: string[] | undefined;
+  /** Wire tool names confirmed with the user first under `confirm-tools = "destructive"` (manifest `confirm-tools`). */
+  confirmTools?: string[] | undefined;
 }
 
 /** A server run as a child process speaking MCP over stdio. */
@@ -62,6 +64,8 @@ export interface HttpServerSpec extends ServerSpecBase {
   clientSecret?: string | undefined;
   /** OAuth scopes to request (manifest `scopes`). */
   scopes?: string[] | undefined;
+  /** Client ID Metadata Document URL (manifest `client-metadata-url`), the `client_id` where the AS supports it. */
+  clientMetadataUrl?: string | undefined;
 }
 
 /** One applicable backing server. */

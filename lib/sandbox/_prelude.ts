@@ -13,7 +13,8 @@
  * Tool names a script cannot call through its namespace object: `then` (a namespace must not be a thenable,
  * or `await github` would call a tool) and `__proto__`. Every other string key, `constructor`, `toString`,
  * `valueOf`, `toJSON`, `inspect`, `prototype`, `catch` and `finally` included, is a tool call when called.
- * Symbol keys are never tools.
+ * Symbol keys are never tools. `$resources` is the server's resources (`list()`, `read({ uri })`), never a
+ * tool: `$` is not allowed in MCP tool names.
  */
 export const UNREACHABLE_TOOL_KEYS: readonly string[] = Object.freeze(["then", "__proto__"]);
 
@@ -207,11 +208,18 @@ export const PRELUDE_SOURCE = String.raw`(function (native, unreachableJson) {
   const makeNamespace = function (ns) {
     const label = "[server " + ns + "]";
     const coerce = function () { return label; };
+    // srv.$resources.list() / .read({ uri }): host calls with keys "$resources.list" / "$resources.read"
+    // ("$" is not allowed in MCP tool names, so these never shadow a tool).
+    const resources = create(null);
+    resources.list = function (args) { return callTool(ns, "$resources.list", args); };
+    resources.read = function (args) { return callTool(ns, "$resources.read", args); };
+    Object.freeze(resources);
     const handler = create(null);
     handler.get = function (_target, key, receiver) {
       if (key === toPrimitive) return coerce;
       if (key === toStringTag) return "server " + ns;
       if (typeof key !== "string" || unreachable[key] === true) return undefined;
+      if (key === "$resources") return resources;
       if (key === "toJSON") {
         return function (args) {
           if (this === receiver && typeof args === "string") return label;

@@ -25,7 +25,9 @@ export type ToSandbox =
   | { type: "run"; runId: number; script: string; namespaces: string[]; limits: SandboxLimits }
   | { type: "reply"; runId: number; callId: number; reply: HostReply }
   /** The run must end; sent with the stop flags set, for a script that waits on a promise. */
-  | { type: "stop"; runId: number; reason: StopReason };
+  | { type: "stop"; runId: number; reason: StopReason }
+  /** The deadline clock stopped (`remainingMs: null`, a host call holds it) or runs again with `remainingMs` left. */
+  | { type: "deadline"; runId: number; remainingMs: number | null };
 
 /** Sandbox → host. */
 export type FromSandbox =

@@ -35,6 +35,12 @@ export class RunSession implements SlotSession {
   #stopping: StopReason | undefined;
   #finished = false;
   #deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+  /** `performance.now()` at which the deadline passes (while the clock runs). */
+  #deadlineAt: number;
+  /** Deadline holds not yet released (see `HostCallControl.holdDeadline`). */
+  #holds = 0;
+  /** Milliseconds left when the clock was held. */
+  #heldRemainingMs = 0;
   #killTimer: ReturnType<typeof setTimeout> | undefined;
   #resolve: (value: SessionEnd) => void = () => {};
   #wasmBytes: number | undefined;
@@ -50,6 +56,7 @@ export class RunSession implements SlotSession {
     slot.session = this;
     const { script, namespaces, limits } = options;
     slot.post({ type: "run", runId, script, namespaces, limits });
+    this.#deadlineAt = performance.now() + limits.timeoutMs;
     this.#deadlineTimer = setTimeout(() => this.#stop("timeout"), limits.timeoutMs);
     options.signal?.addEventListener("abort", this.#onAbort, { once: true });
   }
@@ -107,7 +114,9 @@ export class RunSession implements SlotSession {
     }
     const signal = this.#calls.signal;
     Promise.resolve()
-      .then(() => this.#options.hostCall({ namespace, key, args }, signal))
+      .then(() =>
+        this.#options.hostCall({ namespace, key, args }, signal, { holdDeadline: () => this.#hold() })
+      )
       .then((value) => {
         let json: string | undefined;
         try {
@@ -120,6 +129,25 @@ export class RunSession implements SlotSession {
         }
         reply({ ok: true, json });
       }, (error: unknown) => reply({ ok: false, message: messageOf(error) }));
+  }
+
+  /** Stops the deadline clock until the returned release (see `HostCallControl.holdDeadline`). */
+  #hold(): () => void {
+    if (this.#finished || this.#stopping) return () => {};
+    if (this.#holds++ === 0) {
+      clearTimeout(this.#deadlineTimer);
+      this.#heldRemainingMs = Math.max(0, this.#deadlineAt - performance.now());
+      this.#slot.post({ type: "deadline", runId: this.#runId, remainingMs: null });
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.#holds > 0 || this.#finished || this.#stopping) return;
+      this.#deadlineAt = performance.now() + this.#heldRemainingMs;
+      this.#deadlineTimer = setTimeout(() => this.#stop("timeout"), this.#heldRemainingMs);
+      this.#slot.post({ type: "deadline", runId: this.#runId, remainingMs: this.#heldRemainingMs });
+    };
   }
 
   #stop(reason: StopReason): void {

@@ -38,6 +38,11 @@ export interface EngineIo {
   signal?: AbortSignal | undefined;
   /** Polled by the interrupt handler, so that a busy script can be stopped from another thread. */
   pollStop?: (() => StopReason | undefined) | undefined;
+  /**
+   * Registers the run's deadline setter: the host calls it with `null` when a host call holds the
+   * deadline clock, then with the milliseconds left when the clock runs again.
+   */
+  onDeadline?: ((set: (remainingMs: number | null) => void) => void) | undefined;
 }
 
 /** What `QuickJSEngine.run()` needs besides its effects. */

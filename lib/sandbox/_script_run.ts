@@ -27,7 +27,9 @@ export class ScriptRun {
   readonly #request: EngineRequest;
   readonly #io: EngineIo;
   readonly #stripTypes: TypeStripper | undefined;
-  readonly #deadline: number;
+  /** Epoch ms; `Infinity` while a host call holds the deadline clock. */
+  #deadline: number;
+  #deadlineTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #console: ConsoleBudget;
   #vessel: RunVessel | undefined;
   #rt: QuickJSRuntime | undefined;
@@ -87,7 +89,12 @@ export class ScriptRun {
   async #execute(): Promise<EngineOutcome> {
     const onAbort = () => this.#stop(stopReasonOf(this.#io.signal?.reason));
     this.#io.signal?.addEventListener("abort", onAbort);
-    const deadlineTimer = setTimeout(() => this.#stop("timeout"), Math.max(0, this.#deadline - Date.now()));
+    this.#armDeadline();
+    this.#io.onDeadline?.((remainingMs) => {
+      if (this.#finished) return;
+      this.#deadline = remainingMs === null ? Infinity : Date.now() + remainingMs;
+      this.#armDeadline();
+    });
     try {
       if (this.#io.signal?.aborted) onAbort();
       let outcome: EngineOutcome;
@@ -103,7 +110,7 @@ export class ScriptRun {
       return outcome;
     } finally {
       this.#finished = true;
-      clearTimeout(deadlineTimer);
+      clearTimeout(this.#deadlineTimer);
       this.#bridge?.clearTimers();
       this.#io.signal?.removeEventListener("abort", onAbort);
     }
@@ -242,6 +249,14 @@ export class ScriptRun {
     if (this.#finished || this.#stopReason) return;
     this.#stopReason = reason;
     this.#wake?.();
+  }
+
+  /** (Re)starts the deadline timer for `#deadline`; none while the clock is held. */
+  #armDeadline(): void {
+    clearTimeout(this.#deadlineTimer);
+    this.#deadlineTimer = this.#deadline === Infinity
+      ? undefined
+      : setTimeout(() => this.#stop("timeout"), Math.max(0, this.#deadline - Date.now()));
   }
 
   #shouldInterrupt(): boolean {

@@ -38,7 +38,21 @@ export interface HostCallRequest {
  * whose arguments exceed `MAX_TOOL_ARGS_BYTES` (8 MiB of JSON) never reaches the host.
  * `signal` is aborted when the run ends, times out or is cancelled while the call is pending.
  */
-export type HostCall = (req: HostCallRequest, signal: AbortSignal) => Promise<unknown>;
+export type HostCall = (
+  req: HostCallRequest,
+  signal: AbortSignal,
+  control: HostCallControl,
+) => Promise<unknown>;
+
+/** What a host call may do to its run besides answering. */
+export interface HostCallControl {
+  /**
+   * Stops the run's deadline clock (e.g. while a person is asked to confirm the call) until the
+   * returned function is called; with several holds, the clock runs again when the last is released,
+   * with the time that was left. Releasing twice is harmless. The hard kill follows the same clock.
+   */
+  holdDeadline(): () => void;
+}
 
 /** What `SandboxPool.run()` needs. */
 export interface RunOptions {

@@ -32,7 +32,12 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
   type Loaded = { engine: QuickJSEngine; wasmBytes(): number };
   let loaded: { heapLimitBytes: number; ready: Promise<Loaded> } | undefined;
   let active:
-    | { runId: number; replies: Map<number, (reply: HostReply) => void>; stop: AbortController }
+    | {
+      runId: number;
+      replies: Map<number, (reply: HostReply) => void>;
+      stop: AbortController;
+      setDeadline?: ((remainingMs: number | null) => void) | undefined;
+    }
     | undefined;
   let nextCallId = 1;
 
@@ -52,8 +57,10 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
     const { runId } = message;
     const replies = new Map<number, (reply: HostReply) => void>();
     const stop = new AbortController();
-    active = { runId, replies, stop };
+    const entry: NonNullable<typeof active> = { runId, replies, stop };
+    active = entry;
     const io: EngineIo = {
+      onDeadline: (set) => (entry.setDeadline = set),
       hostCall: (namespace, key, argsJson) =>
         new Promise<HostReply>((resolve) => {
           const callId = nextCallId++;
@@ -103,6 +110,9 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
         break;
       case "stop":
         if (active?.runId === message.runId) active.stop.abort(message.reason);
+        break;
+      case "deadline":
+        if (active?.runId === message.runId) active.setDeadline?.(message.remainingMs);
         break;
     }
   };

@@ -55,6 +55,7 @@ Deno.test("resolveServers() builds a stdio spec with the [mcp] timeouts and the 
       toolCallTimeoutMs: 60_000,
       enabledTools: undefined,
       disabledTools: undefined,
+      confirmTools: undefined,
       transport: "stdio",
       command: "fs-bin",
       args: [],

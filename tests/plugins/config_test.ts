@@ -63,7 +63,18 @@ Deno.test("parseMcpConfig() reads every [mcp] key", () => {
     shutdownGraceSecs: 10,
     maxCallsInFlightPerServer: 4,
     readOnly: true,
+    confirmTools: "writes",
   });
+});
+
+Deno.test("parseMcpConfig() refuses an unknown confirm-tools value with the choices and a guess", () => {
+  assert.throws(
+    () => parseMcpConfig('[mcp]\nconfirm-tools = "write"\n', "c.toml"),
+    (e: unknown) =>
+      e instanceof UserError && e.code === "CONFIG_BAD_VALUE" &&
+      /confirm-tools must be one of "never", "destructive", "writes", not "write"/.test(e.message) &&
+      e.hint === 'did you mean "writes"?' && e.location?.line === 2,
+  );
 });
 
 Deno.test("parseMcpConfig() documents a rule for every McpConfig field", () => {

@@ -1,0 +1,75 @@
+/**
+ * A backing server's resources as scripts reach them (`srv.$resources.list()` / `.read({ uri })`):
+ * dispatched through the pool like tool calls (started on demand, one call slot each), refused with
+ * a clear message for a server that declares no `resources`.
+ *
+ * @module
+ */
+import type { ServerSpec } from "../plugins/server_spec.ts";
+import type { ServerPool } from "../backends/pool.ts";
+import { BackendError, type ReadResourceResult, type Resource } from "../backends/connection.ts";
+
+/** The methods a script finds under `srv.$resources`. */
+export const RESOURCE_METHODS: readonly string[] = Object.freeze(["list", "read"]);
+
+/** Longest URI accepted from a script in `$resources.read`, in UTF-16 code units. */
+export const MAX_RESOURCE_URI_CHARS = 8_192;
+
+function noResources(spec: ServerSpec, what: string): BackendError {
+  return new BackendError(
+    "REQUEST_FAILED",
+    spec.name,
+    `${spec.name} declares no resources, so \`$resources.${what}\` is not available`,
+    { hint: `call list_tools for what ${spec.name} offers` },
+  );
+}
+
+/**
+ * Every resource `spec` lists (`resources/list` walked to the end), under the server's call timeout.
+ *
+ * @throws {BackendError} `REQUEST_FAILED` when the server declares no `resources`; as `callTool`.
+ */
+export async function listServerResources(
+  pool: ServerPool,
+  spec: ServerSpec,
+  options: { signal?: AbortSignal | undefined } = {},
+): Promise<Resource[]> {
+  return await pool.withCallSlot(spec, async () => {
+    const connection = await pool.acquire(spec, { signal: options.signal, waitForRestart: true });
+    if (!connection.serverCapabilities.resources) throw noResources(spec, "list");
+    const { resources } = await connection.listResources({
+      timeoutMs: spec.toolCallTimeoutMs,
+      signal: options.signal,
+    });
+    return resources;
+  }, { signal: options.signal });
+}
+
+/**
+ * The contents of the resource `uri` of `spec` (`resources/read`): each `{ uri, mimeType?, text }`
+ * or `{ uri, mimeType?, blob }` (base64), as the server sent them.
+ *
+ * @throws {TypeError} When `uri` is not a non-empty string of at most {@link MAX_RESOURCE_URI_CHARS}.
+ * @throws {BackendError} `REQUEST_FAILED` when the server declares no `resources` or refuses the read.
+ */
+export async function readServerResource(
+  pool: ServerPool,
+  spec: ServerSpec,
+  uri: unknown,
+  options: { signal?: AbortSignal | undefined } = {},
+): Promise<ReadResourceResult["contents"]> {
+  if (typeof uri !== "string" || uri === "" || uri.length > MAX_RESOURCE_URI_CHARS) {
+    throw new TypeError(
+      `\`${spec.name}.$resources.read\` needs { uri: "<resource URI>" } (a non-empty string of at most ${MAX_RESOURCE_URI_CHARS} characters)`,
+    );
+  }
+  return await pool.withCallSlot(spec, async () => {
+    const connection = await pool.acquire(spec, { signal: options.signal, waitForRestart: true });
+    if (!connection.serverCapabilities.resources) throw noResources(spec, "read");
+    const result = await connection.readResource(uri, {
+      timeoutMs: spec.toolCallTimeoutMs,
+      signal: options.signal,
+    });
+    return result.contents;
+  }, { signal: options.signal });
+}

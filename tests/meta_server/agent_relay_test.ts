@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import type { LoggingMessageNotification } from "@modelcontextprotocol/client";
+import { Server } from "@modelcontextprotocol/server";
+import { AgentRelay, MAX_FORWARDED_LOGS_PER_SECOND } from "../../lib/meta_server/agent_relay.ts";
+
+async function linked(capabilities: Record<string, unknown>, now: () => number) {
+  const server = new Server({ name: "s", version: "1" }, { capabilities: { logging: {} } });
+  const relay = new AgentRelay(server, { now });
+  server.setRequestHandler("logging/setLevel", (request) => {
+    relay.setLevel(request.params.level);
+    return {};
+  });
+  const client = new Client({ name: "agent", version: "1" }, { capabilities });
+  const logs: LoggingMessageNotification["params"][] = [];
+  client.setNotificationHandler("notifications/message", (n) => void logs.push(n.params));
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(b);
+  await client.connect(a);
+  return { server, relay, client, logs, close: () => client.close() };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+Deno.test("AgentRelay forwards at most MAX_FORWARDED_LOGS_PER_SECOND log messages in any second", async () => {
+  let nowMs = 0;
+  const h = await linked({}, () => nowMs);
+  try {
+    const peer = h.relay.peerFor("fx");
+    for (let i = 0; i < 150; i++) peer.log({ level: "info", data: `m${i}` });
+    await settle();
+    assert.equal(h.logs.length, MAX_FORWARDED_LOGS_PER_SECOND);
+    nowMs = 999;
+    peer.log({ level: "info", data: "still inside the window" });
+    await settle();
+    assert.equal(h.logs.length, MAX_FORWARDED_LOGS_PER_SECOND);
+    nowMs = 1_000;
+    peer.log({ level: "info", data: "next window" });
+    await settle();
+    const [notice, next] = h.logs.slice(MAX_FORWARDED_LOGS_PER_SECOND);
+    assert.match(String(notice!.data), /^51 log message\(s\) from backing servers were dropped/);
+    assert.equal(notice!.logger, "symposium");
+    assert.equal(next!.data, "next window");
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("AgentRelay filters by the agent's level and names the server as logger", async () => {
+  const h = await linked({}, () => 0);
+  try {
+    const peer = h.relay.peerFor("github");
+    peer.log({ level: "debug", data: "hidden before any setLevel (default info)" });
+    peer.log({ level: "info", logger: "api", data: "shown" });
+    await h.client.setLoggingLevel("error");
+    assert.equal(peer.logLevel(), "error");
+    peer.log({ level: "warning", data: "hidden" });
+    peer.log({ level: "critical", data: "shown too" });
+    await settle();
+    assert.deepEqual(h.logs.map((l) => [l.logger, l.data]), [["github/api", "shown"], [
+      "github",
+      "shown too",
+    ]]);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("AgentRelay offers only what the agent declared", async () => {
+  const none = await linked({}, () => 0);
+  const bare = await linked({ elicitation: {} }, () => 0);
+  const urlOnly = await linked({ elicitation: { url: {} }, sampling: { tools: {} } }, () => 0);
+  try {
+    assert.deepEqual(none.relay.peerFor("x").capabilities(), {});
+    assert.deepEqual(bare.relay.peerFor("x").capabilities(), {
+      elicitation: { form: { applyDefaults: true } },
+    });
+    assert.equal(bare.relay.canElicitForm(), true);
+    assert.deepEqual(urlOnly.relay.peerFor("x").capabilities(), {
+      elicitation: { url: {} },
+      sampling: { tools: {} },
+    });
+    assert.equal(urlOnly.relay.canElicitForm(), false);
+  } finally {
+    await Promise.all([none.close(), bare.close(), urlOnly.close()]);
+  }
+});

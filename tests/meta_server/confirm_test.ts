@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { needsConfirmation, summarizeArguments, ToolConfirmer } from "../../lib/meta_server/_confirm.ts";
+import type { ServerSpec } from "../../lib/plugins/server_spec.ts";
+import { UserError } from "../../lib/diagnostics.ts";
+
+const spec = (confirmTools?: string[]) =>
+  ({
+    name: "fx",
+    plugin: "p",
+    location: { file: "SYMPOSIUM.toml", line: 1, column: 1 },
+    startupTimeoutMs: 1000,
+    toolCallTimeoutMs: 1000,
+    transport: "stdio",
+    command: "x",
+    args: [],
+    env: {},
+    cwd: "/",
+    confirmTools,
+  }) as ServerSpec;
+const tool = (name: string, annotations?: Record<string, boolean>) => ({
+  name,
+  inputSchema: { type: "object" as const },
+  ...(annotations ? { annotations } : {}),
+});
+
+Deno.test("needsConfirmation() follows confirm-tools, annotations and the manifest list", () => {
+  const ro = tool("r", { readOnlyHint: true });
+  const destructive = tool("d", { destructiveHint: true });
+  const readOnlyDestructive = tool("rd", { readOnlyHint: true, destructiveHint: true });
+  const plain = tool("p");
+  assert.deepEqual(
+    [ro, destructive, readOnlyDestructive, plain].map((t) => needsConfirmation("never", spec(["p"]), t)),
+    [
+      false,
+      false,
+      false,
+      false,
+    ],
+  );
+  assert.deepEqual(
+    [ro, destructive, readOnlyDestructive, plain].map((t) => needsConfirmation("writes", spec(), t)),
+    [
+      false,
+      true,
+      false,
+      true,
+    ],
+  );
+  assert.deepEqual(
+    [ro, destructive, readOnlyDestructive, plain].map((t) => needsConfirmation("destructive", spec(), t)),
+    [false, true, false, false],
+  );
+  assert.equal(needsConfirmation("destructive", spec(["p"]), plain), true);
+  assert.equal(needsConfirmation("writes", spec(["r"]), ro), true);
+});
+
+Deno.test("summarizeArguments() masks secret names and shapes and cuts long values", () => {
+  const text = summarizeArguments({
+    path: "/tmp/a",
+    apiKey: "plain-looking",
+    nested: { password: "x", note: "gho_abcdefghijklmnopqrstuvwxyz", n: 3 },
+    long: "y".repeat(200),
+  });
+  assert.match(
+    text,
+    /^\{path: "\/tmp\/a", apiKey: \*\*\*, nested: \{password: \*\*\*, note: \*\*\*, n: 3\}, long: "y{60}…"\}$/,
+  );
+  assert.ok(summarizeArguments({ list: Array.from({ length: 500 }, (_, i) => `item ${i}`) }).length <= 301);
+});
+
+Deno.test("ToolConfirmer refuses without a channel and remembers an allowed tool", async () => {
+  await assert.rejects(
+    new ToolConfirmer(undefined).confirm("writes", spec(), tool("p"), {}),
+    (e: unknown) => e instanceof UserError && e.code === "CONFIRMATION_UNAVAILABLE",
+  );
+  let asked = 0;
+  const confirmer = new ToolConfirmer({
+    canElicitForm: () => true,
+    elicit: () => {
+      asked++;
+      return Promise.resolve({ action: "accept", content: { remember: true } });
+    },
+  });
+  await Promise.all([1, 2, 3].map(() => confirmer.confirm("writes", spec(), tool("p"), {})));
+  assert.equal(asked, 1);
+  const declining = new ToolConfirmer({
+    canElicitForm: () => true,
+    elicit: () => Promise.resolve({ action: "decline" }),
+  });
+  await assert.rejects(
+    declining.confirm("writes", spec(), tool("p"), {}),
+    (e: unknown) => e instanceof UserError && e.code === "TOOL_CALL_DECLINED",
+  );
+});
