@@ -1,16 +1,24 @@
 /**
  * The loopback listener that receives the browser's redirect at the end of an OAuth sign-in
  * (RFC 8252 §7.3): bound on `127.0.0.1` with a random port before the authorization URL is built,
- * answering only `GET /callback` with the expected `state`.
+ * answering only `GET /callback` with the expected `state` and the `Host` it is bound to (a
+ * request naming another host, as a DNS-rebinding page would, is refused). The page the browser
+ * lands on tells the truth: it is sent once the caller reports how the token exchange ended.
  *
  * @module
  */
 import { UserError } from "../diagnostics.ts";
+import { maskSecrets, processSecrets } from "../secrets/mod.ts";
 
 /** How long a sign-in waits for the browser, in milliseconds (300 s). */
 export const DEFAULT_CALLBACK_TIMEOUT_MS = 300_000;
 /** The redirect path. */
 export const CALLBACK_PATH = "/callback";
+/** Longest wait of the browser's page for the outcome of the token exchange, in milliseconds. */
+export const DEFAULT_OUTCOME_WAIT_MS = 60_000;
+
+/** How the sign-in ended, as the browser's page reports it. */
+export type SignInOutcome = { ok: true } | { ok: false; /** One sentence, no secret. */ reason: string };
 
 /** What the authorization server sent back on success. */
 export interface CallbackResult {
@@ -31,7 +39,15 @@ export interface CallbackServer {
    *   message); `LOGIN_TIMEOUT` when nothing arrives within `timeoutMs`; the signal's reason when aborted.
    */
   waitForCallback(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<CallbackResult>;
-  /** Stops listening (idempotent); waits for in-flight answers to be sent. */
+  /**
+   * Reports how the sign-in ended, after the code was exchanged (or failed to be): only now does
+   * the browser's page say "Signed in" or what failed. Later calls are ignored.
+   */
+  finish(outcome: SignInOutcome): void;
+  /**
+   * Stops listening (idempotent); waits for in-flight answers to be sent. A page still waiting
+   * for {@link finish} says the sign-in stopped and the terminal has the details.
+   */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -42,13 +58,18 @@ export interface CallbackServerOptions {
   expectedState: string;
   /** Server name, shown on the page the browser lands on. */
   serverName: string;
+  /** Longest wait of the page for {@link CallbackServer.finish}, in ms. @default DEFAULT_OUTCOME_WAIT_MS */
+  outcomeWaitMs?: number;
 }
 
 /**
  * Binds the listener on `127.0.0.1:0` at once (so the port is known before the authorization URL is
- * built) and answers: `GET /callback?state=<expected>&code=…` with a page telling the user to go back
- * to the terminal; `…&error=…` with a failure page (the wait then ends with that error); any other
- * path (a browser's `/favicon.ico`) with 404; a wrong or missing `state` with 400; other methods with 405.
+ * built) and answers: a `Host` other than `127.0.0.1:<port>` with 400; `GET
+ * /callback?state=<expected>&code=…` with the outcome the caller reports through
+ * {@link CallbackServer.finish} ("Signed in", or what failed and that the terminal has details; if
+ * none comes within `outcomeWaitMs`, that the outcome is not known yet); `…&error=…` with a failure
+ * page (the wait then ends with that error); any other path (a browser's `/favicon.ico`) with 404;
+ * a wrong or missing `state` with 400; other methods with 405.
  */
 export function startCallbackServer(options: CallbackServerOptions): CallbackServer {
   let settle:
@@ -61,7 +82,15 @@ export function startCallbackServer(options: CallbackServerOptions): CallbackSer
     settle?.(outcome);
   };
 
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+  let reportOutcome: ((outcome: SignInOutcome) => void) | undefined;
+  const outcome = new Promise<SignInOutcome>((resolve) => (reportOutcome = resolve));
+  const outcomeWaitMs = options.outcomeWaitMs ?? DEFAULT_OUTCOME_WAIT_MS;
+  let expectedHost = "";
+
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    if (request.headers.get("host") !== expectedHost) {
+      return page(400, "Wrong host", "This page answers only at the address cargo-agents opened.");
+    }
     const url = new URL(request.url);
     if (url.pathname !== CALLBACK_PATH) return page(404, "Not found", "Nothing here.");
     if (request.method !== "GET") return page(405, "Method not allowed", "Use GET.");
@@ -94,7 +123,29 @@ export function startCallbackServer(options: CallbackServerOptions): CallbackSer
     if (!code) {
       return page(400, "Unexpected sign-in response", "The response carries neither a code nor an error.");
     }
+    processSecrets.register(code);
     deliver({ ok: true, value: { code, iss: params.get("iss") ?? undefined } });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<undefined>((
+      resolve,
+    ) => (timer = setTimeout(() => resolve(undefined), outcomeWaitMs)));
+    const ended = await Promise.race([outcome, late]).finally(() => clearTimeout(timer));
+    if (ended === undefined) {
+      return page(
+        200,
+        "Still signing in",
+        `The token exchange with ${options.serverName} has not finished yet. Go back to the terminal to see how it ends.`,
+      );
+    }
+    if (!ended.ok) {
+      return page(
+        200,
+        "Sign-in failed",
+        `Signing in to ${options.serverName} failed: ${
+          clean(maskSecrets(ended.reason), 400)
+        }. The terminal has the details.`,
+      );
+    }
     return page(
       200,
       "Signed in",
@@ -102,8 +153,13 @@ export function startCallbackServer(options: CallbackServerOptions): CallbackSer
     );
   });
   const redirectUrl = `http://127.0.0.1:${server.addr.port}${CALLBACK_PATH}`;
+  expectedHost = `127.0.0.1:${server.addr.port}`;
   let closed: Promise<void> | undefined;
-  const close = (): Promise<void> => (closed ??= server.shutdown());
+  const finish = (result: SignInOutcome) => reportOutcome?.(result);
+  const close = (): Promise<void> => {
+    finish({ ok: false, reason: "the sign-in stopped before the token exchange finished" });
+    return (closed ??= server.shutdown());
+  };
 
   return {
     redirectUrl,
@@ -134,15 +190,16 @@ export function startCallbackServer(options: CallbackServerOptions): CallbackSer
         settle = finish;
       });
     },
+    finish,
     close,
     [Symbol.asyncDispose]: close,
   };
 }
 
-/** Strips control characters and caps the length of text taken from a redirect. */
-function clean(text: string): string {
+/** Strips control characters and caps the length of text taken from a redirect or an error. */
+function clean(text: string, maxChars = 200): string {
   // deno-lint-ignore no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 200);
+  return text.replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, maxChars);
 }
 
 function escapeHtml(text: string): string {

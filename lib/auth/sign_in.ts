@@ -80,7 +80,9 @@ export interface SignInResult {
  * challenge → discovery (RFC 9728, then RFC 8414 / OIDC) → refuse without PKCE S256 or without a
  * way to get a client → SDK `auth()` (registration, authorization URL with PKCE, `state`,
  * `resource`) → `onAuthorizationUrl` → wait for `/callback` → SDK `auth()` with the code (`iss`
- * checked, code exchanged with the verifier and `resource`) → file written under the lock.
+ * checked, code exchanged with the verifier and `resource`) → file written under the lock → the
+ * browser's page says "Signed in" (on any failure it says what failed and that the terminal has
+ * the details).
  *
  * @throws {UserError} `LOGIN_NO_OAUTH` (no authorization-server metadata), `LOGIN_NO_PKCE`,
  *   `LOGIN_NO_REGISTRATION` (no RFC 7591 endpoint and no manifest `client-id`),
@@ -127,6 +129,7 @@ export async function signIn(server: OAuthServer, options: SignInOptions): Promi
     if (second !== "AUTHORIZED" || saved?.tokens === undefined) {
       throw new UserError("LOGIN_FAILED", `Cannot sign in to "${server.name}": no token was issued`);
     }
+    callback.finish({ ok: true }); // Only now, with the tokens stored, does the browser say "Signed in".
     return {
       issuer: saved.issuer ?? "",
       hasRefreshToken: saved.tokens.refresh_token !== undefined,
@@ -134,7 +137,12 @@ export async function signIn(server: OAuthServer, options: SignInOptions): Promi
       ...(saved.tokens.scope === undefined ? {} : { scope: saved.tokens.scope }),
     };
   } catch (error) {
-    throw describeFlowError(server.name, error);
+    const described = describeFlowError(server.name, error);
+    const reason = described instanceof Error
+      ? described.message.replace(/^Cannot sign in to "[^"]*": /, "")
+      : "";
+    callback.finish({ ok: false, reason: reason || "the sign-in failed" });
+    throw described;
   }
 }
 

@@ -16,6 +16,8 @@
  * --spawn-orphan-setsid start a child that starts a `sleep 300` in a session of its own, then exits
  *                       after 1.5 s (the sleep is reparented, out of our group and tree)
  * --stderr-text=TEXT    write TEXT and a newline to stderr at start, before the handshake
+ * --stderr-env=NAME     write `auth failed with NAME=<its value>` to stderr at start
+ * --env-file=PATH       write the environment this process received to PATH (JSON) at start
  * --ignore-sigterm      ignore SIGTERM
  * --linger              keep running after stdin closes
  * --calls-file=PATH     append one line per tools/call (the tool name) to PATH
@@ -44,6 +46,8 @@ const err = (text: string) => Deno.stderr.writeSync(new TextEncoder().encode(tex
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 if (flags.has("stderr-text")) err(`${flags.get("stderr-text")}\n`);
+if (flags.has("stderr-env")) err(`auth failed with ${flags.get("stderr-env")}=${Deno.env.get(flags.get("stderr-env")!)}\n`);
+if (flags.has("env-file")) Deno.writeTextFileSync(flags.get("env-file")!, JSON.stringify(Deno.env.toObject()));
 if (flags.has("starts-file")) {
   Deno.writeTextFileSync(flags.get("starts-file")!, `${name} ${Deno.pid}\n`, { append: true });
 }
