@@ -355,7 +355,23 @@ function reportUncaught(error: unknown): void {
   Deno.exit(70);
 }
 
+/**
+ * Libraries that print (the SDK's `console.warn` about an OAuth error, for one) print through the
+ * secret registry too: `console.log`/`info`/`debug` to stdout, `warn`/`error` to stderr, masked.
+ * (`mcp-serve` sends them all to stderr: its stdout is JSON-RPC.)
+ */
+function maskConsole(): void {
+  const encoder = new TextEncoder();
+  const writer = (stream: typeof Deno.stdout | typeof Deno.stderr) => (...data: unknown[]) => {
+    const text = data.map((d) => typeof d === "string" ? d : Deno.inspect(d)).join(" ");
+    stream.writeSync(encoder.encode(maskSecrets(`${text}\n`)));
+  };
+  console.log = console.info = console.debug = writer(Deno.stdout);
+  console.warn = console.error = writer(Deno.stderr);
+}
+
 if (import.meta.main) {
+  maskConsole();
   globalThis.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
     reportUncaught(event.reason);

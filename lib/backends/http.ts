@@ -193,7 +193,7 @@ export async function connectHttp(
   try {
     // The configured text itself: the transport hands the fetch a parsed URL, in which an odd
     // spelling such as `0x7f.1` is already normalized and no longer visible.
-    checkEndpointUrl(spec.url, { server });
+    checkEndpointUrl(spec.url, { server, displayAs: spec.urlTemplate });
   } catch (error) {
     if (!(error instanceof EndpointPolicyError)) throw error;
     throw new BackendError("START_FAILED", server, error.message, { hint: error.hint, cause: error });

@@ -264,7 +264,7 @@ async function describeServer(
       entry.authHint = signIn.state === "not-signed-in" && text === null
         ? `if the server asks for one: \`${loginCommand(spec.name)}\``
         : signIn.hint;
-      entry.endpointRefusal = endpointRefusal(spec.url, spec.name, decl.location);
+      entry.endpointRefusal = endpointRefusal(spec.url, decl.url, spec.name, decl.location);
       if (entry.endpointRefusal) {
         // The meta-server will not connect to it: it is refused, whatever its depends-on says.
         entry.state = "refused";
@@ -279,14 +279,15 @@ async function describeServer(
   return entry;
 }
 
-/** The endpoint policy's verdict on `url` as text only (no lookup), or `undefined` when it passes. */
+/** The endpoint policy's verdict on `url` as text only (no lookup; messages show `template`), or `undefined` when it passes. */
 function endpointRefusal(
   url: string,
+  template: string,
   server: string,
   location: Location,
 ): StatusServer["endpointRefusal"] {
   try {
-    checkEndpointUrl(url, { server });
+    checkEndpointUrl(url, { server, displayAs: template });
     return undefined;
   } catch (error) {
     if (!(error instanceof EndpointPolicyError)) throw error;

@@ -145,6 +145,11 @@ export interface ParsedEndpoint {
 export interface CheckOptions {
   /** Server name for messages. Default: none (messages name the URL only). */
   server?: string | undefined;
+  /**
+   * The URL as messages show it, e.g. the manifest's `${VAR}` template (the expanded URL may hold
+   * a secret); shown through {@link displayUrl}. Default: the URL checked.
+   */
+  displayAs?: string | undefined;
   /** Looks names up. @default SYSTEM_RESOLVER */
   resolver?: Resolver | undefined;
   /** Aborts the lookup. */
@@ -188,7 +193,7 @@ function isExplicitLoopbackHost(hostname: string, literal: string | undefined): 
  *   `ENDPOINT_REDIRECT`.
  */
 export function checkEndpointUrl(raw: string, options: CheckOptions = {}): ParsedEndpoint {
-  const refusal: EndpointRefusal = { server: options.server, url: displayUrl(raw) };
+  const refusal: EndpointRefusal = { server: options.server, url: displayUrl(options.displayAs ?? raw) };
   const refuse = (code: EndpointPolicyCode, state: string, hint?: string, address?: string): never => {
     throw new EndpointPolicyError(code, { ...refusal, address }, state, { hint });
   };
@@ -318,7 +323,7 @@ export async function checkEndpoint(raw: string, options: CheckOptions = {}): Pr
   const parsed = checkEndpointUrl(raw, options);
   const { url, hostname, port, literal, isExplicitLoopback } = parsed;
   if (literal !== undefined) return { url, hostname, port, addresses: [literal], isExplicitLoopback };
-  const refusal: EndpointRefusal = { server: options.server, url: displayUrl(raw) };
+  const refusal: EndpointRefusal = { server: options.server, url: displayUrl(options.displayAs ?? raw) };
   const resolver = options.resolver ?? SYSTEM_RESOLVER;
   let answers: string[];
   try {
