@@ -30,6 +30,7 @@ import {
 } from "./connection_types.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
+import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
 
 export type { CallToolResult, ReadResourceResult, Resource, Root, ServerCapabilities, Tool, Transport };
 export {
@@ -359,6 +360,7 @@ export async function openConnection(
       try {
         return await client.request(
           { method: "tools/call", params: { name: tool, arguments: args } },
+          CALL_RESULT_ENVELOPE,
           {
             timeout: timeoutMs,
             resetTimeoutOnProgress: true,

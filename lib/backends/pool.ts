@@ -12,10 +12,8 @@
  *
  * @module
  */
-import type { ServerSpec } from "../plugins/server_spec.ts";
-import { spawnKey } from "../plugins/server_spec.ts";
-import type { Logger } from "../log.ts";
-import { NULL_LOGGER } from "../log.ts";
+import { type ServerSpec, spawnKey } from "../plugins/server_spec.ts";
+import { type Logger, NULL_LOGGER } from "../log.ts";
 import { type BackendConnection, BackendError, type BackendPeer, type Root } from "./connection.ts";
 import { type ConnectContext, connectStdio } from "./stdio.ts";
 
@@ -55,10 +53,8 @@ export const BASE_BACKOFF_MS = 1_000;
 /** Longest restart delay, in ms. */
 export const MAX_BACKOFF_MS = 60_000;
 /**
- * Most calls in flight at once per backing server (default of {@link PoolOptions.maxCallsInFlight}
- * and of `[mcp] max-calls-in-flight-per-server`). A script's `Promise.all` over 100 calls sends 32 at
- * a time to one server; the others wait their turn in the order they were made, so a slow or
- * single-threaded server is never flooded, while 20 parallel 1 s calls still take one round (1 s).
+ * Most calls in flight at once per backing server (`[mcp] max-calls-in-flight-per-server`); more wait
+ * their turn in order, so a slow server is never flooded while 20 parallel 1 s calls take one round.
  */
 export const MAX_CALLS_IN_FLIGHT_PER_SERVER = 32;
 
@@ -163,6 +159,7 @@ export class ServerPool {
   readonly #logger: Logger;
   readonly #options: PoolOptions;
   readonly #supervisors = new Map<string, Supervisor>();
+  readonly #keys = new WeakMap<ServerSpec, string>(); // a spec never changes; every call needs its key
   #closed = false;
 
   constructor(options: PoolOptions = {}) {
@@ -178,8 +175,7 @@ export class ServerPool {
 
   /**
    * Applies new restart, shutdown and call-bound settings (after `config.toml` changed); unset fields
-   * stay. A raised call bound lets waiting calls start at once; a lowered one lets calls in flight
-   * finish and starts new ones only below it.
+   * stay. A raised call bound starts waiting calls at once; a lowered one lets calls in flight finish.
    */
   configure(limits: PoolLimits): void {
     this.#maxRestarts = limits.maxRestarts ?? this.#maxRestarts;
@@ -194,8 +190,12 @@ export class ServerPool {
     }
   }
 
+  #keyOf(spec: ServerSpec): string {
+    return this.#keys.get(spec) ?? this.#keys.set(spec, spawnKey(spec)).get(spec)!;
+  }
+
   #supervisor(spec: ServerSpec): Supervisor {
-    const key = spawnKey(spec);
+    const key = this.#keyOf(spec);
     let sup = this.#supervisors.get(key);
     if (!sup) {
       sup = {
@@ -323,7 +323,7 @@ export class ServerPool {
 
   /** Calls of `spec` holding a slot and waiting for one (see {@link withCallSlot}). */
   callLoad(spec: ServerSpec): { inFlight: number; queued: number } {
-    const sup = this.#supervisors.get(spawnKey(spec));
+    const sup = this.#supervisors.get(this.#keyOf(spec));
     return { inFlight: sup?.callsInFlight ?? 0, queued: sup?.callQueue.length ?? 0 };
   }
 
@@ -390,7 +390,7 @@ export class ServerPool {
 
   /** The state of `spec`'s server (`idle` when it was never used). */
   state(spec: ServerSpec): ServerState {
-    const sup = this.#supervisors.get(spawnKey(spec));
+    const sup = this.#supervisors.get(this.#keyOf(spec));
     if (!sup) return { status: "idle", failures: 0, starts: 0 };
     const base = { failures: sup.failures, starts: sup.starts, lastError: sup.lastError?.message };
     if (sup.isFailed) return { status: "failed", ...base };
@@ -404,7 +404,7 @@ export class ServerPool {
 
   /** The running connection of `spec`, if any (never starts anything). */
   running(spec: ServerSpec): BackendConnection | undefined {
-    const conn = this.#supervisors.get(spawnKey(spec))?.connection;
+    const conn = this.#supervisors.get(this.#keyOf(spec))?.connection;
     return conn && !conn.isClosed ? conn : undefined;
   }
 

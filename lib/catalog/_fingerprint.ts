@@ -1,6 +1,7 @@
 /**
  * Change detection for re-resolution: modification times and sizes of the Cargo files,
- * `config.toml` and the plugins folder, folded into one fingerprint string.
+ * `config.toml` and the plugins folder, folded into one fingerprint string (and the files' part alone,
+ * which a request checks synchronously).
  *
  * @module
  */
@@ -25,6 +26,21 @@ async function statPart(path: string): Promise<string> {
   } catch {
     return `${path}:missing`; // A missing file is a state too: its appearance is a change.
   }
+}
+
+/**
+ * The part of the fingerprint a request checks itself: modification time and size of each watched file
+ * (Cargo files, `config.toml`; a handful), stat'ed synchronously (microseconds each on a local disk).
+ */
+export function filesFingerprintSync(loaded: LoadedResolution, cwd: string): string {
+  return watchedFiles(loaded, cwd).map((path) => {
+    try {
+      const info = Deno.statSync(path);
+      return `${path}:${info.mtime?.getTime() ?? 0}:${info.size}`;
+    } catch {
+      return `${path}:missing`; // A missing file is a state too: its appearance is a change.
+    }
+  }).join("|");
 }
 
 /**

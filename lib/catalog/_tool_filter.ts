@@ -6,8 +6,8 @@
  */
 import type { McpConfig } from "../plugins/config_types.ts";
 import { UserError } from "../diagnostics.ts";
-import { namespaceKey, type ServerSpec } from "../plugins/server_spec.ts";
-import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
+import { namespaceKey, type ServerSpec, spawnKey } from "../plugins/server_spec.ts";
+import { type BindingTable, buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
 import type { Tool } from "../backends/connection.ts";
 
 /**
@@ -60,6 +60,22 @@ export function hiddenToolError(spec: ServerSpec, all: Tool[], key: string): Use
  */
 export class VisibleToolsMemo {
   readonly #memo = new WeakMap<Tool[], { key: string; value: { tools: Tool[]; hiddenCount: number } }>();
+  readonly #tables = new WeakMap<Tool[], BindingTable>();
+  readonly #keys = new WeakMap<ServerSpec, string>();
+
+  /** The binding table of a `tools` array from {@link of}, built once per array (every call needs it). */
+  tableOf(tools: Tool[]): BindingTable {
+    let table = this.#tables.get(tools);
+    if (!table) this.#tables.set(tools, table = buildBindingTable(tools.map((t) => t.name)));
+    return table;
+  }
+
+  /** `spawnKey(spec)`, computed once per spec (a spec never changes once made; every call asks). */
+  keyOf(spec: ServerSpec): string {
+    let key = this.#keys.get(spec);
+    if (key === undefined) this.#keys.set(spec, key = spawnKey(spec));
+    return key;
+  }
 
   /** Same as {@link visibleTools}, the result reused while `tools` and the filters are unchanged. */
   of(spec: ServerSpec, tools: Tool[], config: McpConfig): { tools: Tool[]; hiddenCount: number } {

@@ -15,7 +15,7 @@ import {
   type ServerSpec,
   spawnKey,
 } from "../plugins/server_spec.ts";
-import { type BindingTable, buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
+import { resolveToolKey } from "../declarations/tool_binding.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
@@ -35,6 +35,7 @@ import { listServerResources, readServerResource } from "./_resources.ts";
 import { specForNamespace, unavailableNamespaces, unavailableReason } from "./_scope_lookup.ts";
 import type { CallOutcome, CatalogOptions, ServerTools } from "./catalog_types.ts";
 import { fingerprintOf, watchedFiles } from "./_fingerprint.ts";
+import { ChangeDetector } from "./_change_watch.ts";
 import { hiddenToolError, VisibleToolsMemo } from "./_tool_filter.ts";
 import { CatalogSearch, type CatalogSearchAnswer, type CatalogSearchOptions } from "./_catalog_search.ts";
 
@@ -64,13 +65,13 @@ export class Catalog {
   readonly #visible = new VisibleToolsMemo();
   readonly #search = new CatalogSearch<ServerTools>(this);
   #peer: ((spec: ServerSpec) => BackendPeer | undefined) | undefined;
-  #fingerprint: string;
+  readonly #changes: ChangeDetector;
   #refreshing: Promise<boolean> = Promise.resolve(false);
   #closed = false;
 
   private constructor(loaded: LoadedResolution, fingerprint: string, options: CatalogOptions) {
     this.#loaded = loaded;
-    this.#fingerprint = fingerprint;
+    this.#changes = new ChangeDetector(fingerprint);
     this.#options = options;
     this.#clock = options.clock ?? SYSTEM_CLOCK;
     this.#logger = options.logger ?? NULL_LOGGER;
@@ -185,13 +186,13 @@ export class Catalog {
   }
 
   #onServerToolsChanged(spec: ServerSpec): void {
-    this.#listings.delete(spawnKey(spec));
+    this.#listings.delete(this.#visible.keyOf(spec));
     void this.#removeCache(spec);
     this.#emitChange();
   }
 
   async #live(spec: ServerSpec, connection: BackendConnection, signal?: AbortSignal): Promise<Listing> {
-    const key = spawnKey(spec);
+    const key = this.#visible.keyOf(spec);
     const held = this.#listings.get(key);
     if (held && held.connection === connection && !connection.isClosed) return held;
     const { tools, warnings } = await connection.listTools({ timeoutMs: spec.toolCallTimeoutMs, signal });
@@ -337,7 +338,7 @@ export class Catalog {
     const connection = await this.#pool.acquire(spec, { signal, waitForRestart: true });
     const listing = await this.#live(spec, connection, signal);
     const { tools } = this.#visible.of(spec, listing.tools, this.config);
-    const table: BindingTable = buildBindingTable(tools.map((t) => t.name));
+    const table = this.#visible.tableOf(tools);
     const resolved = resolveToolKey(table, spec.name, key);
     if (!resolved.ok) throw hiddenToolError(spec, listing.tools, key) ?? resolved.error;
     return { connection, definition: tools.find((t) => t.name === resolved.value)! };
@@ -353,19 +354,21 @@ export class Catalog {
    * Looks run one at a time, each after the previous one ended, so a caller always sees the
    * files as they were when it asked.
    *
+   * @param options.trustWatch Look only after a file-system watch on the files' folders saw an event
+   *   (see `_change_watch.ts`; a request's cheap check). @default false (exact)
    * @returns `true` when something the agent sees changed.
    */
-  refreshIfChanged(): Promise<boolean> {
+  refreshIfChanged(options: { trustWatch?: boolean } = {}): Promise<boolean> {
     const previous = this.#refreshing.catch(() => false); // its own caller reports its failure
-    const look = previous.then(() => this.#refresh());
+    const look = previous.then(() => this.#refresh(options.trustWatch === true));
     this.#refreshing = look;
     return look;
   }
 
-  async #refresh(): Promise<boolean> {
+  async #refresh(trustWatch: boolean): Promise<boolean> {
     if (this.#closed) return false;
-    const fingerprint = await fingerprintOf(this.#loaded, this.#options.cwd);
-    if (fingerprint === this.#fingerprint) return false;
+    const fingerprint = await this.#changes.look(this.#loaded, this.#options.cwd, { trustWatch });
+    if (fingerprint === undefined) return false;
     const load = this.#options.load ?? loadResolution;
     const loaded = await load({
       cwd: this.#options.cwd,
@@ -379,7 +382,8 @@ export class Catalog {
     // A file that changes while it is being loaded is seen on the next look: the fingerprint taken
     // before the load is kept unless the set of workspace files itself changed.
     const isSameFileSet = watchedFiles(loaded, this.#options.cwd).join("|") === before.files;
-    this.#fingerprint = isSameFileSet ? fingerprint : await fingerprintOf(loaded, this.#options.cwd);
+    const accepted = isSameFileSet ? fingerprint : await fingerprintOf(loaded, this.#options.cwd);
+    this.#changes.accept(accepted, isSameFileSet);
     this.#pool.configure(poolLimits(loaded.config));
     const keep = new Set(loaded.resolution.servers.map(spawnKey));
     for (const key of [...this.#listings.keys()]) if (!keep.has(key)) this.#listings.delete(key);
@@ -409,6 +413,7 @@ export class Catalog {
   /** Shuts every running server down. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#changes.close();
     this.#listeners.clear();
     await this.#pool.close();
   }

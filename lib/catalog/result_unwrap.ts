@@ -93,6 +93,7 @@ export class OutputShapeChecker {
     logger: false,
   });
   readonly #cache = new Map<string, ValidateFunction | null>();
+  readonly #bySchema = new WeakMap<object, ValidateFunction | null>();
 
   /**
    * @param outputSchema The tool's declared `outputSchema`; `undefined` = not checked.
@@ -115,6 +116,15 @@ export class OutputShapeChecker {
   }
 
   #compile(schema: Record<string, unknown>): ValidateFunction | null {
+    // The same listing's schema object comes back on every call: found without serializing it.
+    const held = this.#bySchema.get(schema);
+    if (held !== undefined) return held;
+    const compiled = this.#compileText(schema);
+    this.#bySchema.set(schema, compiled);
+    return compiled;
+  }
+
+  #compileText(schema: Record<string, unknown>): ValidateFunction | null {
     const key = JSON.stringify(schema);
     const cached = this.#cache.get(key);
     if (cached !== undefined) return cached;

@@ -226,7 +226,7 @@ export async function runExecute(
   script: string,
   options: ExecuteOptions = {},
 ): Promise<CallToolResult> {
-  await catalog.refreshIfChanged();
+  await catalog.refreshIfChanged({ trustWatch: true });
   if (catalog.servers.length === 0) {
     const lines = [...catalog.refused.map((r) => `  ${describeRefusal(r)}`), ...dormantLines(catalog)];
     return {

@@ -94,7 +94,7 @@ export async function renderListTools(
   signal?: AbortSignal,
   options: RenderListToolsOptions = {},
 ): Promise<string> {
-  await catalog.refreshIfChanged();
+  await catalog.refreshIfChanged({ trustWatch: true });
   const problems: string[] = [];
   if (catalog.configError) problems.push(`config.toml: ${catalog.configError.message}`);
   for (const r of catalog.refused) problems.push(describeRefusal(r));

@@ -112,10 +112,14 @@ function listedTools(catalog: Catalog) {
   ];
 }
 
-/** Re-resolves if files changed; a failure is logged and the last resolution stays in use. */
-async function refreshQuietly(catalog: Catalog, logger: Logger): Promise<void> {
+/**
+ * Re-resolves if files changed; a failure is logged and the last resolution stays in use. With
+ * `trustWatch` (requests) the files are looked at only after a watch event; without (the periodic look),
+ * always.
+ */
+async function refreshQuietly(catalog: Catalog, logger: Logger, trustWatch = false): Promise<void> {
   try {
-    await catalog.refreshIfChanged();
+    await catalog.refreshIfChanged({ trustWatch });
   } catch (error) {
     logger.warn(`re-resolution failed: ${String(error)}`);
   }
@@ -152,7 +156,7 @@ export function createMetaServer(options: MetaServerOptions): Server {
     return {};
   });
   server.setRequestHandler("tools/list", async () => {
-    await refreshQuietly(catalog, logger); // `execute`'s description names the servers in scope now
+    await refreshQuietly(catalog, logger, true); // `execute`'s description names the servers in scope now
     return { tools: listedTools(catalog) };
   });
   server.setRequestHandler("tools/call", async (request, ctx) => {

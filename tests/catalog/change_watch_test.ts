@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { Catalog } from "../../lib/catalog/mod.ts";
+import { ChangeWatch } from "../../lib/catalog/_change_watch.ts";
+import { waitFor } from "../_fakes_backends.ts";
+import { cargoLock, fixtureServerToml, makeDirs, writePlugin } from "../_fakes_meta.ts";
+
+Deno.test("ChangeWatch reports an event after settle(), and starts out changed", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.mkdir(`${dir}/deep/a`, { recursive: true });
+  const watch = new ChangeWatch({ flat: [dir], deep: [`${dir}/deep`] });
+  try {
+    assert.equal(watch.mayHaveChanged, true);
+    watch.settle();
+    assert.equal(watch.mayHaveChanged, false);
+    await Deno.writeTextFile(`${dir}/deep/a/SYMPOSIUM.toml`, "name = 'a'");
+    assert.ok(await waitFor(() => Promise.resolve(watch.mayHaveChanged), 5_000), "no event for a deep file");
+    watch.settle();
+    await Deno.writeTextFile(`${dir}/config.toml`, "[mcp]\n");
+    assert.ok(await waitFor(() => Promise.resolve(watch.mayHaveChanged), 5_000), "no event for a flat file");
+  } finally {
+    watch.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+  assert.equal(watch.mayHaveChanged, true, "a closed watch must not vouch for anything");
+});
+
+Deno.test("ChangeWatch on a folder that does not exist keeps every look exact", () => {
+  const watch = new ChangeWatch({ flat: ["/nonexistent-cargo-agents-folder"], deep: [] });
+  watch.settle();
+  assert.equal(watch.mayHaveChanged, true);
+  watch.close();
+});
+
+Deno.test("refreshIfChanged({ trustWatch }) sees an edited plugin and Cargo.lock through the watch", async () => {
+  const dirs = await makeDirs();
+  await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
+  const catalog = await Catalog.open({
+    cwd: dirs.ws,
+    env: { SYMPOSIUM_HOME: dirs.home },
+    homeDir: dirs.root,
+  });
+  try {
+    assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false); // sets the watch up
+    assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false);
+    await writePlugin(dirs.home, "other", fixtureServerToml("other"));
+    assert.ok(
+      await waitFor(async () => await catalog.refreshIfChanged({ trustWatch: true }), 5_000),
+      "a new plugin was not seen",
+    );
+    assert.deepEqual(catalog.servers.map((s) => s.name), ["fx", "other"]);
+    await Deno.writeTextFile(`${dirs.ws}/Cargo.lock`, cargoLock({ serde: "1.0.1" }) + "\n# edited\n");
+    const seen = await waitFor(async () => {
+      await catalog.refreshIfChanged({ trustWatch: true });
+      return catalog.workspace.dependencies.some((d) => d.version === "1.0.1");
+    }, 5_000);
+    assert.ok(seen, "the edited Cargo.lock was not seen");
+  } finally {
+    await catalog.close();
+    await dirs.remove();
+  }
+});
+
+Deno.test("refreshIfChanged({ trustWatch }) sees a config.toml written just before, without waiting for the watch", async () => {
+  const dirs = await makeDirs();
+  await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
+  const catalog = await Catalog.open({
+    cwd: dirs.ws,
+    env: { SYMPOSIUM_HOME: dirs.home },
+    homeDir: dirs.root,
+  });
+  try {
+    assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false);
+    await Deno.writeTextFile(`${dirs.home}/config.toml`, "[mcp]\nread-only = true\n");
+    assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), true);
+    assert.equal(catalog.config.readOnly, true);
+  } finally {
+    await catalog.close();
+    await dirs.remove();
+  }
+});
