@@ -2,8 +2,14 @@
  * The session logger: one line per event, to stderr (never stdout, which belongs to MCP) and to a
  * per-session file under `<config>/logs/` (a private folder: created 0700, refused when it is a
  * symbolic link or another user's; the file is 0600 and created with its first line; the newest
- * {@link MAX_SESSION_LOGS} sessions are kept). Every line is masked by the secret registry
- * (registered values and credential shapes, `lib/secrets/`) before anything is written.
+ * {@link MAX_SESSION_LOGS} sessions are kept, at most {@link MAX_LOG_DIR_BYTES} in all). Every line
+ * is masked by the secret registry (registered values and credential shapes, `lib/secrets/`) before
+ * anything is written.
+ *
+ * The file is written asynchronously from a bounded buffer: a caller never waits for the disk.
+ * When the disk cannot keep up, lines past {@link LOG_BUFFER_BYTES} are dropped and a marker says
+ * how many; past {@link MAX_SESSION_LOG_BYTES} the file ends with a marker and later lines go to
+ * stderr only (at its level).
  *
  * @module
  */
@@ -33,6 +39,18 @@ export interface Logger {
 /** Session log files kept in the log directory: older ones are deleted when a new one is created. */
 export const MAX_SESSION_LOGS = 20;
 
+/** Largest session log file, bytes (10 MiB): past it a marker line ends the file. */
+export const MAX_SESSION_LOG_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Largest total of the session log files in the log directory, bytes (100 MiB): when a session
+ * creates its file, the oldest others are deleted until they leave room for a full session log.
+ */
+export const MAX_LOG_DIR_BYTES = 100 * 1024 * 1024;
+
+/** Bytes of log lines waiting for the disk at most (1 MiB); lines past it are dropped and counted. */
+export const LOG_BUFFER_BYTES = 1024 * 1024;
+
 /** A {@link Logger} that owns a file: call `close()` once at the end of the session. */
 export interface SessionLogger extends Logger {
   /**
@@ -41,8 +59,12 @@ export interface SessionLogger extends Logger {
    * a session that logs nothing leaves no file.
    */
   readonly filePath: string | undefined;
+  /** Lines that did not reach the file because the disk could not keep up (the marker says so too). */
+  readonly droppedLines: number;
+  /** Resolves once every line written so far is on disk (or dropped). */
+  flush(): Promise<void>;
   /** Flushes and closes the file. Idempotent. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Options of {@link createLogger}. */
@@ -62,6 +84,12 @@ export interface LoggerOptions {
   keepLogs?: number | undefined;
   /** Longest line written, in UTF-16 code units; longer lines are cut with `…`. @default 4096 */
   maxLineChars?: number | undefined;
+  /** Largest session file, bytes. @default MAX_SESSION_LOG_BYTES */
+  maxFileBytes?: number | undefined;
+  /** Largest total of the log directory's session files, bytes. @default MAX_LOG_DIR_BYTES */
+  maxDirBytes?: number | undefined;
+  /** Bytes waiting for the disk at most. @default LOG_BUFFER_BYTES */
+  bufferBytes?: number | undefined;
   /** Clock for timestamps, ms since the epoch. @default Date.now */
   now?: (() => number) | undefined;
 }
@@ -80,12 +108,22 @@ export const SESSION_LOG_NAME = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-\d+
  */
 export function createLogger(options: LoggerOptions = {}): SessionLogger {
   const maxLineChars = options.maxLineChars ?? 4096;
+  const maxFileBytes = options.maxFileBytes ?? MAX_SESSION_LOG_BYTES;
+  const bufferBytes = options.bufferBytes ?? LOG_BUFFER_BYTES;
   const now = options.now ?? Date.now;
   const stderrRank = LEVEL_RANK[options.stderrLevel ?? "info"];
   const encoder = new TextEncoder();
   let file: { handle: Deno.FsFile; name: string } | undefined;
   let filePath: string | undefined;
   let closed = false;
+  /** The file is full, broken or cannot be had: no more lines go there. */
+  let isFileDone = false;
+  let fileBytes = 0;
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  let dropped = { lines: 0, bytes: 0 };
+  let totalDropped = 0;
+  let writing: Promise<void> | undefined;
   const logDir = options.logDir;
   if (logDir !== undefined) {
     const stamp = new Date(now()).toISOString().replace(/[:.]/g, "-");
@@ -95,7 +133,7 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
   /** Creates the file on the first line (and prunes old sessions); `false` when there is none. */
   function ensureFile(): boolean {
     if (file !== undefined) return true;
-    if (logDir === undefined || filePath === undefined || closed) return false;
+    if (logDir === undefined || filePath === undefined || closed || isFileDone) return false;
     try {
       const state = ensurePrivateDir(logDir);
       if (state.looseMode !== undefined) {
@@ -109,31 +147,96 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
       filePath = `${logDir}/${file.name}`;
     } catch (error) {
       filePath = undefined;
+      isFileDone = true;
       const why = error instanceof PrivateDirError
         ? `${error.message}; ${error.hint}`
         : `cannot open the session log in ${logDir}: ${String(error)}`;
       options.writeErr?.(`[warn] ${maskSecrets(why)}; logging to stderr only\n`);
       return false;
     }
-    pruneSessionLogs(logDir, options.keepLogs ?? MAX_SESSION_LOGS, filePath);
+    pruneSessionLogs(logDir, options.keepLogs ?? MAX_SESSION_LOGS, filePath, {
+      maxTotalBytes: Math.max(0, (options.maxDirBytes ?? MAX_LOG_DIR_BYTES) - maxFileBytes),
+    });
     return true;
   }
 
-  function write(level: LogLevel, scope: string, message: string): void {
-    let text = maskSecrets(message).replace(/\r?\n/g, "\\n");
-    if (text.length > maxLineChars) text = `${text.slice(0, maxLineChars)}…`;
-    const line = `${scope ? `[${scope}] ` : ""}${text}`;
-    if (!closed && ensureFile() && file !== undefined) {
-      try {
-        file.handle.writeSync(
-          encoder.encode(`${new Date(now()).toISOString()} ${level.toUpperCase()} ${line}\n`),
-        );
-      } catch {
-        // A log file that stops accepting writes must not take the session down; stderr remains.
-        file = undefined;
+  function stamped(level: LogLevel, line: string): string {
+    return `${new Date(now()).toISOString()} ${level.toUpperCase()} ${line}\n`;
+  }
+
+  /** Writes the queue out, one chunk per turn, until it is empty. */
+  async function drain(): Promise<void> {
+    try {
+      while (pending.length > 0 && file !== undefined) {
+        const parts = pending;
+        const size = pendingBytes;
+        pending = [];
+        pendingBytes = 0;
+        const chunk = new Uint8Array(size);
+        let at = 0;
+        for (const part of parts) {
+          chunk.set(part, at);
+          at += part.length;
+        }
+        for (let written = 0; written < chunk.length;) {
+          written += await file.handle.write(chunk.subarray(written));
+        }
+        if (dropped.lines > 0 && !isFileDone) {
+          const marker = stamped(
+            "warn",
+            `… ${dropped.lines} log line(s) (${dropped.bytes} bytes) dropped: the log could not keep up`,
+          );
+          dropped = { lines: 0, bytes: 0 };
+          enqueue(encoder.encode(marker));
+        }
       }
+    } catch {
+      // A log file that stops accepting writes must not take the session down; stderr remains.
+      isFileDone = true;
+      pending = [];
+      pendingBytes = 0;
+    } finally {
+      writing = undefined;
     }
-    if (LEVEL_RANK[level] >= stderrRank) options.writeErr?.(`[${level}] ${line}\n`);
+  }
+
+  /**
+   * Queues a line for the file: within the file budget (the first line past it is replaced by the
+   * end marker) and the buffer (a line that finds it full is counted as dropped).
+   */
+  function enqueue(bytes: Uint8Array): void {
+    if (fileBytes + bytes.length > maxFileBytes) {
+      isFileDone = true;
+      const marker = encoder.encode(stamped(
+        "warn",
+        `… log cut at ${maxFileBytes} bytes (the session log budget); later lines go to stderr only`,
+      ));
+      pending.push(marker);
+      pendingBytes += marker.length;
+    } else if (pendingBytes + bytes.length > bufferBytes) {
+      dropped.lines++;
+      dropped.bytes += bytes.length;
+      totalDropped++;
+      return;
+    } else {
+      pending.push(bytes);
+      pendingBytes += bytes.length;
+      fileBytes += bytes.length;
+    }
+    writing ??= drain();
+  }
+
+  function write(level: LogLevel, scope: string, message: string): void {
+    const toStderr = LEVEL_RANK[level] >= stderrRank && options.writeErr !== undefined;
+    const toFile = !closed && !isFileDone && logDir !== undefined;
+    if (!toStderr && !toFile) return; // Nothing would see it: skip the formatting.
+    // Cut before masking: masking is linear, but a 64 MiB line would still cost time for nothing.
+    const head = message.length > maxLineChars + 256 ? message.slice(0, maxLineChars + 256) : message;
+    let text = maskSecrets(head).replace(/\r?\n/g, "\\n");
+    if (text.length > maxLineChars || head !== message) text = `${text.slice(0, maxLineChars)}…`;
+    const line = `${scope ? `[${scope}] ` : ""}${text}`;
+    if (toFile && ensureFile() && file !== undefined) enqueue(encoder.encode(stamped(level, line)));
+    if (toStderr) options.writeErr!(`[${level}] ${line}\n`);
   }
 
   function make(scope: string): Logger {
@@ -146,20 +249,30 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
     };
   }
 
+  async function flush(): Promise<void> {
+    while (writing !== undefined) await writing;
+  }
+
   const root = make("");
   return {
     ...root,
     get filePath() {
       return filePath;
     },
-    close() {
+    get droppedLines() {
+      return totalDropped;
+    },
+    flush,
+    async close() {
       if (closed) return;
       closed = true;
+      await flush();
       try {
         file?.handle.close();
       } catch {
         // Already closed by the runtime at exit; nothing to flush.
       }
+      file = undefined;
     },
   };
 }
@@ -179,21 +292,46 @@ function openSessionFile(logDir: string, name: string): { handle: Deno.FsFile; n
   }
 }
 
+/** Options of {@link pruneSessionLogs}. */
+export interface PruneOptions {
+  /** The other session files may total at most this many bytes (oldest deleted first). Default: no size bound. */
+  maxTotalBytes?: number | undefined;
+}
+
 /**
- * Deletes the oldest session files of `logDir` so that at most `keep` remain (by modification
- * time, `current` always kept). Only regular files of this user named as we name them
- * ({@link SESSION_LOG_NAME}) are considered, judged with `lstat`: a link, a folder or any other
- * file is never removed. Failures are ignored: pruning must never fail a session.
+ * Deletes the oldest session files of `logDir` so that at most `keep` remain and the ones other
+ * than `current` total at most `options.maxTotalBytes` (by modification time, `current` always
+ * kept). Only regular files of this user named as we name them ({@link SESSION_LOG_NAME}) are
+ * considered, judged with `lstat`: a link, a folder or any other file is never removed. Failures
+ * are ignored: pruning must never fail a session.
  */
-export function pruneSessionLogs(logDir: string, keep: number, current?: string): void {
+export function pruneSessionLogs(
+  logDir: string,
+  keep: number,
+  current?: string,
+  options: PruneOptions = {},
+): void {
   const logs = listOwnFiles(logDir, SESSION_LOG_NAME).filter((f) => f.path !== current);
   logs.sort((a, b) => b.mtimeMs - a.mtimeMs || b.path.localeCompare(a.path));
-  for (const old of logs.slice(Math.max(0, keep - (current === undefined ? 0 : 1)))) {
+  const keepOthers = Math.max(0, keep - (current === undefined ? 0 : 1));
+  const maxTotal = options.maxTotalBytes ?? Infinity;
+  let total = 0;
+  logs.forEach((old, index) => {
+    if (maxTotal !== Infinity) total += sizeOf(old.path);
+    if (index < keepOthers && total <= maxTotal) return;
     try {
       Deno.removeSync(old.path);
     } catch {
       // Another session removed it, or it is not ours to remove: keep going.
     }
+  });
+}
+
+function sizeOf(path: string): number {
+  try {
+    return Deno.lstatSync(path).size;
+  } catch {
+    return 0; // Gone meanwhile: it takes no room.
   }
 }
 

@@ -15,7 +15,7 @@ const AREA_ORDER: readonly string[][] = [
   ["diagnostics"],
   ["secrets"],
   ["top"],
-  ["workspace"],
+  ["workspace", "jsonrpc"],
   ["plugins"],
   ["declarations", "net", "sync"],
   ["auth"],

@@ -13,7 +13,7 @@ function logFiles(dir: string): string[] {
 Deno.test("createLogger() leaves no file when the session logs nothing", async () => {
   const root = await Deno.makeTempDir();
   const logger = createLogger({ logDir: `${root}/logs`, sessionName: "quiet.log" });
-  logger.close();
+  await logger.close();
   assert.deepEqual(logFiles(`${root}/logs`), []);
   await Deno.remove(root, { recursive: true });
 });
@@ -23,7 +23,7 @@ Deno.test("createLogger() creates the session file with its first line", async (
   const logger = createLogger({ logDir: `${root}/logs`, sessionName: "s.log", now: () => 0 });
   assert.equal(logger.filePath, `${root}/logs/s.log`);
   logger.child("fx").info("started");
-  logger.close();
+  await logger.close();
   assert.equal(await Deno.readTextFile(`${root}/logs/s.log`), "1970-01-01T00:00:00.000Z INFO [fx] started\n");
   await Deno.remove(root, { recursive: true });
 });
@@ -49,7 +49,7 @@ Deno.test("createLogger() keeps the newest MAX_SESSION_LOGS session files when i
   const logger = createLogger({ logDir: dir, sessionName: sessionName(99) });
   assert.equal(logFiles(dir).length, MAX_SESSION_LOGS + 6, "nothing pruned before the first line");
   logger.info("hello");
-  logger.close();
+  await logger.close();
   const left = logFiles(dir).filter((n) => SESSION_LOG_NAME.test(n));
   assert.equal(left.length, MAX_SESSION_LOGS);
   assert.ok(left.includes(sessionName(99)));
@@ -66,7 +66,7 @@ Deno.test("createLogger() creates logs/ 0700 and the session file 0600 under a p
   try {
     const logger = createLogger({ logDir: `${root}/logs` });
     logger.info("hello");
-    logger.close();
+    await logger.close();
     assert.equal(Deno.statSync(`${root}/logs`).mode! & 0o777, 0o700);
     assert.equal(Deno.statSync(logger.filePath!).mode! & 0o777, 0o600);
     assert.match(logger.filePath!, /\/logs\/[^/]+$/);
@@ -88,7 +88,7 @@ Deno.test("createLogger() refuses a logs/ that is a symbolic link, and prunes no
   const errors: string[] = [];
   const logger = createLogger({ logDir: `${root}/logs`, keepLogs: 2, writeErr: (t) => errors.push(t) });
   logger.info("hello");
-  logger.close();
+  await logger.close();
   assert.equal(logger.filePath, undefined, "stderr only");
   assert.equal(logFiles(elsewhere).length, 30, "nothing deleted through the link");
   assert.equal(Deno.statSync(elsewhere).mode! & 0o777, 0o755, "the link's target is not chmod'ed");
@@ -126,7 +126,7 @@ Deno.test("createLogger() masks registered secrets and credential shapes in the 
   });
   logger.warn("header zz-registered-9f8e7d; Authorization: Basic dXNlcjpwYXNz; using token abc123def456");
   logger.warn("postgres://app:hunter22@db/x and PAT 0123456789abcdef; stderr: token=abc123");
-  logger.close();
+  await logger.close();
   for (const text of [Deno.readTextFileSync(`${root}/logs/m.log`), errors.join("")]) {
     for (
       const secret of [
@@ -144,4 +144,69 @@ Deno.test("createLogger() masks registered secrets and credential shapes in the 
     assert.match(text, /postgres:\/\/app:\*\*\*@db/);
   }
   await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("createLogger() ends the session file with a marker at its byte budget", async () => {
+  const root = await Deno.makeTempDir();
+  const logger = createLogger({ logDir: `${root}/logs`, sessionName: "s.log", maxFileBytes: 4096 });
+  for (let i = 0; i < 500; i++) logger.info(`line ${i} ${"x".repeat(40)}`);
+  await logger.close();
+  const text = await Deno.readTextFile(`${root}/logs/s.log`);
+  assert.ok(new TextEncoder().encode(text).length <= 4096 + 200, `${text.length} bytes`);
+  assert.match(text.trimEnd().split("\n").at(-1)!, /log cut at 4096 bytes .*later lines go to stderr only/);
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("createLogger() drops lines past its buffer with a counted marker, never waiting for the disk", async () => {
+  const root = await Deno.makeTempDir();
+  const logger = createLogger({ logDir: `${root}/logs`, sessionName: "s.log", bufferBytes: 2048 });
+  const started = performance.now();
+  for (let i = 0; i < 2_000; i++) logger.debug(`stderr: ${"e".repeat(99)}`);
+  const callerMs = performance.now() - started;
+  assert.ok(logger.droppedLines > 0);
+  await logger.close();
+  const text = await Deno.readTextFile(`${root}/logs/s.log`);
+  const marker = text.split("\n").find((l) => l.includes("dropped: the log could not keep up"));
+  assert.ok(marker, "a drop marker");
+  const count = Number(/… (\d+) log line/.exec(marker)![1]);
+  const kept = text.split("\n").filter((l) => l.includes("stderr: ")).length;
+  assert.equal(kept + logger.droppedLines, 2_000);
+  assert.ok(count > 0 && count <= logger.droppedLines);
+  assert.ok(callerMs < 5_000, `${callerMs} ms`);
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("createLogger() keeps the log folder under its total budget when it creates a file", async () => {
+  const root = await Deno.makeTempDir();
+  const dir = `${root}/logs`;
+  await Deno.mkdir(dir);
+  for (let i = 0; i < 6; i++) {
+    const path = `${dir}/2020-01-0${i + 1}T00-00-00-000Z-${100 + i}.log`;
+    await Deno.writeTextFile(path, "x".repeat(1000));
+    await Deno.utime(path, 1_000_000 + i, 1_000_000 + i); // the first is the oldest
+  }
+  const logger = createLogger({ logDir: dir, sessionName: "new.log", maxFileBytes: 1000, maxDirBytes: 4000 });
+  logger.info("hello");
+  await logger.close();
+  // 4000 − 1000 (room for this session) leaves the 3 newest others.
+  assert.deepEqual(logFiles(dir), [
+    "2020-01-04T00-00-00-000Z-103.log",
+    "2020-01-05T00-00-00-000Z-104.log",
+    "2020-01-06T00-00-00-000Z-105.log",
+    "new.log",
+  ]);
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("createLogger() masks secrets in a line longer than its cut", async () => {
+  const lines: string[] = [];
+  const secret = `budget-secret-${crypto.randomUUID()}`;
+  processSecrets.register(secret);
+  const logger = createLogger({ writeErr: (t) => void lines.push(t), maxLineChars: 64 });
+  logger.info(`sent ${secret} ${"y".repeat(1_000_000)}`);
+  await logger.close();
+  assert.equal(lines.length, 1);
+  assert.ok(!lines[0]!.includes(secret));
+  assert.match(lines[0]!, /^\[info\] sent \*\*\* y+…\n$/);
+  assert.ok(lines[0]!.length < 100);
 });

@@ -1,18 +1,65 @@
 /**
- * The two stream helpers of a stdio backing server (private to `lib/backends/`): a bounded tail of
- * its stderr, and a pump that reads a pipe to the end without ever waiting for line handling.
+ * The stream helpers of a stdio backing server (private to `lib/backends/`): a bounded tail of its
+ * stderr, and the two reading loops: stdout (one JSON-RPC message per line under
+ * the message budget, handled as it arrives so the pipe is the buffer) and stderr (read as fast as
+ * the child writes, into a bounded tail and a bounded queue to the log; what the log cannot take is
+ * counted and said in one line).
  *
  * @module
  */
+import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import type { Logger } from "../log.ts";
+import {
+  isResponseKeys,
+  type LineEvent,
+  LineReader,
+  MessageTooLargeError,
+  sniffMessage,
+  type TooLargeData,
+} from "../jsonrpc/mod.ts";
 
-/** Longest stdout line accepted as one JSON-RPC message, in UTF-16 code units (a bigger one is dropped). */
-export const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
 /**
  * Longest stretch of line handling (logging, message dispatch) between two reads of a child's
  * pipe, in ms: past it the pump yields so the pipe keeps draining.
  */
 export const LINE_SLICE_MS = 4;
+/** Longest stderr line logged whole, bytes; a longer one is logged cut, with its size. */
+export const STDERR_LINE_BYTES = 16 * 1024;
+/**
+ * Stderr waiting for the log at most, UTF-16 code units (1 Mi). Stderr is read as fast as the child
+ * writes; lines past this are dropped (the tail still has them) and a marker line counts them.
+ */
+export const STDERR_QUEUE_CHARS = 1024 * 1024;
+/** Non-JSON stdout lines logged one by one per process; later ones are counted in one line at the end. */
+export const MAX_NOISE_WARNINGS = 20;
+/** JSON-RPC error code of the answer we make up for a request whose real answer was too large. */
+export const ANSWER_TOO_LARGE_CODE = -32603;
+
+/**
+ * What to do about a stdout message over the budget (skipped unread): the line to log, and, when
+ * it was an answer (its head shows `result` or `error`, and an `id`), a made-up error answer for
+ * the request it answers, so that request fails at once as too large instead of at its timeout.
+ * A request or notification from the server is only logged.
+ */
+export function oversizeAnswer(
+  event: Extract<LineEvent, { kind: "oversize" }>,
+  budget: { server: string | undefined; maxBytes: number },
+): { logLine: string; message?: JSONRPCMessage } {
+  const { id, keys } = sniffMessage(event.head, event.tail);
+  const error = new MessageTooLargeError("an answer", {
+    server: budget.server,
+    bytes: event.bytes,
+    maxBytes: budget.maxBytes,
+    exact: true,
+  });
+  const logLine = `${error.message} (id ${JSON.stringify(id)})`;
+  if (id === null || !isResponseKeys(keys)) return { logLine };
+  const data: TooLargeData = { tooLarge: { bytes: event.bytes, maxBytes: budget.maxBytes, exact: true } };
+  return {
+    logLine,
+    message: { jsonrpc: "2.0", id, error: { code: ANSWER_TOO_LARGE_CODE, message: error.message, data } },
+  };
+}
 
 /** Keeps the last `maxChars` characters (UTF-16 code units) of a text stream. */
 export class TailBuffer {
@@ -44,85 +91,138 @@ export class TailBuffer {
   }
 }
 
+/** Options of {@link pumpStdout}. */
+export interface StdoutPumpOptions {
+  /** Longest line kept, bytes. */
+  maxMessageBytes: number;
+  /** Receives each non-empty line. */
+  onLine(line: string): void;
+  /** Receives each line over the budget (not held: its size and first/last KiB). */
+  onOversize(event: Extract<LineEvent, { kind: "oversize" }>): void;
+  logger: Logger;
+}
+
 /**
- * Reads `stream` to EOF, handing each complete line to `onLine` (and each decoded chunk to
- * `onChunk`). Reading never waits for line handling: chunks are queued as they arrive and lines
- * are handled in slices of at most {@link LINE_SLICE_MS}, so the pipe keeps draining while a slow
- * logger works (a child that writes asynchronously, like node, loses what is still queued on its
- * side when it exits on a full pipe). Resolves once every line read has been handled.
- *
- * @param logger Receives a debug line when the pipe breaks, a warning for a line over {@link MAX_MESSAGE_CHARS}.
+ * Reads stdout to EOF, one message per line under the message budget. Lines are handled as they
+ * arrive (the pipe waits meanwhile, so memory stays bounded), yielding every {@link LINE_SLICE_MS}
+ * so a burst of messages never holds the event loop. Resolves at EOF (or a broken pipe).
  */
-export async function pumpLines(
+export async function pumpStdout(
   stream: ReadableStream<Uint8Array>,
-  logger: Logger,
-  onLine: (line: string) => void,
-  onChunk?: (chunk: string) => void,
+  options: StdoutPumpOptions,
 ): Promise<void> {
+  const lines = new LineReader(options.maxMessageBytes);
+  const reader = stream.getReader();
+  let sliceStart = performance.now();
+  const handle = (event: LineEvent) => {
+    if (event.kind === "oversize") options.onOversize(event);
+    else if (event.text.length > 0) options.onLine(event.text);
+  };
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      for (const event of lines.push(value)) {
+        handle(event);
+        if (performance.now() - sliceStart > LINE_SLICE_MS) {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          sliceStart = performance.now();
+        }
+      }
+    }
+    for (const event of lines.end()) handle(event);
+  } catch (error) {
+    // The pipe broke (the child died mid-write); the exit watcher reports the end.
+    options.logger.debug(`stdout ended: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** Options of {@link pumpStderr}. */
+export interface StderrPumpOptions {
+  /** Receives every chunk as decoded text, as soon as it is read (the tail, signs of life). */
+  onChunk(text: string): void;
+  /** Where lines go, at debug level as `stderr: <line>`. */
+  logger: Logger;
+}
+
+/**
+ * Reads stderr to EOF without ever waiting for the log: each chunk goes to `onChunk` and its lines
+ * to a queue of at most {@link STDERR_QUEUE_CHARS}, which a separate loop logs in slices; lines
+ * that find the queue full are counted, and a marker line says how many once the log catches up.
+ * Resolves once every queued line is logged.
+ */
+export async function pumpStderr(
+  stream: ReadableStream<Uint8Array>,
+  options: StderrPumpOptions,
+): Promise<void> {
+  const logger = options.logger;
+  const lines = new LineReader(STDERR_LINE_BYTES);
+  const decoder = new TextDecoder();
   const queue: string[] = [];
+  let queueChars = 0;
+  let dropped = { lines: 0, bytes: 0 };
   let eof = false;
   let wake: (() => void) | undefined;
+  const take = (events: LineEvent[]) => {
+    for (const event of events) {
+      const line = event.kind === "line"
+        ? event.text
+        : `${event.head.slice(0, 1024)}… (a line of ${event.bytes} bytes, cut)`;
+      if (line.length === 0) continue;
+      if (queueChars + line.length > STDERR_QUEUE_CHARS) {
+        dropped.lines++;
+        dropped.bytes += event.bytes;
+        continue;
+      }
+      queue.push(line);
+      queueChars += line.length;
+    }
+    wake?.();
+  };
   const reading = (async () => {
     const reader = stream.getReader();
-    const decoder = new TextDecoder();
-    const take = (text: string) => {
-      if (text.length === 0) return;
-      onChunk?.(text);
-      queue.push(text);
-      wake?.();
-    };
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        take(decoder.decode(value, { stream: true }));
+        options.onChunk(decoder.decode(value, { stream: true }));
+        take(lines.push(value));
       }
-      take(decoder.decode());
+      take(lines.end());
     } catch (error) {
       // The pipe broke (the child died mid-write); the exit watcher reports the end.
-      logger.debug(`stream ended: ${error instanceof Error ? error.message : String(error)}`);
+      logger.debug(`stderr ended: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       reader.releaseLock();
       eof = true;
       wake?.();
     }
   })();
-  let pending: string[] = [];
-  let pendingChars = 0;
   let sliceStart = performance.now();
   for (;;) {
-    const chunk = queue.shift();
-    if (chunk === undefined) {
+    const line = queue.shift();
+    if (line === undefined) {
+      if (dropped.lines > 0) {
+        logger.warn(
+          `stderr: … ${dropped.lines} line(s) (${dropped.bytes} bytes) not logged: the server wrote ` +
+            "faster than the log could take them",
+        );
+        dropped = { lines: 0, bytes: 0 };
+      }
       if (eof) break;
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
       sliceStart = performance.now();
       continue;
     }
-    let start = 0;
-    let index: number;
-    while ((index = chunk.indexOf("\n", start)) !== -1) {
-      pending.push(chunk.slice(start, index));
-      const line = pending.join("").replace(/\r$/, "");
-      pending = [];
-      pendingChars = 0;
-      start = index + 1;
-      if (line.length > 0) onLine(line);
-      if (performance.now() - sliceStart > LINE_SLICE_MS) {
-        await new Promise((resolve) => setTimeout(resolve, 0)); // let the pending read complete
-        sliceStart = performance.now();
-      }
-    }
-    if (start < chunk.length) {
-      pending.push(chunk.slice(start));
-      pendingChars += chunk.length - start;
-      if (pendingChars > MAX_MESSAGE_CHARS) {
-        logger.warn(`dropped an output line longer than ${MAX_MESSAGE_CHARS} characters`);
-        pending = [];
-        pendingChars = 0;
-      }
+    queueChars -= line.length;
+    logger.debug(`stderr: ${line}`);
+    if (performance.now() - sliceStart > LINE_SLICE_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 0)); // let the pending read complete
+      sliceStart = performance.now();
     }
   }
   await reading;
-  if (pending.length > 0) onLine(pending.join(""));
 }

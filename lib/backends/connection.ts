@@ -28,6 +28,7 @@ import {
   type ConnectionEnd,
   MAX_TOOL_LIST_PAGES,
 } from "./connection_types.ts";
+import { formatBytes, isTooLargeData, MESSAGE_BUDGET_KEY, MessageTooLargeError } from "../jsonrpc/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
@@ -77,6 +78,25 @@ export interface OpenConnectionOptions {
 
 function secondsText(ms: number): string {
   return `${Math.round(ms / 100) / 10}s`;
+}
+
+/**
+ * The budget an answer passed, when `error` says so: a made-up JSON-RPC error answer whose `data`
+ * is `TooLargeData` (stdio, the answer read to its end: `exact`), or a {@link MessageTooLargeError}
+ * anywhere in the cause chain (http, reading stopped at the budget).
+ */
+function answerTooLarge(error: unknown): { bytes: number; maxBytes: number; exact: boolean } | undefined {
+  for (
+    let e = error, depth = 0;
+    e !== undefined && depth < 10;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    if (e instanceof MessageTooLargeError) return { bytes: e.bytes, maxBytes: e.maxBytes, exact: false };
+    const data = (e as { data?: unknown } | null)?.data;
+    if (isTooLargeData(data)) return { ...data.tooLarge, exact: data.tooLarge.exact === true };
+    if (typeof e !== "object" || e === null) break;
+  }
+  return undefined;
 }
 
 function withDetail(message: string, detail: string | undefined): string {
@@ -222,6 +242,20 @@ export async function openConnection(
 
   function mapError(error: unknown, what: string, timeoutMs: number, signal?: AbortSignal): BackendError {
     if (error instanceof BackendError) return error;
+    const tooLarge = answerTooLarge(error);
+    if (tooLarge) {
+      return new BackendError(
+        "ANSWER_TOO_LARGE",
+        server,
+        `${what} answered ${tooLarge.exact ? `${formatBytes(tooLarge.bytes)}, ` : ""}more than the ` +
+          `${formatBytes(tooLarge.maxBytes)} one answer may be (${MESSAGE_BUDGET_KEY}); ` +
+          (tooLarge.exact ? "the answer was dropped unread" : "reading stopped there"),
+        {
+          cause: error,
+          hint: `ask the tool for less (a page, a range, a filter), or raise ${MESSAGE_BUDGET_KEY}`,
+        },
+      );
+    }
     if (signal?.aborted) {
       return new BackendError("CANCELLED", server, `${what} was cancelled`, { cause: error });
     }

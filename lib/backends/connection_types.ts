@@ -59,7 +59,9 @@ export const MAX_TOOL_LIST_PAGES = 100;
  * - `CANCELLED`: the caller's signal aborted the request;
  * - `SERVER_FAILED`: the server failed too often and is given up for the session (pool);
  * - `RESTART_PENDING`: the server is waiting for its next restart slot (pool, when not waiting);
- * - `NEEDS_SIGN_IN`: a remote server answered 401/403 (http backend).
+ * - `NEEDS_SIGN_IN`: a remote server answered 401/403 (http backend);
+ * - `ANSWER_TOO_LARGE`: the answer was larger than `[mcp] max-message-mb` and was dropped unread
+ *   (connection stays up).
  */
 export type BackendErrorCode =
   | "START_FAILED"
@@ -70,7 +72,8 @@ export type BackendErrorCode =
   | "CANCELLED"
   | "SERVER_FAILED"
   | "RESTART_PENDING"
-  | "NEEDS_SIGN_IN";
+  | "NEEDS_SIGN_IN"
+  | "ANSWER_TOO_LARGE";
 
 /**
  * A backing server could not do what was asked. The message is what a script sees as the

@@ -16,6 +16,7 @@ import { createGuardedFetch, type GuardedFetch } from "../net/guarded_fetch.ts";
 import { loginCommand } from "../auth/credentials.ts";
 import { createStoredAuthProvider, SignInRequiredError } from "../auth/oauth.ts";
 import { type BackendConnection, BackendError, type ConnectionEnd, openConnection } from "./connection.ts";
+import { failOversizeEvents } from "./_http_oversize.ts";
 import type { ConnectContext } from "./stdio.ts";
 import type { ConnectFn } from "./pool.ts";
 
@@ -93,6 +94,8 @@ function causes(error: unknown): unknown[] {
 
 /** Longest excerpt of an HTTP error page shown in an error message, in characters. */
 export const HTTP_ERROR_EXCERPT_CHARS = 160;
+/** Characters of an HTTP error page looked at for the excerpt (the start of the page). */
+export const HTTP_ERROR_SCAN_CHARS = 16 * 1024;
 
 /**
  * One line of an HTTP error body, for a message: `<script>`/`<style>` blocks and tags dropped
@@ -100,7 +103,9 @@ export const HTTP_ERROR_EXCERPT_CHARS = 160;
  * cut at {@link HTTP_ERROR_EXCERPT_CHARS} with `…`.
  */
 export function httpBodyExcerpt(body: string): string {
-  const text = body
+  // The patterns are linear per match, but a lazy `[\s\S]*?` per `<script` is quadratic on a page of
+  // many unclosed tags: look at the start of the page only (the excerpt is 160 characters anyway).
+  const text = body.slice(0, HTTP_ERROR_SCAN_CHARS)
     .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, " ")
     .replace(/<[^>]*>/g, " ")
     .replace(/&nbsp;/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")
@@ -202,6 +207,7 @@ export async function connectHttp(
     server,
     resolver: options.resolver,
     caCerts: options.caCerts,
+    maxMessageBytes: options.maxMessageBytes,
   });
   const hasHeaderAuth = Object.keys(spec.headers).some((k) => k.toLowerCase() === "authorization");
   const authProvider = options.authProvider ??
@@ -241,6 +247,7 @@ export async function connectHttp(
       throw error;
     }
     logger.debug(`${init?.method ?? "GET"} ${isEndpoint ? shownUrl : url.origin} → ${response.status}`);
+    response = failOversizeEvents(response, init?.body, (message) => currentTransport?.onmessage?.(message));
     if (isEndpoint) {
       if (response.status === 401 || response.status === 403) {
         exchange.authFailure = {
@@ -274,11 +281,13 @@ export async function connectHttp(
     return undefined;
   }
 
+  let currentTransport: StreamableHTTPClientTransport | undefined;
   async function openSession(): Promise<Session> {
     const transport = new StreamableHTTPClientTransport(endpoint, {
       fetch: trackingFetch,
       ...(authProvider ? { authProvider } : {}),
     });
+    currentTransport = transport;
     resetExchange();
     try {
       const connection = await openConnection(transport, {

@@ -2,8 +2,10 @@
  * Backing servers run as child processes speaking MCP over stdio. The child is spawned in its own
  * process group (so `npx` and the node it starts end together) with exactly the environment its
  * spec gives (nothing inherited), its stderr is drained all the time into a bounded tail and the
- * log (a chatty server never blocks; the tail shown in messages is masked by the secret registry),
- * non-JSON stdout lines are logged and skipped, and shutdown escalates: close stdin → SIGTERM →
+ * log through a bounded queue (a chatty server never blocks nor grows our memory; the tail shown in
+ * messages is masked by the secret registry), non-JSON stdout lines are logged and skipped, a stdout
+ * message over `[mcp] max-message-mb` is skipped unread and the request it answers fails as too
+ * large (not as "did not answer"), and shutdown escalates: close stdin → SIGTERM →
  * SIGKILL to the whole group and to every descendant recorded while it ran (on Linux also those
  * that left the group; see `process_tree.ts`).
  *
@@ -16,7 +18,6 @@ import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { maskSecrets } from "../secrets/mod.ts";
 import { DESCENDANT_SCAN_INTERVAL_MS, DescendantTracker } from "./process_tree.ts";
-import { pumpLines, TailBuffer } from "./_stdio_streams.ts";
 import {
   type BackendConnection,
   BackendError,
@@ -24,12 +25,21 @@ import {
   openConnection,
   type Root,
 } from "./connection.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../jsonrpc/mod.ts";
+import { MAX_NOISE_WARNINGS, oversizeAnswer, pumpStderr, pumpStdout, TailBuffer } from "./_stdio_streams.ts";
+
+export {
+  ANSWER_TOO_LARGE_CODE,
+  LINE_SLICE_MS,
+  MAX_NOISE_WARNINGS,
+  STDERR_LINE_BYTES,
+  STDERR_QUEUE_CHARS,
+} from "./_stdio_streams.ts";
 
 /** Bytes of stderr kept for error messages (the tail). */
 export const STDERR_TAIL_BYTES = 64 * 1024;
 /** Characters of the stderr tail appended to a start error. */
 export const STDERR_TAIL_IN_ERRORS_CHARS = 400;
-export { LINE_SLICE_MS, MAX_MESSAGE_CHARS } from "./_stdio_streams.ts";
 /** Shortest time between two looks at a child's descendants prompted by its stderr output, in ms. */
 export const SCAN_ON_ACTIVITY_MS = 250;
 
@@ -48,6 +58,10 @@ export interface StdioTransportOptions {
   shutdownGraceMs?: number | undefined;
   /** @default NULL_LOGGER */
   logger?: Logger | undefined;
+  /** Largest stdout message, bytes (`[mcp] max-message-mb`). @default DEFAULT_MAX_MESSAGE_BYTES */
+  maxMessageBytes?: number | undefined;
+  /** Server name for messages. Default: none. */
+  server?: string | undefined;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -77,6 +91,9 @@ export class StdioProcessTransport implements Transport {
   readonly #spec: ProcessSpec;
   readonly #graceMs: number;
   readonly #logger: Logger;
+  readonly #maxMessageBytes: number;
+  readonly #server: string | undefined;
+  #noiseLines = 0;
   readonly #stderr = new TailBuffer(STDERR_TAIL_BYTES);
   readonly #activity = new Set<() => void>();
   #child: Deno.ChildProcess | undefined;
@@ -96,6 +113,8 @@ export class StdioProcessTransport implements Transport {
     this.#spec = spec;
     this.#graceMs = options.shutdownGraceMs ?? 5_000;
     this.#logger = options.logger ?? NULL_LOGGER;
+    this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#server = options.server;
   }
 
   /** Process id of the child (= its process group id), once started. */
@@ -151,18 +170,29 @@ export class StdioProcessTransport implements Transport {
       this.#scanTimer = setInterval(() => void this.#scan(), DESCENDANT_SCAN_INTERVAL_MS);
       void this.#scan();
     }
-    const stdout = pumpLines(child.stdout, this.#logger, (line) => this.#onStdoutLine(line));
-    const stderr = pumpLines(
-      child.stderr,
-      this.#logger,
-      (line) => this.#logger.debug(`stderr: ${line}`),
-      (chunk) => {
-        this.#stderr.push(chunk);
+    const stdout = pumpStdout(child.stdout, {
+      maxMessageBytes: this.#maxMessageBytes,
+      onLine: (line) => this.#onStdoutLine(line),
+      onOversize: (event) => {
+        const answer = oversizeAnswer(event, { server: this.#server, maxBytes: this.#maxMessageBytes });
+        this.#logger.warn(answer.logLine);
+        if (answer.message) this.#deliver(answer.message);
+      },
+      logger: this.#logger,
+    }).then(() => {
+      if (this.#noiseLines > MAX_NOISE_WARNINGS) {
+        this.#logger.warn(`${this.#noiseLines - MAX_NOISE_WARNINGS} more non-JSON stdout line(s) skipped`);
+      }
+    });
+    const stderr = pumpStderr(child.stderr, {
+      onChunk: (text) => {
+        this.#stderr.push(text);
         for (const listener of this.#activity) listener();
         // A child announcing itself (npx starting node, a daemon forking) is a good moment to look.
         this.#requestScan();
       },
-    );
+      logger: this.#logger,
+    });
     this.#pumps = [stdout, stderr];
     void this.#watchExit(child);
   }
@@ -220,10 +250,17 @@ export class StdioProcessTransport implements Transport {
     try {
       message = deserializeMessage(line);
     } catch {
-      const shown = line.length > 200 ? `${line.slice(0, 200)}…` : line;
-      this.#logger.warn(`stdout line is not JSON-RPC, skipped: ${shown}`);
+      this.#noiseLines++;
+      if (this.#noiseLines <= MAX_NOISE_WARNINGS) {
+        const shown = line.length > 200 ? `${line.slice(0, 200)}…` : line;
+        this.#logger.warn(`stdout line is not JSON-RPC, skipped: ${shown}`);
+      }
       return;
     }
+    this.#deliver(message);
+  }
+
+  #deliver(message: JSONRPCMessage): void {
     try {
       this.onmessage?.(message);
     } catch (error) {
@@ -322,6 +359,8 @@ export interface ConnectContext {
   peer?: BackendPeer | undefined;
   /** Grace for shutdown, in ms. */
   shutdownGraceMs: number;
+  /** Largest message from the server, bytes (`[mcp] max-message-mb`). @default DEFAULT_MAX_MESSAGE_BYTES */
+  maxMessageBytes?: number | undefined;
   /** Aborts the start. */
   signal?: AbortSignal | undefined;
   /** Logger scoped to the server. */
@@ -340,6 +379,8 @@ export async function connectStdio(spec: StdioServerSpec, ctx: ConnectContext): 
   const transport = new StdioProcessTransport(spec, {
     shutdownGraceMs: ctx.shutdownGraceMs,
     logger: ctx.logger,
+    maxMessageBytes: ctx.maxMessageBytes,
+    server: spec.name,
   });
   const describe = (prefix: string | undefined) => {
     const tail = transport.stderrTail().trim();

@@ -28,7 +28,8 @@ import type {
   Tool,
 } from "../backends/connection.ts";
 import { BackendError } from "../backends/connection.ts";
-import { type Clock, type PoolLimits, ServerPool, SYSTEM_CLOCK } from "../backends/pool.ts";
+import { type Clock, ServerPool, SYSTEM_CLOCK } from "../backends/pool.ts";
+import { budgetedConnect, poolLimits } from "./_pool_settings.ts";
 import { rootsForStdio } from "../backends/stdio.ts";
 import { readFreshToolCacheEntry, removeToolCache, ToolCacheMemo, writeToolCache } from "./tool_cache.ts";
 import { listServerResources, readServerResource } from "./_resources.ts";
@@ -61,6 +62,7 @@ export class Catalog {
   readonly #logger: Logger;
   readonly #listings = new Map<string, Listing>();
   readonly #listeners = new Set<() => void>();
+  readonly #cacheGone = new Set<string>();
   readonly #cacheMemo = new ToolCacheMemo();
   readonly #visible = new VisibleToolsMemo();
   readonly #search = new CatalogSearch<ServerTools>(this);
@@ -76,7 +78,7 @@ export class Catalog {
     this.#clock = options.clock ?? SYSTEM_CLOCK;
     this.#logger = options.logger ?? NULL_LOGGER;
     this.#pool = new ServerPool({
-      connect: options.connect,
+      connect: budgetedConnect(options.connect, () => this.config),
       ...poolLimits(loaded.config),
       clock: this.#clock,
       logger: this.#logger,
@@ -124,9 +126,13 @@ export class Catalog {
   get configDir(): string {
     return this.#loaded.configDir;
   }
-  /** Why `config.toml` was not used, or `null`. */
+  /** The first problem of `config.toml`, or `null` (see {@link configNotes}). */
   get configError(): UserError | null {
     return this.#loaded.configError;
+  }
+  /** Every problem of `config.toml` (each costs only its key) and the adjustments made, as last loaded. */
+  get configNotes(): { problems: readonly UserError[]; warnings: readonly string[] } {
+    return { problems: this.#loaded.configProblems, warnings: this.#loaded.configWarnings };
   }
   /** The workspace as last resolved. */
   get workspace(): Workspace {
@@ -185,9 +191,12 @@ export class Catalog {
     }
   }
 
+  /** A flood of `tools/list_changed` costs one cache removal until the cache is written again. */
   #onServerToolsChanged(spec: ServerSpec): void {
-    this.#listings.delete(this.#visible.keyOf(spec));
-    void this.#removeCache(spec);
+    const key = this.#visible.keyOf(spec);
+    this.#listings.delete(key);
+    if (!this.#cacheGone.has(key)) void this.#removeCache(spec);
+    this.#cacheGone.add(key);
     this.#emitChange();
   }
 
@@ -404,7 +413,7 @@ export class Catalog {
         this.servers.map(spawnKey),
         this.refused,
         this.config,
-        this.configError?.message,
+        this.#loaded.configProblems.map((p) => p.message),
       ]),
       files: watchedFiles(this.#loaded, this.#options.cwd).join("|"),
     };
@@ -426,6 +435,7 @@ export class Catalog {
   async #writeCache(spec: ServerSpec, tools: Tool[], hasResources: boolean): Promise<void> {
     if (this.#options.useToolCache === false) return;
     try {
+      this.#cacheGone.delete(this.#visible.keyOf(spec));
       await writeToolCache(this.configDir, spec, tools, this.#clock, { hasResources });
     } catch (error) {
       const why = error instanceof UserError ? `${error.message}; ${error.hint ?? ""}` : String(error);
@@ -436,13 +446,4 @@ export class Catalog {
   async #removeCache(spec: ServerSpec): Promise<void> {
     await removeToolCache(this.configDir, spec, this.#cacheMemo);
   }
-}
-
-function poolLimits(config: McpConfig): PoolLimits {
-  return {
-    maxRestarts: config.maxServerRestarts,
-    restartStableResetMs: config.restartStableResetSecs * 1000,
-    shutdownGraceMs: config.shutdownGraceSecs * 1000,
-    maxCallsInFlight: config.maxCallsInFlightPerServer,
-  };
 }

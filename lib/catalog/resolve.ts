@@ -8,7 +8,7 @@
 import { resolve as resolvePath } from "node:path";
 import { UserError } from "../diagnostics.ts";
 import { DEFAULT_MCP_CONFIG, type McpConfig } from "../plugins/config_types.ts";
-import { loadMcpConfig, resolveConfigDir } from "../plugins/config.ts";
+import { loadMcpConfigReport, resolveConfigDir } from "../plugins/config.ts";
 import { evaluateDependsOn } from "../workspace/depends_on.ts";
 import { expandVars } from "../plugins/expand_vars.ts";
 import { denoFileSystem, describeFsError, type FileSystem } from "../file_system.ts";
@@ -254,14 +254,32 @@ function buildRemote(
   };
 }
 
+/** Where {@link loadResolution} looks: the workspace around `cwd` and the config dir of `env`/`homeDir`. */
+export interface LoadOptions {
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+  homeDir: string;
+  /** `--config-dir` (absolute), over the environment's. */
+  configDir?: string | undefined;
+}
+
 /** Everything a command or the meta-server needs to know about the servers of this workspace. */
 export interface LoadedResolution {
   /** From `resolveConfigDir()`. */
   configDir: string;
   /** The effective `[mcp]` settings (the defaults when `config.toml` is broken). */
   config: McpConfig;
-  /** Why `config.toml` was not used, or `null`; report it, never drop it. */
+  /**
+   * The first of {@link configProblems}, or `null`; report it, never drop it.
+   */
   configError: UserError | null;
+  /**
+   * Every problem of `config.toml`: each bad key costs only that key (its default applies); an
+   * unreadable file or a syntax error costs the file (all defaults). Empty when the file is fine.
+   */
+  configProblems: UserError[];
+  /** Adjustments of the settings that are not errors (a timeout lowered to follow another), one line each. */
+  configWarnings: string[];
   workspace: Workspace;
   /** Loaded plugins sorted by name (the ones that failed are in `resolution.refused`). */
   plugins: LoadedPlugin[];
@@ -278,30 +296,33 @@ export interface LoadedResolution {
  * @param options.configDir `--config-dir` (absolute), which wins over the environment.
  * @param options.fs File access. Default {@link denoFileSystem}.
  * Problems in the user's files (including a configuration directory, `config.toml` or `plugins`
- * of the wrong type) are reported in `configError`, `workspace.problems` and `resolution.refused`,
+ * of the wrong type) are reported in `configProblems`, `workspace.problems` and `resolution.refused`,
  * with the defaults in effect; it does not throw for them.
  */
-export async function loadResolution(options: {
-  cwd: string;
-  env: Readonly<Record<string, string>>;
-  homeDir: string;
-  configDir?: string | undefined;
-  fs?: FileSystem | undefined;
-}): Promise<LoadedResolution> {
+export async function loadResolution(
+  options: LoadOptions & { fs?: FileSystem | undefined },
+): Promise<LoadedResolution> {
   const fs = options.fs ?? denoFileSystem;
   const configDir = resolveConfigDir(options.env, options.homeDir, options.configDir);
   let config: McpConfig;
-  let configError: UserError | null = null;
+  let configProblems: UserError[] = [];
+  let configWarnings: string[] = [];
   try {
-    config = await loadMcpConfig(configDir, fs);
+    ({ config, problems: configProblems, warnings: configWarnings } = await loadMcpConfigReport(
+      configDir,
+      fs,
+    ));
   } catch (error) {
     config = { ...DEFAULT_MCP_CONFIG };
-    configError = error instanceof UserError ? error : new UserError(
-      "CONFIG_UNREADABLE",
-      `Cannot load the configuration in "${configDir}": ${describeFsError(error)}`,
-      { cause: error },
-    );
+    configProblems = [
+      error instanceof UserError ? error : new UserError(
+        "CONFIG_UNREADABLE",
+        `Cannot load the configuration in "${configDir}": ${describeFsError(error)}`,
+        { cause: error },
+      ),
+    ];
   }
+  const configError = configProblems[0] ?? null;
   // A configuration "directory" that is a file holds no plugins: configError already says so.
   const noDir = configError?.code === "CONFIG_DIR_NOT_A_FOLDER";
   const [workspace, { plugins, refused }] = await Promise.all([
@@ -316,5 +337,5 @@ export async function loadResolution(options: {
     env: options.env,
     cwd: options.cwd,
   });
-  return { configDir, config, configError, workspace, plugins, resolution };
+  return { configDir, config, configError, configProblems, configWarnings, workspace, plugins, resolution };
 }

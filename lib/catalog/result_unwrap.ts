@@ -7,6 +7,7 @@
  */
 import { Ajv } from "ajv";
 import type { ValidateFunction } from "ajv";
+import { linearRegExp } from "./_linear_regexp.ts";
 
 /** The envelope fields the ladder reads (a subset of the SDK's `CallToolResult`). */
 export interface ToolResultLike {
@@ -81,17 +82,15 @@ export type ShapeVerdict = "conforms" | "off-shape" | "unchecked";
 
 /**
  * Checks results against declared `outputSchema`s with ajv. Compiled validators are cached per
- * schema text. A schema that cannot be compiled (a remote `$ref`, an invalid pattern) is not
- * checked. One checker lives for the session.
+ * schema text. A schema that cannot be compiled (a remote `$ref`, a pattern RE2 cannot compile) is
+ * not checked. One checker lives for the session.
+ *
+ * The schema comes from the server, so nothing in it may run unbounded on the host thread:
+ * `pattern`/`patternProperties` use RE2 (linear time, see `_linear_regexp.ts`), and
+ * `uniqueItems`, whose check is quadratic in the array's length for objects, is not checked.
  */
 export class OutputShapeChecker {
-  readonly #ajv = new Ajv({
-    strict: false,
-    validateSchema: false,
-    addUsedSchema: false,
-    allowUnionTypes: true,
-    logger: false,
-  });
+  readonly #ajv = linearAjv();
   readonly #cache = new Map<string, ValidateFunction | null>();
   readonly #bySchema = new WeakMap<object, ValidateFunction | null>();
 
@@ -138,4 +137,19 @@ export class OutputShapeChecker {
     this.#cache.set(key, compiled);
     return compiled;
   }
+}
+
+/** ajv with RE2 for patterns and `uniqueItems` reduced to a no-op (see {@link OutputShapeChecker}). */
+function linearAjv(): Ajv {
+  const ajv = new Ajv({
+    strict: false,
+    validateSchema: false,
+    addUsedSchema: false,
+    allowUnionTypes: true,
+    logger: false,
+    code: { regExp: linearRegExp },
+  });
+  ajv.removeKeyword("uniqueItems");
+  ajv.addKeyword({ keyword: "uniqueItems", schemaType: "boolean" });
+  return ajv;
 }

@@ -49,10 +49,13 @@ export async function openSession(
       connect: withHttpConnector(connectBySpec, { configDir }),
     });
   } catch (error) {
-    logger.close();
+    await logger.close();
     throw error;
   }
-  if (catalog.configError) logger.warn(`config.toml ignored: ${catalog.configError.message}`);
+  for (const problem of catalog.configNotes.problems) {
+    logger.warn(`config.toml: ${problem.message}${problem.hint ? ` (hint: ${problem.hint})` : ""}`);
+  }
+  for (const warning of catalog.configNotes.warnings) logger.warn(`config.toml: ${warning}`);
   for (const problem of catalog.workspace.problems) logger.warn(problem.message);
   for (const refusal of catalog.refused) logger.warn(`server ${refusal.server} refused: ${refusal.reason}`);
   const runner = createSandboxRunner(() => catalog.config, logger);
@@ -68,7 +71,7 @@ export async function openSession(
         await catalog.close();
         await runner.close();
       } finally {
-        logger.close();
+        await logger.close();
       }
     },
   };

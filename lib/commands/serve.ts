@@ -3,16 +3,18 @@
  *
  * @module
  */
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import type { CommandContext } from "./context.ts";
 import { maskDeep, maskSecrets } from "../secrets/mod.ts";
 import { serveMetaServer } from "../meta_server/mod.ts";
 import { openSession } from "./_session.ts";
+import { LineStdioServerTransport } from "../jsonrpc/mod.ts";
 
 /**
  * Serves MCP on stdin/stdout; logs go to stderr and `<config>/logs/`. Returns when stdin closes
- * (or on SIGINT/SIGTERM), after every backing server has been shut down.
+ * (or on SIGINT/SIGTERM), after every backing server has been shut down. Stdin messages are read
+ * under `[mcp] max-message-mb` (as the session started) with JSON-RPC 2.0 error answers for
+ * oversize, unparseable and invalid ones.
  *
  * @returns Exit code 0.
  * @throws Only for unexpected file-system failures while resolving the workspace.
@@ -33,7 +35,14 @@ export async function runServe(ctx: CommandContext): Promise<number> {
       catalog: session.catalog,
       runner: session.runner,
       logger: session.logger,
-      transport: maskOutgoing(new StdioServerTransport()),
+      // Our own reader in front of the SDK: a message over the budget, unparseable or invalid is
+      // answered and the session goes on (the SDK's reader closed the session past 10 MiB).
+      transport: maskOutgoing(
+        new LineStdioServerTransport({
+          maxMessageBytes: session.catalog.config.maxMessageMb * 1024 * 1024,
+          logger: session.logger.child("agent"),
+        }),
+      ),
       signal: ctx.signal,
     });
   } finally {

@@ -154,7 +154,7 @@ export async function buildStatusReport(
     location: e.location,
   });
   const problems: StatusProblem[] = [
-    ...(loaded.configError ? [diagnostic(loaded.configError)] : []),
+    ...loaded.configProblems.map(diagnostic),
     ...workspace.problems.map(diagnostic),
     ...resolution.refused.map((r) => ({
       code: r.code,
@@ -359,7 +359,7 @@ export function renderStatusText(report: StatusReport, options: { nowMs?: number
   lines.push(
     `           ${CONFIG_FILE_NAME}: ${
       report.configError
-        ? "broken, using the defaults (see Problems)"
+        ? "has problems (see Problems): a bad key keeps its default, a syntax error costs the file"
         : report.configFilePresent
         ? "ok"
         : "not present (defaults)"

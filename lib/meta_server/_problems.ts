@@ -18,3 +18,19 @@ export function describeRefusal(r: Refusal): string {
   const hint = r.hint ? `; hint: ${r.hint}` : "";
   return `\`${r.server}\`: ${r.reason}${where}${hint}`;
 }
+
+/**
+ * `config.toml`'s problems (each costs only its key: the default applies there) and adjustments,
+ * one line each with file:line:col and the hint: what `list_tools` shows under Problems and the
+ * first `execute` of the session carries once.
+ */
+export function configProblemLines(catalog: Catalog): string[] {
+  const { problems, warnings } = catalog.configNotes;
+  return [
+    ...problems.map((p) => {
+      const where = p.location ? ` (${p.location.file}:${p.location.line}:${p.location.column})` : "";
+      return `config.toml: ${p.message}${where}${p.hint ? `; hint: ${p.hint}` : ""}`;
+    }),
+    ...warnings.map((w) => `config.toml: ${w}`),
+  ];
+}

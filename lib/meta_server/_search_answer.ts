@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { GlobMatcher } from "../glob.ts";
 import type { Catalog, ServerTools } from "../catalog/mod.ts";
 import type { Tool } from "../backends/connection.ts";
 import { SearchQueryError } from "../catalog/search.ts";
@@ -22,7 +23,7 @@ export interface SearchRequest {
   servers?: ReadonlySet<string> | undefined;
   /** `tools` filter: keys compared as `execute` resolves them (case and punctuation ignored). */
   tools?: readonly string[] | undefined;
-  pattern?: RegExp | undefined;
+  pattern?: GlobMatcher | undefined;
   /** `false` (`detail: "names"`): no signatures. @default true */
   withSignatures?: boolean | undefined;
 }

@@ -203,6 +203,11 @@ export interface ExecuteOptions {
    * rest of the session" lasts). Default: none, and a call needing confirmation fails saying why.
    */
   confirmer?: ToolConfirmer | undefined;
+  /**
+   * Notices for this run's output beyond its own (read once, when the script ended), e.g. the
+   * session's `config.toml` problems on its first `execute`. Default: none.
+   */
+  sessionNotices?: (() => string[]) | undefined;
   logger?: Logger | undefined;
 }
 
@@ -311,7 +316,7 @@ export async function runExecute(
     // Dormant and refused servers are globals too: a call says why it cannot work here.
     namespaces: [...catalog.servers.map((s) => namespaceKey(s.name)), ...catalog.unavailableNamespaces()],
     hostCall,
-    notices: () => [...refusals, ...offShape, ...searchNotices],
+    notices: () => [...(options.sessionNotices?.() ?? []), ...refusals, ...offShape, ...searchNotices],
     signal: options.signal,
   });
   return {

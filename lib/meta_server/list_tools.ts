@@ -9,7 +9,8 @@ import { renderIndex } from "../declarations/mod.ts";
 import type { Tool } from "../backends/connection.ts";
 import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
 import { namespaceKey } from "../plugins/server_spec.ts";
-import { describeRefusal, dormantLines } from "./_problems.ts";
+import { configProblemLines, describeRefusal, dormantLines } from "./_problems.ts";
+import { compileGlob, GlobError, type GlobMatcher } from "../glob.ts";
 import {
   boundedDeclarations,
   byteLength,
@@ -59,9 +60,18 @@ export function parseListToolsArgs(args: unknown): ListToolsQuery {
   };
 }
 
-function globToRegExp(glob: string): RegExp {
-  const escaped = glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
-  return new RegExp(`^${escaped}$`);
+/**
+ * The `pattern` glob (`*` only, matched without a backtracking engine: see `lib/glob.ts`); a glob
+ * over `MAX_GLOB_CHARS` matches nothing and says so under Problems.
+ */
+function patternMatcher(glob: string, problems: string[]): GlobMatcher {
+  try {
+    return compileGlob(glob, { question: false });
+  } catch (error) {
+    if (!(error instanceof GlobError)) throw error;
+    problems.push(`pattern: ${error.message}; write a shorter glob`);
+    return { test: () => false };
+  }
 }
 
 /**
@@ -96,7 +106,7 @@ export async function renderListTools(
 ): Promise<string> {
   await catalog.refreshIfChanged({ trustWatch: true });
   const problems: string[] = [];
-  if (catalog.configError) problems.push(`config.toml: ${catalog.configError.message}`);
+  problems.push(...configProblemLines(catalog));
   for (const r of catalog.refused) problems.push(describeRefusal(r));
   if (catalog.servers.length === 0 && catalog.refused.length === 0) {
     return ["No MCP servers apply to this workspace.", ...dormantLines(catalog)].join("\n");
@@ -122,7 +132,7 @@ export async function renderListTools(
       );
     }
   }
-  const pattern = query.pattern === undefined ? undefined : globToRegExp(query.pattern);
+  const pattern = query.pattern === undefined ? undefined : patternMatcher(query.pattern, problems);
   if (query.query !== undefined) {
     const servers = wanted === undefined ? undefined : new Set(chosen.map((s) => s.name));
     return await renderSearchAnswer(catalog, {
@@ -198,7 +208,7 @@ export async function renderListTools(
  * The tools of `entry` that `query.tools` and `pattern` select. A `tools` name is resolved as
  * `execute` resolves a key (exact, then tolerant spelling: `getSum` finds `get-sum`).
  */
-function selectTools(entry: ServerTools, query: ListToolsQuery, pattern: RegExp | undefined) {
+function selectTools(entry: ServerTools, query: ListToolsQuery, pattern: GlobMatcher | undefined) {
   let named: Set<string> | undefined;
   if (query.tools !== undefined) {
     const table = buildBindingTable(entry.tools.map((t) => t.name));

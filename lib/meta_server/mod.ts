@@ -16,7 +16,10 @@ import { executeDescription, runExecute, type ScriptRunner } from "./execute.ts"
 import { AgentRelay } from "./agent_relay.ts";
 import { ToolConfirmer } from "./_confirm.ts";
 import { ProgressThrottle } from "./_progress.ts";
+import { Coalescer, LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
+import { configProblemLines } from "./_problems.ts";
 
+export { LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
 export {
   DECLARATIONS_MAX_BYTES,
   LIST_TOOLS_MAX_BYTES,
@@ -133,16 +136,27 @@ export interface MetaServerOptions {
   logger?: Logger | undefined;
   /** Progress throttle interval, ms (tests use 0 to see every report). @default PROGRESS_INTERVAL_MS */
   progressIntervalMs?: number | undefined;
+  /** Shortest time between two `tools/list_changed` to the agent, ms. @default LIST_CHANGED_INTERVAL_MS */
+  listChangedIntervalMs?: number | undefined;
 }
 
 /**
  * Builds the `symposium` MCP server (not connected). Tells the agent `tools/list_changed` when
- * the catalog changes (workspace re-resolved, a backing server's tools changed).
+ * the catalog changes (workspace re-resolved, a backing server's tools changed), at most once per
+ * {@link LIST_CHANGED_INTERVAL_MS}. Its `close()` also stops telling.
  */
 export function createMetaServer(options: MetaServerOptions): Server {
   const { catalog, runner } = options;
   const logger = options.logger ?? NULL_LOGGER;
   const checker = new OutputShapeChecker();
+  // Each `config.toml` problem is told once in an `execute` result (the first one of the session
+  // for a problem present at start): the agent may never call `list_tools`.
+  const toldConfig = new Set<string>();
+  const sessionNotices = () => {
+    const fresh = configProblemLines(catalog).filter((line) => !toldConfig.has(line));
+    for (const line of fresh) toldConfig.add(line);
+    return fresh;
+  };
   const server = new Server(
     { name: "symposium", version: META_SERVER_VERSION },
     { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
@@ -188,6 +202,7 @@ export function createMetaServer(options: MetaServerOptions): Server {
         checker,
         logger,
         confirmer,
+        sessionNotices,
         onProgress: progress ? (report) => progress.report(report) : undefined,
       });
       await progress?.finish();
@@ -200,10 +215,19 @@ export function createMetaServer(options: MetaServerOptions): Server {
       `no such tool: ${name}. Available: list_tools, execute`,
     );
   });
-  catalog.onChange(() => {
+  // A burst of changes (a server flooding `tools/list_changed`) reaches the agent as at most one
+  // notification per LIST_CHANGED_INTERVAL_MS: the first at once, the rest as one at the end.
+  const changes = new Coalescer(() => {
     logger.info("tools changed; telling the agent");
     server.sendToolListChanged().catch(() => {}); // Not connected yet or gone: nothing to tell.
-  });
+  }, options.listChangedIntervalMs ?? LIST_CHANGED_INTERVAL_MS);
+  const unsubscribe = catalog.onChange(() => changes.trigger());
+  const close = server.close.bind(server);
+  server.close = async () => {
+    changes.close();
+    unsubscribe();
+    await close();
+  };
   return server;
 }
 

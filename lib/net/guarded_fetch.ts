@@ -24,6 +24,8 @@ import type { LookupFunction } from "node:net";
 import { Readable } from "node:stream";
 import { checkEndpoint, checkEndpointUrl, displayUrl, EndpointPolicyError } from "./endpoint_policy.ts";
 import type { Resolver } from "./endpoint_policy.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../jsonrpc/mod.ts";
+import { budgetedBody } from "./_body_budget.ts";
 
 /** The shape of `fetch` that HTTP clients (the MCP SDK, OAuth helpers) accept. */
 export type FetchLike = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
@@ -211,6 +213,12 @@ export interface GuardedFetchOptions {
   connector?: Connector | undefined;
   /** Passed to the default connector. Default: system roots. */
   caCerts?: string[] | undefined;
+  /**
+   * Largest response body, bytes, counted per event for `text/event-stream` (`[mcp]
+   * max-message-mb`); past it reading fails with `MessageTooLargeError` and the connection is
+   * closed. @default DEFAULT_MAX_MESSAGE_BYTES
+   */
+  maxMessageBytes?: number | undefined;
 }
 
 function describeRedirectTarget(location: string, base: URL): string {
@@ -234,11 +242,13 @@ function describeRedirectTarget(location: string, base: URL): string {
  * Builds the policy-enforcing fetch.
  *
  * Every call: checks the URL ({@link checkEndpointUrl}), resolves the host once and checks every
- * address, sends the request to those addresses only, and refuses any 3xx.
+ * address, sends the request to those addresses only, refuses any 3xx, and counts the bytes of
+ * the answer as they are read (see {@link GuardedFetchOptions.maxMessageBytes}).
  *
  * @returns A {@link GuardedFetch}; call `close()` when the owner (a server connection, a login) ends.
  * @throws (from the returned fetch) {EndpointPolicyError} any policy code, and `ENDPOINT_REDIRECT`
- *   naming the `Location` of a 3xx; {TypeError} `fetch failed: …` when the exchange fails.
+ *   naming the `Location` of a 3xx; {TypeError} `fetch failed: …` when the exchange fails. Reading
+ *   the body rejects with `MessageTooLargeError` (code `MESSAGE_TOO_LARGE`) past the budget.
  * @example
  * ```ts ignore
  * const guarded = createGuardedFetch({ server: "linear" });
@@ -280,7 +290,18 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
         { hint: "configure the final URL (where the redirect points) directly, if you trust it" },
       );
     }
-    return response;
+    if (response.body === null) return response;
+    const contentType = response.headers.get("content-type") ?? "";
+    const body = budgetedBody(response.body, {
+      maxBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      isEventStream: /^\s*text\/event-stream\b/i.test(contentType),
+      server: options.server,
+    });
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
   return Object.assign(guarded, { close: () => connector.close() });
 }

@@ -97,6 +97,8 @@ const MCP_KEYS: Readonly<Record<string, KeyRule>> = {
   },
   "read-only": { field: "readOnly", kind: "boolean" },
   "confirm-tools": { field: "confirmTools", kind: "choice", choices: CONFIRM_TOOLS_MODES },
+  "max-message-mb": { field: "maxMessageMb", kind: "integer", min: 1, max: 1024, unit: "MiB" },
+  "max-in-flight-mb": { field: "maxInFlightMb", kind: "integer", min: 1, max: 4096, unit: "MiB" },
   // Upstream's switch between one `symposium` entry and per-plugin entries in `sync`; accepted so
   // upstream config files load, but cargo-agents always registers the one entry.
   "enabled": { field: null, kind: "boolean" },
@@ -106,64 +108,149 @@ const MCP_KEYS: Readonly<Record<string, KeyRule>> = {
 export const MCP_CONFIG_KEYS: readonly string[] = Object.keys(MCP_KEYS);
 
 /**
- * Validates the `[mcp]` table of a `config.toml` text. Missing keys take their defaults
- * ({@link DEFAULT_MCP_CONFIG}); other top-level tables (upstream's `[defaults]`, `auto-sync`,
- * `[[registry]]`…) are left to the rest of Symposium, except a near-miss of `mcp` such as `[mpc]`.
+ * What `config.toml` says once read leniently: the settings in effect, every problem (each costs
+ * only its key, which keeps its default; a syntax error or a broken `[mcp]` table costs the file),
+ * and the adjustments made on the user's behalf.
+ */
+export interface McpConfigReport {
+  /** The effective settings: the file's valid keys over {@link DEFAULT_MCP_CONFIG}. */
+  config: McpConfig;
+  /** Problems in file order, each a {@link UserError} with its 1-based location. */
+  problems: UserError[];
+  /**
+   * Adjustments that are not errors, one line each with `file:line:col`, e.g. `tool-call-timeout-secs`
+   * lowered to stay below a lowered `script-timeout-secs`.
+   */
+  warnings: string[];
+}
+
+/**
+ * Validates the `[mcp]` table of a `config.toml` text, strictly: the first problem is thrown.
+ * Missing keys take their defaults ({@link DEFAULT_MCP_CONFIG}); other top-level tables (upstream's
+ * `[defaults]`, `auto-sync`, `[[registry]]`…) are left to the rest of Symposium, except a near-miss
+ * of `mcp` such as `[mpc]`. See {@link readMcpConfig} for the lenient form the meta-server uses.
  *
  * @param text The file's content.
  * @param file The path shown in diagnostics.
  * @returns The complete configuration.
  * @throws {UserError} `CONFIG_SYNTAX` for invalid TOML; `CONFIG_UNKNOWN_KEY` for an unknown key in
  *   `[mcp]` (hint: the closest key); `CONFIG_BAD_VALUE` for a wrong type, a value out of range, or
- *   `tool-call-timeout-secs` not below `script-timeout-secs`. Every error has a 1-based location.
+ *   an explicit `tool-call-timeout-secs` not below `script-timeout-secs`. Every error has a 1-based location.
  */
 export function parseMcpConfig(text: string, file: string): McpConfig {
-  const doc = parseTomlDocument(text, file, { code: "CONFIG_SYNTAX", what: "config file" });
+  const report = readMcpConfig(text, file);
+  if (report.problems[0]) throw report.problems[0];
+  return report.config;
+}
+
+/**
+ * Reads the `[mcp]` table of a `config.toml` text leniently: a bad key costs only that key.
+ * When `tool-call-timeout-secs` is not below `script-timeout-secs` and was not written, it follows:
+ * `script-timeout-secs − 1` (upstream's clamp), with a warning. Written explicitly and not below,
+ * it is a problem of that key, and then follows the same way.
+ *
+ * @param text The file's content.
+ * @param file The path shown in diagnostics.
+ * @returns Never throws for the file's content; problems are in the report (codes as
+ *   {@link parseMcpConfig} throws them).
+ * @example
+ * ```ts
+ * import { readMcpConfig } from "./config.ts";
+ * const report = readMcpConfig("[mcp]\nscript-timeout-secs = 5\nmax-tool-calls = -1\n", "config.toml");
+ * report.config.scriptTimeoutSecs; // 5
+ * report.config.toolCallTimeoutSecs; // 4, with a warning
+ * report.problems[0]?.code; // "CONFIG_BAD_VALUE" (max-tool-calls keeps its default)
+ * ```
+ */
+export function readMcpConfig(text: string, file: string): McpConfigReport {
+  const config: McpConfig = { ...DEFAULT_MCP_CONFIG };
+  const problems: UserError[] = [];
+  const warnings: string[] = [];
+  let doc: TomlDocument;
+  try {
+    doc = parseTomlDocument(text, file, { code: "CONFIG_SYNTAX", what: "config file" });
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    return { config, problems: [error], warnings };
+  }
   const at = (path: (string | number)[]) => ({ file, ...doc.index.locate(path) });
   for (const key of Object.keys(doc.value)) {
     if (key !== "mcp" && closestMatch(key, ["mcp"]) === "mcp" && key.length > 1) {
-      throw new UserError("CONFIG_UNKNOWN_KEY", `Cannot load config file: unknown table "${key}"`, {
-        hint: 'did you mean "mcp"?',
-        location: at([key]),
-      });
+      problems.push(
+        new UserError("CONFIG_UNKNOWN_KEY", `Cannot load config file: unknown table "${key}"`, {
+          hint: 'did you mean "mcp"?',
+          location: at([key]),
+        }),
+      );
     }
   }
-  const config: McpConfig = { ...DEFAULT_MCP_CONFIG };
   const mcp = doc.value.mcp;
-  if (mcp === undefined) return config;
+  if (mcp === undefined) return { config, problems, warnings };
   if (!isTable(mcp)) {
-    throw new UserError("CONFIG_BAD_VALUE", `Cannot load config file: "mcp" is a ${tomlTypeName(mcp)}`, {
-      hint: "write it as a table: [mcp]",
-      location: at(["mcp"]),
-    });
+    problems.push(
+      new UserError("CONFIG_BAD_VALUE", `Cannot load config file: "mcp" is a ${tomlTypeName(mcp)}`, {
+        hint: "write it as a table: [mcp]",
+        location: at(["mcp"]),
+      }),
+    );
+    return { config, problems, warnings };
   }
+  const accepted = new Set<string>();
   for (const [key, value] of Object.entries(mcp)) {
     const rule = MCP_KEYS[key];
     if (!rule) {
       const near = suggestKey(key, MCP_CONFIG_KEYS);
-      throw new UserError("CONFIG_UNKNOWN_KEY", `Cannot load config file: unknown key "${key}" in [mcp]`, {
-        hint: near ? `did you mean "${near}"?` : `known keys: ${MCP_CONFIG_KEYS.join(", ")}`,
-        location: at(["mcp", key]),
-      });
+      problems.push(
+        new UserError("CONFIG_UNKNOWN_KEY", `Cannot load config file: unknown key "${key}" in [mcp]`, {
+          hint: near ? `did you mean "${near}"?` : `known keys: ${MCP_CONFIG_KEYS.join(", ")}`,
+          location: at(["mcp", key]),
+        }),
+      );
+      continue;
     }
-    checkValue(key, value, rule, doc, file);
+    const problem = checkValue(key, value, rule, doc, file);
+    if (problem) {
+      problems.push(problem);
+      continue;
+    }
+    accepted.add(key);
     if (rule.field) (config as unknown as Record<string, unknown>)[rule.field] = value;
   }
   if (config.toolCallTimeoutSecs >= config.scriptTimeoutSecs) {
-    const key = "tool-call-timeout-secs" in mcp ? "tool-call-timeout-secs" : "script-timeout-secs";
-    throw new UserError(
-      "CONFIG_BAD_VALUE",
-      `Cannot load config file: [mcp] tool-call-timeout-secs (${config.toolCallTimeoutSecs}) must be less than script-timeout-secs (${config.scriptTimeoutSecs})`,
-      {
-        hint: "lower tool-call-timeout-secs or raise script-timeout-secs",
-        location: at(["mcp", key]),
-      },
-    );
+    if (accepted.has("tool-call-timeout-secs")) {
+      problems.push(
+        new UserError(
+          "CONFIG_BAD_VALUE",
+          `Cannot load config file: [mcp] tool-call-timeout-secs (${config.toolCallTimeoutSecs}) must be less than script-timeout-secs (${config.scriptTimeoutSecs})`,
+          {
+            hint: "lower tool-call-timeout-secs or raise script-timeout-secs",
+            location: at(["mcp", "tool-call-timeout-secs"]),
+          },
+        ),
+      );
+      config.toolCallTimeoutSecs = DEFAULT_MCP_CONFIG.toolCallTimeoutSecs;
+    }
+    if (config.toolCallTimeoutSecs >= config.scriptTimeoutSecs) {
+      const followed = Math.max(1, config.scriptTimeoutSecs - 1);
+      const where = accepted.has("script-timeout-secs") ? at(["mcp", "script-timeout-secs"]) : { file };
+      const position = "line" in where ? `${file}:${where.line}:${where.column}` : file;
+      warnings.push(
+        `${position}: [mcp] tool-call-timeout-secs is ${followed} s (not ${config.toolCallTimeoutSecs} s) to ` +
+          `stay below script-timeout-secs (${config.scriptTimeoutSecs} s); set tool-call-timeout-secs to choose another value`,
+      );
+      config.toolCallTimeoutSecs = followed;
+    }
   }
-  return config;
+  return { config, problems, warnings };
 }
 
-function checkValue(key: string, value: unknown, rule: KeyRule, doc: TomlDocument, file: string): void {
+function checkValue(
+  key: string,
+  value: unknown,
+  rule: KeyRule,
+  doc: TomlDocument,
+  file: string,
+): UserError | undefined {
   const location = { file, ...doc.index.locate(["mcp", key]) };
   if (rule.kind === "choice") {
     const choices = rule.choices ?? [];
@@ -182,35 +269,37 @@ function checkValue(key: string, value: unknown, rule: KeyRule, doc: TomlDocumen
   }
   if (rule.kind === "boolean") {
     if (typeof value !== "boolean") {
-      throw new UserError(
+      return new UserError(
         "CONFIG_BAD_VALUE",
         `Cannot load config file: [mcp] ${key} must be true or false, not a ${tomlTypeName(value)}`,
         { hint: `write ${key} = true or ${key} = false`, location },
       );
     }
-    return;
+    return undefined;
   }
   const min = rule.min ?? 0;
   const max = rule.max ?? Number.MAX_SAFE_INTEGER;
   const unit = rule.unit ? ` (${rule.unit})` : "";
   if (typeof value !== "number" || !Number.isInteger(value)) {
-    throw new UserError(
+    return new UserError(
       "CONFIG_BAD_VALUE",
       `Cannot load config file: [mcp] ${key} must be an integer${unit}, not a ${tomlTypeName(value)}`,
       { hint: `write a whole number from ${min} to ${max}, without quotes`, location },
     );
   }
   if (value < min || value > max) {
-    throw new UserError(
+    return new UserError(
       "CONFIG_BAD_VALUE",
       `Cannot load config file: [mcp] ${key} is ${value}, outside ${min}..${max}${unit}`,
       { hint: `write a whole number from ${min} to ${max}`, location },
     );
   }
+  return undefined;
 }
 
 /**
- * Reads `<configDir>/config.toml` and validates its `[mcp]` table.
+ * Reads `<configDir>/config.toml` and validates its `[mcp]` table strictly (the first problem is
+ * thrown; see {@link loadMcpConfigReport} for the lenient form).
  *
  * @param configDir From {@link resolveConfigDir}.
  * @param fs File access. Default {@link denoFileSystem}.
@@ -220,16 +309,39 @@ function checkValue(key: string, value: unknown, rule: KeyRule, doc: TomlDocumen
  *   `CONFIG_UNREADABLE` when `config.toml` is a folder or cannot be read.
  */
 export async function loadMcpConfig(configDir: string, fs: FileSystem = denoFileSystem): Promise<McpConfig> {
+  const report = await loadMcpConfigReport(configDir, fs);
+  if (report.problems[0]) throw report.problems[0];
+  return report.config;
+}
+
+/**
+ * Reads `<configDir>/config.toml` leniently ({@link readMcpConfig}): the settings in effect with
+ * every problem and adjustment.
+ *
+ * @param configDir From {@link resolveConfigDir}.
+ * @param fs File access. Default {@link denoFileSystem}.
+ * @returns The defaults (and no problem) when the file, the directory or its `[mcp]` table is missing.
+ * @throws {UserError} Only when the file cannot be read at all: `CONFIG_DIR_NOT_A_FOLDER` when
+ *   `configDir` (or a folder above it) is a file; `CONFIG_UNREADABLE` when `config.toml` is a
+ *   folder, cannot be read, or is not UTF-8 (with the position).
+ */
+export async function loadMcpConfigReport(
+  configDir: string,
+  fs: FileSystem = denoFileSystem,
+): Promise<McpConfigReport> {
+  const none = (): McpConfigReport => ({ config: { ...DEFAULT_MCP_CONFIG }, problems: [], warnings: [] });
   const dir = await statConfigPath(fs, configDir, configDir);
-  if (dir === null) return { ...DEFAULT_MCP_CONFIG };
+  if (dir === null) return none();
   if (!dir.isDirectory) throw configDirNotAFolder(configDir);
   const file = join(configDir, CONFIG_FILE_NAME);
   const info = await statConfigPath(fs, file, configDir);
-  if (info === null) return { ...DEFAULT_MCP_CONFIG };
+  if (info === null) return none();
   if (!info.isFile) {
     throw new UserError(
       "CONFIG_UNREADABLE",
-      `Cannot load config file "${file}": it is a folder, not a file`,
+      `Cannot load config file "${file}": it is ${
+        info.isDirectory ? "a folder" : "not a regular file"
+      }, not a file`,
       {
         hint: `remove or rename the folder "${file}"; the config file must be a TOML file`,
       },
@@ -245,7 +357,7 @@ export async function loadMcpConfig(configDir: string, fs: FileSystem = denoFile
       cause: error,
     });
   }
-  return parseMcpConfig(text, file);
+  return readMcpConfig(text, file);
 }
 
 /**

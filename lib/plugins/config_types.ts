@@ -39,6 +39,13 @@ export interface McpConfig {
    * `confirm-tools`), `"writes"` (every tool not annotated `readOnlyHint: true`). Default `"never"`.
    */
   confirmTools: ConfirmToolsMode;
+  /**
+   * Largest single JSON-RPC message, MiB: a backing server's stdout line, an HTTP response body
+   * or SSE event, and a line of the agent's stdin. Default 64.
+   */
+  maxMessageMb: number;
+  /** Tool-call arguments in flight at once in one `execute`, MiB of JSON (UTF-16 code units). Default 64. */
+  maxInFlightMb: number;
 }
 
 /** The values of `[mcp] confirm-tools`. */
@@ -67,4 +74,6 @@ export const DEFAULT_MCP_CONFIG: Readonly<McpConfig> = Object.freeze({
   maxCallsInFlightPerServer: 32,
   readOnly: false,
   confirmTools: "never",
+  maxMessageMb: 64,
+  maxInFlightMb: 64,
 });

@@ -45,6 +45,8 @@ export class HostBridge {
   #toolCalls = 0;
   #nextCallId = 1;
   #pendingCalls = 0;
+  /** Arguments JSON of the calls sent and not yet answered, UTF-16 code units. */
+  #inFlightChars = 0;
   readonly #timers = new Map<number, ReturnType<typeof setTimeout>>();
 
   /** @param internals The prelude's functions, evaluated in `ctx` (owned by the context's vessel). */
@@ -131,11 +133,24 @@ export class HostBridge {
           `than the ${MAX_TOOL_ARGS_BYTES} bytes a tool call may carry; the call was not sent`,
       });
     }
+    const chars = argsJson?.length ?? 0;
+    const maxInFlight = this.#hooks.request.limits.maxInFlightChars ?? DEFAULT_MAX_IN_FLIGHT_CHARS;
+    if (this.#inFlightChars + chars > maxInFlight) {
+      return ctx.newError({
+        name: "RangeError",
+        message:
+          `${namespace}.${key}() was not sent: with its ${mib(chars)} MiB of arguments, the tool-call ` +
+          `arguments in flight would pass the ${mib(maxInFlight)} MiB budget of a script ` +
+          "([mcp] max-in-flight-mb); await some calls before starting more",
+      });
+    }
     this.#toolCalls++;
     this.#pendingCalls++;
+    this.#inFlightChars += chars;
     const id = this.#nextCallId++;
     const deliver = (reply: HostReply) => {
       this.#pendingCalls--;
+      this.#inFlightChars -= chars;
       if (this.#hooks.isFinished()) return;
       this.#hooks.push(() => this.#settle(id, admitted(namespace, key, reply)));
     };
@@ -223,4 +238,11 @@ function admitted(namespace: string, key: string, reply: HostReply): HostReply {
 function tooLarge(argsJson: string): boolean {
   if (argsJson.length > MAX_TOOL_ARGS_BYTES) return true;
   return argsJson.length * 3 > MAX_TOOL_ARGS_BYTES && utf8ByteLength(argsJson) > MAX_TOOL_ARGS_BYTES;
+}
+
+/** Default of `SandboxLimits.maxInFlightChars`: 64 Mi code units (`[mcp] max-in-flight-mb` 64). */
+export const DEFAULT_MAX_IN_FLIGHT_CHARS = 64 * 1024 * 1024;
+
+function mib(chars: number): string {
+  return String(Math.round((chars / (1024 * 1024)) * 10) / 10);
 }

@@ -43,6 +43,7 @@ export function limitsFromConfig(c: McpConfig): SandboxLimits {
     maxConsoleBytes: c.maxConsoleBytes,
     maxResultBytes: c.maxResultBytes,
     maxToolCalls: c.maxToolCalls,
+    maxInFlightChars: c.maxInFlightMb * MIB,
   };
 }
 

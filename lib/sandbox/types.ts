@@ -19,6 +19,12 @@ export interface SandboxLimits {
   maxResultBytes: number;
   /** Tool calls one run may make; the call past it throws `ToolCallLimitError` in the script. Default 100. */
   maxToolCalls: number;
+  /**
+   * JSON of tool-call arguments in flight at once (sent, not yet answered), UTF-16 code units; a call
+   * that would pass it is not sent and throws a catchable `RangeError`. Default 64 Mi (`[mcp]
+   * max-in-flight-mb`).
+   */
+  maxInFlightChars?: number | undefined;
 }
 
 /** One call a script made: `await <namespace>.<key>(args)`. */

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { compileGlob, MAX_GLOB_CHARS } from "../glob.ts";
 import { basename, dirname, isAbsolute, join, parse as parsePath, relative, resolve, sep } from "node:path";
 import { UserError } from "../diagnostics.ts";
 import { denoFileSystem, type FileSystem } from "../file_system.ts";
@@ -382,7 +383,11 @@ async function expandPattern(fs: FileSystem, rootDir: string, pattern: string): 
       for (const dir of dirs) all.push(dir, ...(await descendants(fs, dir, MAX_GLOB_DEPTH)));
       dirs = [...new Set(all)];
     } else if (/[*?[]/.test(segment)) {
-      const re = globSegmentToRegExp(segment);
+      // Cargo.toml may come from a cloned repository: no backtracking RegExp for its globs; one
+      // longer than MAX_GLOB_CHARS matches nothing (Cargo would find no member there either).
+      const re = segment.length > MAX_GLOB_CHARS
+        ? { test: () => false }
+        : compileGlob(segment, { classes: true });
       const next: string[] = [];
       for (const dir of dirs) {
         next.push(...(await subdirectories(fs, dir)).filter((d) => re.test(basename(d))));
@@ -417,25 +422,4 @@ async function descendants(fs: FileSystem, dir: string, depth: number): Promise<
   const out: string[] = [];
   for (const sub of await subdirectories(fs, dir)) out.push(sub, ...(await descendants(fs, sub, depth - 1)));
   return out;
-}
-
-function globSegmentToRegExp(segment: string): RegExp {
-  let re = "";
-  for (let i = 0; i < segment.length; i++) {
-    const c = segment[i]!;
-    if (c === "*") re += ".*";
-    else if (c === "?") re += ".";
-    else if (c === "[") {
-      const end = segment.indexOf("]", i + 2);
-      if (end < 0) {
-        re += "\\[";
-        continue;
-      }
-      let body = segment.slice(i + 1, end);
-      if (body.startsWith("!")) body = "^" + body.slice(1);
-      re += `[${body.replace(/\\/g, "\\\\")}]`;
-      i = end;
-    } else re += c.replace(/[.+^${}()|\\\]]/g, "\\$&");
-  }
-  return new RegExp(`^${re}$`);
 }

@@ -80,7 +80,7 @@ Deno.test("status reports a broken config.toml with its position and exits 1", a
   const home = join(TESTDATA, "status", "bad_config_home");
   const out = await runMain(["status"], { cwd: SINGLE_CRATE, env: { SYMPOSIUM_HOME: home } });
   assert.equal(out.code, 1);
-  assert.match(out.stdout, /config\.toml: broken, using the defaults \(see Problems\)/);
+  assert.match(out.stdout, /config\.toml: has problems \(see Problems\): a bad key keeps its default/);
   assert.ok(
     out.stdout.includes(
       `error[CONFIG_UNKNOWN_KEY]: Cannot load config file: unknown key "script-timeout" in [mcp]

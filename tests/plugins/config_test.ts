@@ -4,6 +4,7 @@ import {
   loadMcpConfig,
   MCP_CONFIG_KEYS,
   parseMcpConfig,
+  readMcpConfig,
   resolveConfigDir,
 } from "../../lib/plugins/config.ts";
 import { DEFAULT_MCP_CONFIG } from "../../lib/plugins/config_types.ts";
@@ -64,6 +65,8 @@ Deno.test("parseMcpConfig() reads every [mcp] key", () => {
     maxCallsInFlightPerServer: 4,
     readOnly: true,
     confirmTools: "writes",
+    maxMessageMb: 16,
+    maxInFlightMb: 128,
   });
 });
 
@@ -148,15 +151,60 @@ Deno.test("parseMcpConfig() refuses a value out of range", () => {
   assert.deepEqual(error.location, { file: "config/out_of_range.toml", line: 2, column: 1 });
 });
 
-Deno.test("parseMcpConfig() refuses a tool-call timeout that is not below the script timeout", () => {
-  const error = configError("call_not_below_script");
-  assert.equal(error.code, "CONFIG_BAD_VALUE");
-  assert.equal(
-    error.message,
-    "Cannot load config file: [mcp] tool-call-timeout-secs (60) must be less than script-timeout-secs (60)",
-  );
-  // Only script-timeout-secs is written, so it is the key pointed at.
-  assert.deepEqual(error.location, { file: "config/call_not_below_script.toml", line: 2, column: 1 });
+Deno.test("readMcpConfig() lowers the tool-call timeout below a lowered script timeout, with a warning", () => {
+  const { text, file } = fixture("call_not_below_script");
+  const report = readMcpConfig(text, file);
+  assert.deepEqual(report.problems, []);
+  assert.equal(report.config.scriptTimeoutSecs, 60);
+  assert.equal(report.config.toolCallTimeoutSecs, 59);
+  assert.deepEqual(report.warnings, [
+    "config/call_not_below_script.toml:2:1: [mcp] tool-call-timeout-secs is 59 s (not 60 s) to stay below " +
+    "script-timeout-secs (60 s); set tool-call-timeout-secs to choose another value",
+  ]);
+  assert.equal(parseMcpConfig("[mcp]\nscript-timeout-secs = 5\n", "c.toml").toolCallTimeoutSecs, 4);
+});
+
+Deno.test("parseMcpConfig() refuses a tool-call timeout written not below the script timeout", () => {
+  const text = "[mcp]\nscript-timeout-secs = 30\ntool-call-timeout-secs = 30\n";
+  assert.throws(() => parseMcpConfig(text, "c.toml"), (error: unknown) => {
+    assert.ok(error instanceof UserError);
+    assert.equal(error.code, "CONFIG_BAD_VALUE");
+    assert.equal(
+      error.message,
+      "Cannot load config file: [mcp] tool-call-timeout-secs (30) must be less than script-timeout-secs (30)",
+    );
+    assert.deepEqual(error.location, { file: "c.toml", line: 3, column: 1 });
+    return true;
+  });
+  // Leniently, that key costs only itself: its default (60) follows the script timeout down to 29.
+  const report = readMcpConfig(text, "c.toml");
+  assert.equal(report.problems.length, 1);
+  assert.equal(report.config.toolCallTimeoutSecs, 29);
+  assert.equal(report.warnings.length, 1);
+});
+
+Deno.test("readMcpConfig() lets a bad key cost only that key: the others apply", () => {
+  const text = '[mcp]\nscript-timeout-secs = 30\nmax-tool-calls = "many"\nscript-timeout = 9\n' +
+    "read-only = true\nmax-result-bytes = 1\n";
+  const report = readMcpConfig(text, "c.toml");
+  assert.deepEqual(report.problems.map((p) => [p.code, p.location?.line]), [
+    ["CONFIG_BAD_VALUE", 3],
+    ["CONFIG_UNKNOWN_KEY", 4],
+    ["CONFIG_BAD_VALUE", 6],
+  ]);
+  assert.deepEqual(report.config, {
+    ...DEFAULT_MCP_CONFIG,
+    scriptTimeoutSecs: 30,
+    toolCallTimeoutSecs: 29,
+    readOnly: true,
+  });
+});
+
+Deno.test("readMcpConfig() reports a syntax error as the one problem, with every default", () => {
+  const report = readMcpConfig("[mcp]\nread-only = yes\n", "c.toml");
+  assert.equal(report.problems.length, 1);
+  assert.equal(report.problems[0]!.code, "CONFIG_SYNTAX");
+  assert.deepEqual(report.config, DEFAULT_MCP_CONFIG);
 });
 
 Deno.test("parseMcpConfig() reports a TOML syntax error with smol-toml's 1-based position", () => {

@@ -95,6 +95,7 @@ Deno.test("limitsFromConfig() converts [mcp] units and clamps the stack limit", 
     maxConsoleBytes: 8192,
     maxResultBytes: 32768,
     maxToolCalls: 100,
+    maxInFlightChars: 64 * 1024 * 1024,
   });
   assert.equal(
     limitsFromConfig({ ...DEFAULT_MCP_CONFIG, scriptStackLimitKb: 128 }).stackLimitBytes,

@@ -1,0 +1,120 @@
+/**
+ * JSON-RPC 2.0 hygiene for what the agent sends us (one message per line): a line that is not
+ * JSON gets `-32700 Parse error`, anything that is not a valid single message (a batch, a
+ * wrong-typed `id`, a missing or non-string `method`, a wrong `jsonrpc`) gets `-32600 Invalid
+ * Request`, with the request's `id` when it can be told and `null` otherwise (JSON-RPC 2.0 §5,
+ * §5.1, §6). MCP sends no batches (removed in protocol 2025-06-18), so a batch is refused whole.
+ *
+ * @module
+ */
+import { parseJSONRPCMessage } from "@modelcontextprotocol/server";
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import type { RequestId } from "./_sniff_id.ts";
+
+/** JSON-RPC 2.0 error codes we answer with. */
+export const PARSE_ERROR = -32700;
+/** JSON-RPC 2.0: the message is not a valid Request object. */
+export const INVALID_REQUEST = -32600;
+
+/** An error answer to send back. */
+export interface ErrorReply {
+  jsonrpc: "2.0";
+  id: RequestId | null;
+  error: { code: number; message: string };
+}
+
+/**
+ * What to do with one line: hand `message` on, answer `reply`, or drop it (`ignore`: an invalid
+ * response to one of our own requests, which must not be answered; `reason` says why, for the log).
+ */
+export type Classified =
+  | { kind: "message"; message: JSONRPCMessage }
+  | { kind: "reply"; reply: ErrorReply; reason: string }
+  | { kind: "ignore"; reason: string };
+
+/** Builds an error answer. */
+export function errorReply(id: RequestId | null, code: number, message: string): ErrorReply {
+  return { jsonrpc: "2.0", id, error: { code, message } };
+}
+
+function isValidId(id: unknown): id is RequestId {
+  return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));
+}
+
+/** Shortest readable description of a zod failure: `params: expected object` … */
+function describeSchemaError(error: unknown): string {
+  const issues = (error as { issues?: { path?: unknown[]; message?: string }[] }).issues;
+  if (!Array.isArray(issues) || issues.length === 0) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  const first = issues[0]!;
+  const path = Array.isArray(first.path) && first.path.length > 0 ? `${first.path.join(".")}: ` : "";
+  return `${path}${first.message ?? "invalid"}`.slice(0, 200);
+}
+
+/**
+ * Classifies one line of the agent's stdin.
+ *
+ * @param line One line, without its newline (not empty).
+ * @returns A message for the MCP server, an error reply, or `ignore` for a bad response.
+ * @example
+ * ```ts
+ * import { classifyLine } from "./_classify.ts";
+ * classifyLine("{oops").kind; // "reply" (-32700)
+ * classifyLine('[{"jsonrpc":"2.0","id":1,"method":"ping"}]').kind; // "reply" (-32600, batches)
+ * classifyLine('{"jsonrpc":"2.0","id":1,"method":"ping"}').kind; // "message"
+ * ```
+ */
+export function classifyLine(line: string): Classified {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return {
+      kind: "reply",
+      reply: errorReply(null, PARSE_ERROR, `Parse error: the line is not JSON (${why.slice(0, 120)})`),
+      reason: "unparseable line",
+    };
+  }
+  return classifyValue(value);
+}
+
+/** As {@link classifyLine}, for a value already parsed. */
+export function classifyValue(value: unknown): Classified {
+  const invalid = (id: RequestId | null, why: string): Classified => ({
+    kind: "reply",
+    reply: errorReply(id, INVALID_REQUEST, `Invalid Request: ${why}`),
+    reason: why,
+  });
+  if (Array.isArray(value)) {
+    return invalid(null, "batches are not supported; send one JSON-RPC message per line");
+  }
+  if (typeof value !== "object" || value === null) {
+    return invalid(null, "a JSON-RPC message must be a JSON object");
+  }
+  const record = value as Record<string, unknown>;
+  const hasId = "id" in record;
+  const id = isValidId(record.id) ? record.id : null;
+  const isResponse = !("method" in record) && ("result" in record || "error" in record);
+  if (isResponse) {
+    try {
+      return { kind: "message", message: parseJSONRPCMessage(record) };
+    } catch (error) {
+      // A broken answer to one of our requests: answering an answer would only confuse the client.
+      return { kind: "ignore", reason: `invalid response: ${describeSchemaError(error)}` };
+    }
+  }
+  if (record.jsonrpc !== "2.0") return invalid(id, '"jsonrpc" must be "2.0"');
+  if (!("method" in record)) return invalid(id, 'the message has no "method" (nor "result"/"error")');
+  if (typeof record.method !== "string") return invalid(id, '"method" must be a string');
+  if (hasId && !isValidId(record.id)) {
+    const shown = JSON.stringify(record.id)?.slice(0, 40) ?? String(record.id);
+    return invalid(null, `"id" must be a string or an integer, not ${shown}`);
+  }
+  try {
+    return { kind: "message", message: parseJSONRPCMessage(record) };
+  } catch (error) {
+    return invalid(id, describeSchemaError(error));
+  }
+}
