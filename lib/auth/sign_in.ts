@@ -20,6 +20,7 @@ import {
   type StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
 import { UserError } from "../diagnostics.ts";
+import { processSecrets } from "../secrets/mod.ts";
 import { startCallbackServer } from "./callback_server.ts";
 import {
   type CredentialLockOptions,
@@ -250,6 +251,7 @@ class SignInProvider implements OAuthClientProvider {
   }
 
   saveCodeVerifier(codeVerifier: string): void {
+    processSecrets.register(codeVerifier); // Proof of the sign-in: never printed.
     this.#codeVerifier = codeVerifier;
   }
 

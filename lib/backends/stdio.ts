@@ -241,7 +241,7 @@ export class StdioProcessTransport implements Transport {
       await sleep(Math.min(this.#graceMs, 500));
       await this.#signalTree(child.pid, "SIGKILL");
     }
-    await Promise.all(this.#pumps);
+    await Promise.all([...this.#pumps, this.#scanning]); // no look at the process table outlives us
     if (this.#closing === undefined) this.#finish();
   }
 
@@ -309,7 +309,7 @@ export class StdioProcessTransport implements Transport {
       await sleep(Math.min(this.#graceMs, 300));
       await this.#signalTree(child.pid, "SIGKILL");
     }
-    await Promise.all(this.#pumps);
+    await Promise.all([...this.#pumps, this.#scanning]); // no look at the process table outlives us
     this.#finish();
   }
 
