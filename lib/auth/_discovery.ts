@@ -130,7 +130,13 @@ export interface Discovery {
   revocation: CredentialRecord["revocation"];
 }
 
-/** RFC 9728 + RFC 8414/OIDC discovery, with our refusals (no metadata, no PKCE S256). */
+/**
+ * RFC 9728 + RFC 8414/OIDC discovery, with our refusals (no metadata, no PKCE S256, no way to get a
+ * client). A server with neither protected-resource nor authorization-server metadata is a
+ * 2025-03-26 server: its origin is the authorization server, with the default endpoints
+ * `/authorize`, `/token` and `/register` (MCP 2025-03-26 "Fallbacks for servers without metadata
+ * discovery"); every request still goes through `fetchFn`, so the endpoint policy holds for them too.
+ */
 export async function discover(
   server: OAuthServer,
   resourceMetadataUrl: URL | undefined,
@@ -141,6 +147,9 @@ export async function discover(
     ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
   });
   const metadata = info.authorizationServerMetadata;
+  if (!metadata && !info.resourceMetadata) {
+    return { state: { authorizationServerUrl: info.authorizationServerUrl }, revocation: undefined };
+  }
   if (!metadata) {
     throw new UserError(
       "LOGIN_NO_OAUTH",
@@ -160,13 +169,15 @@ export async function discover(
       },
     );
   }
-  if (!metadata.registration_endpoint && !server.clientId) {
+  const hasCimd = metadata.client_id_metadata_document_supported === true && !!server.clientMetadataUrl;
+  if (!metadata.registration_endpoint && !server.clientId && !hasCimd) {
     throw new UserError(
       "LOGIN_NO_REGISTRATION",
       `Cannot sign in to "${server.name}": its authorization server ${metadata.issuer} offers no dynamic client registration`,
       {
-        hint:
-          "register an OAuth client with that server and add `client-id` (and `client-secret`) to the manifest",
+        hint: metadata.client_id_metadata_document_supported === true
+          ? "it accepts Client ID Metadata Documents: publish one and set `client-metadata-url` in the manifest, or add `client-id`"
+          : "register an OAuth client with that server and add `client-id` (and `client-secret`) to the manifest",
       },
     );
   }

@@ -29,6 +29,8 @@ export interface OAuthServer {
   clientSecret?: string | undefined;
   /** Scopes to request (manifest `scopes`). */
   scopes?: string[] | undefined;
+  /** Client ID Metadata Document URL (manifest `client-metadata-url`), used as `client_id` where supported. */
+  clientMetadataUrl?: string | undefined;
 }
 
 /**

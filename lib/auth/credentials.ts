@@ -54,6 +54,11 @@ export interface CredentialRecord {
   revocation?: { endpoint: string; authMethods?: string[] } | undefined;
   /** Set when the authorization server refused the refresh token for good: the OAuth error code, e.g. `"invalid_grant"`. */
   rejected?: string | undefined;
+  /**
+   * Scopes a `403 insufficient_scope` challenge asked for since the last sign-in (RFC 6750 §3.1): the
+   * next `mcp login` requests them together with the granted ones; cleared by that sign-in.
+   */
+  stepUpScopes?: string[] | undefined;
 }
 
 /** The narrow shape of a server this module needs. */

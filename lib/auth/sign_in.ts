@@ -26,9 +26,12 @@ import {
   type CredentialLockOptions,
   type CredentialRecord,
   CREDENTIALS_FORMAT_VERSION,
+  loadCredentials,
   withCredentialLock,
   writeCredentials,
 } from "./credentials.ts";
+import { checkEndpointUrl } from "../net/endpoint_policy.ts";
+import { scopeTokens, signInScope } from "./step_up.ts";
 import {
   CLIENT_NAME,
   DEFAULT_AUTH_REQUEST_TIMEOUT_MS,
@@ -60,6 +63,11 @@ export interface SignInOptions {
   now?: () => number;
   /** Credential lock timing. */
   lock?: CredentialLockOptions;
+  /**
+   * Called before the browser step when the sign-in asks for scopes a `403 insufficient_scope`
+   * challenge requested since the last sign-in (see `step_up.ts`), with those scopes.
+   */
+  onStepUpScopes?: (scopes: string[]) => void;
 }
 
 /** What {@link signIn} stored. */
@@ -107,7 +115,11 @@ export async function signIn(server: OAuthServer, options: SignInOptions): Promi
       onAuthorizationUrl: options.onAuthorizationUrl,
       ...(options.lock ? { lock: options.lock } : {}),
     });
-    const scope = server.scopes?.length ? server.scopes.join(" ") : challenge.scope;
+    // After a step-up challenge, the union of what is asked now, what was granted and what the server asked for.
+    const previous = await loadCredentials(options.configDir, server);
+    const base = server.scopes?.length ? server.scopes : scopeTokens(challenge.scope);
+    const { scope, added } = signInScope(base, previous?.tokens?.scope, previous?.stepUpScopes);
+    if (added.length > 0) options.onStepUpScopes?.(added);
     const common = {
       serverUrl: server.url,
       fetchFn,
@@ -167,6 +179,8 @@ class SignInProvider implements OAuthClientProvider {
   #resource: string | undefined;
   /** Set once the authorization URL was handed over. */
   authorizationUrlShown = false;
+  /** The manifest's Client ID Metadata Document URL: the SDK uses it as `client_id` where the AS supports it. */
+  clientMetadataUrl?: string;
   /** The record written by `saveTokens`. */
   savedRecord: CredentialRecord | undefined;
 
@@ -174,6 +188,7 @@ class SignInProvider implements OAuthClientProvider {
     this.#server = server;
     this.#options = options;
     this.#discovery = options.discovery.state;
+    if (server.clientMetadataUrl) this.clientMetadataUrl = server.clientMetadataUrl;
     const issuer = options.discovery.state.authorizationServerMetadata?.issuer;
     if (server.clientId) {
       // The manifest client, stamped with the issuer so the SDK binds it without a warning.
@@ -246,6 +261,9 @@ class SignInProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    // The browser goes there, not our fetch: the endpoint policy's URL rules are checked here (https, or
+    // plain http to an explicit loopback; no userinfo), for metadata-given and 2025-03-26 default endpoints alike.
+    checkEndpointUrl(authorizationUrl.href, { server: this.#server.name });
     this.authorizationUrlShown = true;
     await this.#options.onAuthorizationUrl(authorizationUrl.href);
   }

@@ -13,45 +13,18 @@ import { type AuthProvider, StreamableHTTPClientTransport } from "@modelcontextp
 import type { HttpServerSpec } from "../plugins/server_spec.ts";
 import { checkEndpointUrl, EndpointPolicyError, type Resolver } from "../net/endpoint_policy.ts";
 import { createGuardedFetch, type GuardedFetch } from "../net/guarded_fetch.ts";
-import { loginCommand } from "../auth/credentials.ts";
 import { createStoredAuthProvider, SignInRequiredError } from "../auth/oauth.ts";
+import { recordStepUpScopes } from "../auth/step_up.ts";
+import { AuthRequiredError } from "./auth_required.ts";
 import { type BackendConnection, BackendError, type ConnectionEnd, openConnection } from "./connection.ts";
 import { failOversizeEvents } from "./_http_oversize.ts";
 import type { ConnectContext } from "./stdio.ts";
 import type { ConnectFn } from "./pool.ts";
 
+export { AuthRequiredError };
+
 /** Longest wait for the session `DELETE` on close, in milliseconds. */
 export const DEFAULT_TERMINATE_TIMEOUT_MS = 2_000;
-
-/**
- * A remote server answered 401 or 403: it needs a (new) sign-in. Code `NEEDS_SIGN_IN`; the message
- * and the hint name `cargo agents mcp login <server>`; {@link challenge} keeps the
- * `WWW-Authenticate` value for the login flow.
- */
-export class AuthRequiredError extends BackendError {
-  override name = "AuthRequiredError";
-  /** The HTTP status that asked for it (401 or 403), when one did. */
-  readonly status: number | undefined;
-  /** The `WWW-Authenticate` header of that answer, when there was one (no secret: it is the server's). */
-  readonly challenge: string | undefined;
-
-  constructor(
-    server: string,
-    details: { status?: number | undefined; challenge?: string | undefined; reason?: string | undefined },
-    options: { cause?: unknown } = {},
-  ) {
-    const status = details.status === undefined ? undefined : `HTTP ${details.status}`;
-    const reason = details.reason === "it requires authorization" ? undefined : details.reason;
-    const why = [status, reason].filter((part) => part !== undefined).join(": ");
-    const login = `run \`${loginCommand(server)}\``;
-    super("NEEDS_SIGN_IN", server, `${server} requires authorization${why ? ` (${why})` : ""}; ${login}`, {
-      hint: `${login} to sign in`,
-      cause: options.cause,
-    });
-    this.status = details.status;
-    this.challenge = details.challenge;
-  }
-}
 
 /** Options of {@link connectHttp}: the pool's context plus what only remote servers need. */
 export interface HttpConnectOptions extends ConnectContext {
@@ -281,6 +254,16 @@ export async function connectHttp(
     return undefined;
   }
 
+  /** Remembers the scopes of a step-up challenge for the next `mcp login` (best effort). */
+  async function notedStepUp(error: AuthRequiredError): Promise<AuthRequiredError> {
+    if (error.requiredScopes && options.configDir !== undefined) {
+      await recordStepUpScopes(options.configDir, spec, error.requiredScopes).catch((writeError) =>
+        logger.warn(`cannot remember the scopes ${spec.name} asked for: ${String(writeError)}`)
+      );
+    }
+    return error;
+  }
+
   let currentTransport: StreamableHTTPClientTransport | undefined;
   async function openSession(): Promise<Session> {
     const transport = new StreamableHTTPClientTransport(endpoint, {
@@ -302,7 +285,9 @@ export async function connectHttp(
       });
       return { transport, connection };
     } catch (error) {
-      throw authOrPolicyError(error) ?? httpStatusError(server, shownUrl, error) ?? error;
+      const mapped = authOrPolicyError(error);
+      if (mapped instanceof AuthRequiredError) throw await notedStepUp(mapped);
+      throw mapped ?? httpStatusError(server, shownUrl, error) ?? error;
     }
   }
 
@@ -358,7 +343,7 @@ export async function connectHttp(
         if (lost) throw lost;
         if (error instanceof BackendError && error.code === "CALL_TIMEOUT") throw error;
         const mapped = authOrPolicyError(error);
-        if (mapped instanceof AuthRequiredError) throw mapped;
+        if (mapped instanceof AuthRequiredError) throw await notedStepUp(mapped);
         if (exchange.isSessionGone && attempt === 1) {
           logger.info("session expired (404); initializing a new one");
           const old = session;

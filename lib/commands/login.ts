@@ -112,6 +112,12 @@ export async function runLogin(options: { server: string }, ctx: CommandContext)
       fetch,
       timeoutMs,
       signal: ctx.signal,
+      onStepUpScopes(scopes) {
+        ctx.writeErr(
+          `Also asking for ${scopes.map((s) => `"${s}"`).join(", ")}: ${spec.name} answered a call with ` +
+            "403 insufficient_scope asking for more permissions\n",
+        );
+      },
       onAuthorizationUrl(url) {
         ctx.writeOut(`Open this URL in a browser to sign in:\n  ${url}\n`);
         openBrowser(url, { env: ctx.env });

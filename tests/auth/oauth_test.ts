@@ -140,13 +140,108 @@ Deno.test("signIn() refuses a server without registration endpoint unless the ma
   });
 });
 
-Deno.test("signIn() reports LOGIN_NO_OAUTH when no authorization server metadata exists", async () => {
+Deno.test("signIn() reports LOGIN_NO_OAUTH when protected-resource metadata names a server without metadata", async () => {
   await withTempDir(async (dir) => {
-    const fetch = fakeFetch({ [`POST ${MCP}`]: () => new Response("", { status: 401 }) });
+    const routes = baseRoutes();
+    delete routes[`GET ${AS}/.well-known/oauth-authorization-server`];
     await assert.rejects(
-      signIn({ name: "svc", url: MCP }, { configDir: dir, fetch, onAuthorizationUrl: () => {} }),
+      signIn({ name: "svc", url: MCP }, {
+        configDir: dir,
+        fetch: fakeFetch(routes),
+        onAuthorizationUrl: () => {},
+      }),
       (e: unknown) => e instanceof UserError && e.code === "LOGIN_NO_OAUTH",
     );
+  });
+});
+
+/** Runs a sign-in up to the authorization URL, then stops it. */
+async function urlShownBy(
+  server: Parameters<typeof signIn>[0],
+  dir: string,
+  fetch: FetchLike,
+  onStepUpScopes?: (scopes: string[]) => void,
+): Promise<URL> {
+  const controller = new AbortController();
+  let shown: URL | undefined;
+  await assert.rejects(
+    signIn(server, {
+      configDir: dir,
+      fetch,
+      signal: controller.signal,
+      ...(onStepUpScopes ? { onStepUpScopes } : {}),
+      onAuthorizationUrl(url) {
+        shown = new URL(url);
+        controller.abort(new Error("stop"));
+      },
+    }),
+    /stop/,
+  );
+  assert.ok(shown);
+  return shown;
+}
+
+Deno.test("signIn() falls back to /authorize, /token and /register of a 2025-03-26 server without metadata", async () => {
+  await withTempDir(async (dir) => {
+    const origin = "https://mcp.example.com";
+    const fetch = fakeFetch({
+      [`POST ${MCP}`]: () => new Response("", { status: 401 }),
+      [`POST ${origin}/register`]: async (r) =>
+        Response.json({ ...(await r.json()), client_id: "fallback-client" }, { status: 201 }),
+    });
+    const shown = await urlShownBy({ name: "svc", url: MCP }, dir, fetch);
+    assert.equal(shown.origin + shown.pathname, `${origin}/authorize`);
+    assert.equal(shown.searchParams.get("client_id"), "fallback-client");
+    assert.equal(shown.searchParams.get("code_challenge_method"), "S256");
+    assert.ok(fetch.seen.some((r) => r.url === `${origin}/register`), "registered at the default endpoint");
+  });
+});
+
+Deno.test("signIn() holds fallback endpoints to the endpoint policy (no plain http off this machine)", async () => {
+  await withTempDir(async (dir) => {
+    const url = "http://mcp.example.com/mcp";
+    const fetch = fakeFetch({
+      [`POST ${url}`]: () => new Response("", { status: 401 }),
+      ["POST http://mcp.example.com/register"]: async (r) =>
+        Response.json({ ...(await r.json()), client_id: "c" }, { status: 201 }),
+    });
+    let shown = false;
+    await assert.rejects(
+      signIn({ name: "svc", url }, { configDir: dir, fetch, onAuthorizationUrl: () => void (shown = true) }),
+      (e: unknown) => e instanceof UserError && e.code === "ENDPOINT_INSECURE_HTTP",
+    );
+    assert.equal(shown, false);
+  });
+});
+
+Deno.test("signIn() uses the Client ID Metadata Document URL as client_id where the server supports it", async () => {
+  await withTempDir(async (dir) => {
+    const cimd = "https://cargo-agents.example/oauth/client.json";
+    const routes = baseRoutes(
+      asMetadata({ client_id_metadata_document_supported: true, registration_endpoint: undefined }),
+    );
+    const fetch = fakeFetch(routes);
+    const shown = await urlShownBy({ name: "svc", url: MCP, clientMetadataUrl: cimd }, dir, fetch);
+    assert.equal(shown.searchParams.get("client_id"), cimd);
+    assert.ok(!fetch.seen.some((r) => r.url.endsWith("/register")), "no registration");
+  });
+});
+
+Deno.test("signIn() asks for the union of granted and step-up scopes after a 403 insufficient_scope", async () => {
+  await withTempDir(async (dir) => {
+    await writeCredentials(
+      dir,
+      stored({ tokens: { ...stored().tokens!, scope: "read" }, stepUpScopes: ["write", "read"] }),
+    );
+    let added: string[] = [];
+    const shown = await urlShownBy(
+      { name: "svc", url: MCP },
+      dir,
+      fakeFetch(baseRoutes()),
+      (s) => (added = s),
+    );
+    assert.equal(shown.searchParams.get("scope"), "read write");
+    assert.deepEqual(added, ["write"]);
   });
 });
 
