@@ -70,6 +70,45 @@ export const SEARCH_ALIASES: Readonly<Record<string, string>> = Object.freeze({
 const MAX_WORD_LENGTH = 40;
 
 /**
+ * Calls `onWord(start, end)` for each word of `text` (UTF-16 offsets, end exclusive): runs of ASCII
+ * letters and digits, split again at camelCase boundaries (`getUser` → get|User, `HTTPResponse` →
+ * HTTP|Response). Words longer than {@link MAX_WORD_LENGTH} are skipped. One pass, no allocation.
+ *
+ * @param maxChars Look at the first `maxChars` UTF-16 units only. @default all
+ */
+export function scanWords(
+  text: string,
+  onWord: (start: number, end: number) => void,
+  maxChars = Infinity,
+): void {
+  const n = Math.min(text.length, maxChars);
+  let start = -1;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    const isUpper = c >= 65 && c <= 90;
+    if (!(isUpper || (c >= 97 && c <= 122) || (c >= 48 && c <= 57))) {
+      if (start >= 0 && i - start <= MAX_WORD_LENGTH) onWord(start, i);
+      start = -1;
+      continue;
+    }
+    if (start < 0) {
+      start = i;
+      continue;
+    }
+    if (!isUpper) continue;
+    const prev = text.charCodeAt(i - 1);
+    const next = i + 1 < n ? text.charCodeAt(i + 1) : 0;
+    if (
+      (prev >= 97 && prev <= 122) || (prev >= 48 && prev <= 57) || (next >= 97 && next <= 122 && prev <= 90)
+    ) {
+      if (i - start <= MAX_WORD_LENGTH) onWord(start, i);
+      start = i;
+    }
+  }
+  if (start >= 0 && n - start <= MAX_WORD_LENGTH) onWord(start, n);
+}
+
+/**
  * Splits text into lower-case words at non-alphanumerics and at camelCase boundaries
  * (`getHTTPResponse` → `get`, `http`, `response`; `list_issues` → `list`, `issues`).
  *
@@ -80,12 +119,9 @@ const MAX_WORD_LENGTH = 40;
  * ```
  */
 export function splitWords(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word !== "" && word.length <= MAX_WORD_LENGTH);
+  const words: string[] = [];
+  scanWords(text, (start, end) => words.push(text.slice(start, end).toLowerCase()));
+  return words;
 }
 
 /** Most words {@link wordTerms} remembers; past it the memo starts over (queries add words too). */
@@ -110,4 +146,99 @@ export function wordTerms(word: string, memo: Map<string, string[]>): string[] {
   }
   memo.set(word, terms);
   return terms;
+}
+
+/** A known word (lower case) and its term ids; `next` chains words whose hashes collide. */
+interface WordEntry {
+  word: string;
+  ids: Int32Array;
+  next: WordEntry | undefined;
+}
+
+/**
+ * A hash of the lower-cased UTF-16 units of `text[start, end)`. Every intermediate value stays a
+ * small integer (below 2^30), so not even unoptimised code allocates a number for it.
+ */
+function wordHash(text: string, start: number, end: number): number {
+  let h = end - start;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    h = (((h & 0x7ffff) << 5) + (h >>> 19) + (c >= 65 && c <= 90 ? c + 32 : c)) & 0xffffff;
+  }
+  return h;
+}
+
+function sameWord(word: string, text: string, start: number, end: number): boolean {
+  if (word.length !== end - start) return false;
+  for (let i = 0; i < word.length; i++) {
+    const c = text.charCodeAt(start + i);
+    if (word.charCodeAt(i) !== (c >= 65 && c <= 90 ? c + 32 : c)) return false;
+  }
+  return true;
+}
+
+/**
+ * The index's terms as numbers: each analysed term gets an id the first time a tool uses it, and
+ * each word remembers its term ids. Indexing a known word costs a hash of its characters and one
+ * map lookup, and allocates nothing (a catalog of 10,000 tools has half a million words, and
+ * building strings for each made the heap grow by tens of megabytes). Query words are looked up
+ * with {@link Vocabulary.queryIds} and never add ids.
+ */
+export class Vocabulary {
+  readonly #ids = new Map<string, number>();
+  readonly #words = new Map<number, WordEntry>();
+  #wordCount = 0;
+  readonly #queryMemo = new Map<string, string[]>();
+
+  /** Term ids handed out so far (every id is below this). */
+  get size(): number {
+    return this.#ids.size;
+  }
+
+  /**
+   * Calls `onTerm(id)` for each term of each word of `text`, in order, interning new terms.
+   *
+   * @param maxChars Look at the first `maxChars` UTF-16 units only. @default all
+   */
+  forEachTermId(text: string, onTerm: (id: number) => void, maxChars = Infinity): void {
+    scanWords(text, (start, end) => {
+      const ids = this.#idsAt(text, start, end);
+      for (let i = 0; i < ids.length; i++) onTerm(ids[i]!);
+    }, maxChars);
+  }
+
+  #idsAt(text: string, start: number, end: number): Int32Array {
+    const hash = wordHash(text, start, end);
+    const head = this.#words.get(hash);
+    for (let entry = head; entry !== undefined; entry = entry.next) {
+      if (sameWord(entry.word, text, start, end)) return entry.ids;
+    }
+    if (this.#wordCount >= MAX_MEMO_WORDS) {
+      this.#words.clear();
+      this.#wordCount = 0;
+    }
+    const word = text.slice(start, end).toLowerCase();
+    const terms = wordTerms(word, this.#queryMemo);
+    const ids = new Int32Array(terms.length);
+    terms.forEach((term, i) => {
+      let id = this.#ids.get(term);
+      if (id === undefined) this.#ids.set(term, id = this.#ids.size);
+      ids[i] = id;
+    });
+    this.#words.set(hash, { word, ids, next: this.#words.get(hash) });
+    this.#wordCount++;
+    return ids;
+  }
+
+  /** The distinct term ids of a query that some tool uses (terms no tool uses are left out). */
+  queryIds(query: string): number[] {
+    const ids = new Set<number>();
+    for (const word of splitWords(query)) {
+      for (const term of wordTerms(word, this.#queryMemo)) {
+        const id = this.#ids.get(term);
+        if (id !== undefined) ids.add(id);
+      }
+    }
+    return [...ids];
+  }
 }

@@ -436,7 +436,7 @@ export class Catalog {
     if (this.#options.useToolCache === false) return;
     try {
       this.#cacheGone.delete(this.#visible.keyOf(spec));
-      await writeToolCache(this.configDir, spec, tools, this.#clock, { hasResources });
+      await writeToolCache(this.configDir, spec, tools, this.#clock, { hasResources, memo: this.#cacheMemo });
     } catch (error) {
       const why = error instanceof UserError ? `${error.message}; ${error.hint ?? ""}` : String(error);
       this.#logger.warn(`cannot write the tool cache for ${spec.name}: ${why}`);

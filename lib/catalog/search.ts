@@ -1,15 +1,21 @@
 /**
- * Ranked search over the catalog's tools: a BM25 index (MiniSearch) over each tool's name (with
- * its server and title), description, and parameter names and descriptions, analysed by
- * `_search_text.ts` (identifier splitting, abbreviations, Porter stems). The index follows the
- * catalog: {@link ToolSearchIndex.sync} re-indexes only the servers whose tool list changed, so a
- * query costs a lookup, never a rebuild.
+ * Ranked search over the catalog's tools: BM25F over each tool's name (with its server and title),
+ * description, and parameter names and descriptions, analysed by `_search_text.ts` (identifier
+ * splitting, abbreviations, Porter stems). The index holds one segment per server
+ * (`_search_segment.ts`); {@link ToolSearchIndex.sync} rebuilds only the segments of servers whose
+ * tool list changed, so a query costs a lookup, never a rebuild.
+ *
+ * Own code rather than a search library: on the 10,000-tool scale corpus it ranks as well as the
+ * best of MiniSearch, Orama, FlexSearch and wink-bm25-text-search (recall@5 0.97), answers a query
+ * about 3× faster than MiniSearch, and holds a fraction of their memory (README, design notes).
  *
  * @module
  */
-import MiniSearch from "minisearch";
 import type { ToolInfo } from "../declarations/mod.ts";
-import { splitWords, wordTerms } from "./_search_text.ts";
+import { Vocabulary } from "./_search_text.ts";
+import { buildSegment, FIELD_COUNT, type Segment } from "./_search_segment.ts";
+
+export { MAX_INDEXED_FIELD_CHARS } from "./_search_segment.ts";
 
 /** Results a search returns when the caller names no `limit`. */
 export const SEARCH_DEFAULT_LIMIT = 10;
@@ -17,18 +23,16 @@ export const SEARCH_DEFAULT_LIMIT = 10;
 export const SEARCH_MAX_LIMIT = 50;
 /** Longest query accepted, in UTF-16 units; a longer one is refused (`QUERY_TOO_LONG`). */
 export const MAX_QUERY_CHARS = 500;
-/**
- * Text indexed per field of one tool, in UTF-16 units: a description or a parameter list past this
- * is indexed up to here (it still matches by its opening, which is where tools say what they do).
- */
-export const MAX_INDEXED_FIELD_CHARS = 4_000;
 
 /**
- * Weight of a match in each field relative to the description: a word in the tool's name (or its
- * server's name) says more than one in its prose, and one in a parameter's prose says less.
+ * Weight of a match in each field (name, description, parameters): a word in the tool's name (or
+ * its server's name) says more than one in its prose, and one in a parameter's prose says less.
  */
-export const SEARCH_FIELD_BOOSTS: Readonly<Record<"name" | "description" | "params", number>> = Object
-  .freeze({ name: 3, description: 1, params: 0.5 });
+export const SEARCH_FIELD_WEIGHTS: readonly number[] = Object.freeze([3, 1, 0.5]);
+/** BM25 length normalisation per field (names are short: their length matters less). */
+const FIELD_B: readonly number[] = [0.5, 0.75, 0.75];
+/** BM25 term-frequency saturation. */
+const K1 = 1.2;
 
 /** One server's tools as the index takes them. */
 export interface SearchableServer {
@@ -46,7 +50,7 @@ export interface ToolMatch {
   /** Server name as declared. */
   server: string;
   tool: ToolInfo;
-  /** BM25 score (higher is better); comparable within one search only. */
+  /** BM25F score (higher is better); comparable within one search only. */
   score: number;
 }
 
@@ -67,61 +71,23 @@ export class SearchQueryError extends RangeError {
   readonly hint = `shorten the query to at most ${MAX_QUERY_CHARS} characters: a few words work best`;
 }
 
-interface IndexedTool {
-  id: number;
-  server: string;
-  tool: ToolInfo;
-  name: string;
-  description: string;
-  params: string;
-}
-
-/** Parameter names and descriptions of a tool's input schema (top-level properties), as one text. */
-function parameterText(tool: ToolInfo): string {
-  const schema = tool.inputSchema as { properties?: unknown } | undefined;
-  const properties = typeof schema === "object" && schema !== null ? schema.properties : undefined;
-  if (typeof properties !== "object" || properties === null || Array.isArray(properties)) return "";
-  const parts: string[] = [];
-  let length = 0;
-  for (const [key, value] of Object.entries(properties as Record<string, unknown>)) {
-    const description = (value as { description?: unknown } | null)?.description;
-    const part = typeof description === "string" ? `${key} ${description}` : key;
-    parts.push(part);
-    length += part.length + 1;
-    if (length >= MAX_INDEXED_FIELD_CHARS) break;
-  }
-  return parts.join(" ").slice(0, MAX_INDEXED_FIELD_CHARS);
-}
-
 /** The catalog's search index; one per session, kept in step with {@link ToolSearchIndex.sync}. */
 export class ToolSearchIndex {
-  readonly #memo = new Map<string, string[]>();
-  readonly #engine: MiniSearch<IndexedTool>;
-  readonly #servers = new Map<string, { tools: readonly ToolInfo[]; docs: IndexedTool[] }>();
-  readonly #byId = new Map<number, IndexedTool>();
-  #nextId = 0;
-
-  constructor() {
-    this.#engine = new MiniSearch<IndexedTool>({
-      fields: ["name", "description", "params"],
-      storeFields: [],
-      tokenize: splitWords,
-      processTerm: (word) => {
-        const terms = wordTerms(word, this.#memo);
-        return terms.length === 0 ? null : terms;
-      },
-      autoVacuum: false, // documents are removed exactly (`remove`), so nothing is left to vacuum
-    });
-  }
+  readonly #vocabulary = new Vocabulary();
+  readonly #segments = new Map<string, Segment>();
+  /** Term id → documents containing it, over all segments. */
+  readonly #df = new Map<number, number>();
+  readonly #totalLengths: number[] = new Array(FIELD_COUNT).fill(0);
+  #docCount = 0;
 
   /** Tools indexed now. */
   get toolCount(): number {
-    return this.#byId.size;
+    return this.#docCount;
   }
 
   /** Servers indexed now. */
   get serverCount(): number {
-    return this.#servers.size;
+    return this.#segments.size;
   }
 
   /**
@@ -134,47 +100,37 @@ export class ToolSearchIndex {
   sync(servers: readonly SearchableServer[]): number {
     let changed = 0;
     const wanted = new Map(servers.map((s) => [s.server, s.tools]));
-    for (const [server, entry] of this.#servers) {
-      if (wanted.get(server) === entry.tools) continue;
-      this.#drop(server, entry.docs);
+    for (const [server, segment] of this.#segments) {
+      if (wanted.get(server) === segment.source) continue;
+      this.#account(segment, -1);
+      this.#segments.delete(server);
       changed++;
     }
     for (const { server, tools } of servers) {
-      if (this.#servers.has(server)) continue;
-      const seen = new Set<string>();
-      const docs: IndexedTool[] = [];
-      for (const tool of tools) {
-        if (seen.has(tool.name)) continue;
-        seen.add(tool.name);
-        docs.push({
-          id: this.#nextId++,
-          server,
-          tool,
-          name: `${tool.name} ${server} ${typeof tool.title === "string" ? tool.title : ""}`,
-          description: typeof tool.description === "string"
-            ? tool.description.slice(0, MAX_INDEXED_FIELD_CHARS)
-            : "",
-          params: parameterText(tool),
-        });
-      }
-      this.#engine.addAll(docs);
-      for (const doc of docs) this.#byId.set(doc.id, doc);
-      this.#servers.set(server, { tools, docs });
+      if (this.#segments.has(server)) continue;
+      const segment = buildSegment(server, tools, this.#vocabulary);
+      this.#segments.set(server, segment);
+      this.#account(segment, 1);
       changed++;
     }
     return changed;
   }
 
-  #drop(server: string, docs: IndexedTool[]): void {
-    this.#engine.removeAll(docs);
-    for (const doc of docs) this.#byId.delete(doc.id);
-    this.#servers.delete(server);
+  /** Adds (`sign` 1) or removes (`-1`) a segment's share of the collection statistics. */
+  #account(segment: Segment, sign: 1 | -1): void {
+    this.#docCount += sign * segment.tools.length;
+    for (let f = 0; f < FIELD_COUNT; f++) this.#totalLengths[f]! += sign * segment.totalLengths[f]!;
+    for (const [term, slot] of segment.slots) {
+      const df = (this.#df.get(term) ?? 0) + sign * (segment.offsets[slot + 1]! - segment.offsets[slot]!);
+      if (df > 0) this.#df.set(term, df);
+      else this.#df.delete(term);
+    }
   }
 
   /**
-   * The tools that best match `query`, best first (BM25 over the fields, weighted by
-   * {@link SEARCH_FIELD_BOOSTS}; a tool matching any query term is a candidate). A query with no
-   * searchable word (empty, only stop words) matches nothing.
+   * The tools that best match `query`, best first: BM25F with per-field weights
+   * {@link SEARCH_FIELD_WEIGHTS}; a tool matching any query term is a candidate; ties keep index order.
+   * A query with no searchable word (empty, only stop words) matches nothing.
    *
    * @throws {SearchQueryError} `QUERY_TOO_LONG` past {@link MAX_QUERY_CHARS}.
    */
@@ -184,27 +140,53 @@ export class ToolSearchIndex {
         `Cannot search tools: the query is ${query.length} characters, more than ${MAX_QUERY_CHARS}`,
       );
     }
-    const limit = clampLimit(options.limit);
-    const { servers, accept } = options;
-    const results = this.#engine.search(query, {
-      boost: { ...SEARCH_FIELD_BOOSTS },
-      combineWith: "OR",
-      ...(servers === undefined && accept === undefined ? {} : {
-        filter: (result) => {
-          const doc = this.#byId.get(result.id as number);
-          return doc !== undefined && (servers === undefined || servers.has(doc.server)) &&
-            (accept === undefined || accept(doc.server, doc.tool));
-        },
-      }),
+    const terms = this.#vocabulary.queryIds(query);
+    const n = this.#docCount;
+    if (terms.length === 0 || n === 0) return [];
+    const average = this.#totalLengths.map((total) => total / n || 1);
+    const idf = terms.map((term) => {
+      const df = this.#df.get(term) ?? 0;
+      return Math.log(1 + (n - df + 0.5) / (df + 0.5));
     });
-    const matches: ToolMatch[] = [];
-    for (const result of results) {
-      const doc = this.#byId.get(result.id as number);
-      if (doc === undefined) continue;
-      matches.push({ server: doc.server, tool: doc.tool, score: result.score });
-      if (matches.length >= limit) break;
+    const found: { score: number; order: number; server: string; tool: ToolInfo }[] = [];
+    let order = 0;
+    for (const segment of this.#segments.values()) {
+      if (options.servers !== undefined && !options.servers.has(segment.server)) {
+        order += segment.tools.length;
+        continue;
+      }
+      const scores = new Float64Array(segment.tools.length);
+      terms.forEach((term, t) => {
+        const slot = segment.slots.get(term);
+        if (slot === undefined) return;
+        for (let i = segment.offsets[slot]!; i < segment.offsets[slot + 1]!; i++) {
+          const doc = segment.docs[i]!;
+          let weighted = 0;
+          for (let f = 0; f < FIELD_COUNT; f++) {
+            const tf = segment.tf[i * FIELD_COUNT + f]!;
+            if (tf === 0) continue;
+            const norm = 1 - FIELD_B[f]! +
+              FIELD_B[f]! * segment.lengths[doc * FIELD_COUNT + f]! / average[f]!;
+            weighted += SEARCH_FIELD_WEIGHTS[f]! * tf / norm;
+          }
+          scores[doc]! += idf[t]! * weighted / (K1 + weighted);
+        }
+      });
+      for (let doc = 0; doc < scores.length; doc++) {
+        const score = scores[doc]!;
+        const tool = segment.tools[doc]!;
+        if (score > 0 && (options.accept === undefined || options.accept(segment.server, tool))) {
+          found.push({ score, order: order + doc, server: segment.server, tool });
+        }
+      }
+      order += segment.tools.length;
     }
-    return matches;
+    found.sort((a, b) => b.score - a.score || a.order - b.order);
+    return found.slice(0, clampLimit(options.limit)).map(({ score, server, tool }) => ({
+      server,
+      tool,
+      score,
+    }));
   }
 }
 

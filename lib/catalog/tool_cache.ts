@@ -96,16 +96,24 @@ function parseCacheEntry(text: string, keyHash: string): CacheEntry | undefined 
   };
 }
 
+/** How long a parsed cache file is trusted without looking at the file again, in ms. */
+export const CACHE_RECHECK_MS = 1_000;
+
 /**
  * Parsed cache files kept in memory, one per path, reused while the file's modification time and
  * size are unchanged: a session answers many `list_tools` from the same files, and re-reading a
  * few megabytes of JSON per call would dominate a search. The parsed `tools` array is the same
  * object until the file changes (the search index relies on that to skip unchanged servers).
- * Only file names and hashes are kept as keys; the spawn key itself stays with the caller.
+ * Only file names and hashes are kept as keys; the spawn key itself stays with the caller. A file
+ * is looked at again (one `lstat`) at most every {@link CACHE_RECHECK_MS}; what this process writes
+ * or removes is forgotten at once.
  */
 export class ToolCacheMemo {
   readonly #paths = new Map<string, { path: string; keyHash: string }>();
-  readonly #files = new Map<string, { mtimeMs: number; size: number; entry: CacheEntry | undefined }>();
+  readonly #files = new Map<
+    string,
+    { mtimeMs: number; size: number; checkedAtMs: number; entry: CacheEntry | undefined }
+  >();
 
   /** The cache path and key hash of `spec` (memoised: they are SHA-256 digests of the spawn key). */
   async path(configDir: string, spec: ServerSpec): Promise<{ path: string; keyHash: string }> {
@@ -123,14 +131,19 @@ export class ToolCacheMemo {
    * most {@link MAX_TOOL_CACHE_BYTES}; throws the file-system or JSON error (a miss for the caller).
    */
   async read(path: string, keyHash: string): Promise<CacheEntry | undefined> {
+    const now = performance.now();
+    const held = this.#files.get(path);
+    if (held && now - held.checkedAtMs < CACHE_RECHECK_MS) return held.entry;
     const info = await Deno.lstat(path);
     if (!info.isFile || info.size > MAX_TOOL_CACHE_BYTES) return undefined;
     const mtimeMs = info.mtime?.getTime() ?? 0;
-    const held = this.#files.get(path);
-    if (held && held.mtimeMs === mtimeMs && held.size === info.size) return held.entry;
+    if (held && held.mtimeMs === mtimeMs && held.size === info.size) {
+      held.checkedAtMs = now;
+      return held.entry;
+    }
     this.#files.delete(path);
     const entry = parseCacheEntry(await Deno.readTextFile(path), keyHash);
-    this.#files.set(path, { mtimeMs, size: info.size, entry });
+    this.#files.set(path, { mtimeMs, size: info.size, checkedAtMs: now, entry });
     return entry;
   }
 
@@ -183,6 +196,7 @@ export async function readFreshToolCacheEntry(
  *
  * @param configDir The `<config>` directory (`cache/` and `cache/tools/` are created 0700 when missing).
  * @param options.hasResources The server declared `resources`. @default false
+ * @param options.memo Forgets its parsed copy of the file written. @default none
  * @throws {PrivateDirError} when `cache/` or `cache/tools/` is a link, another user's or a file.
  * @throws The file-system error when the cache cannot be written.
  */
@@ -191,7 +205,7 @@ export async function writeToolCache(
   spec: ServerSpec,
   tools: Tool[],
   clock: Clock,
-  options: { hasResources?: boolean } = {},
+  options: { hasResources?: boolean; memo?: ToolCacheMemo | undefined } = {},
 ): Promise<void> {
   ensurePrivateDir(`${configDir}/cache`);
   const dir = toolCacheDir(configDir);
@@ -208,6 +222,7 @@ export async function writeToolCache(
     ...(options.hasResources ? { resources: true } : {}),
   });
   await writePrivateFile(dir, name, new TextEncoder().encode(body));
+  options.memo?.forget(`${dir}/${name}`);
   const nowMs = Date.now();
   for (const file of listOwnFiles(dir, /\.json$/)) {
     const m = ENTRY_NAME.exec(file.name);
