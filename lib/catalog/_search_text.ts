@@ -155,17 +155,9 @@ interface WordEntry {
   next: WordEntry | undefined;
 }
 
-/**
- * A hash of the lower-cased UTF-16 units of `text[start, end)`. Every intermediate value stays a
- * small integer (below 2^30), so not even unoptimised code allocates a number for it.
- */
-function wordHash(text: string, start: number, end: number): number {
-  let h = end - start;
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    h = (((h & 0x7ffff) << 5) + (h >>> 19) + (c >= 65 && c <= 90 ? c + 32 : c)) & 0xffffff;
-  }
-  return h;
+/** One step of the word hash: every value stays below 2^24, a small integer even in unoptimised code. */
+function hashStep(h: number, lowerCode: number): number {
+  return (((h & 0x7ffff) << 5) + (h >>> 19) + lowerCode) & 0xffffff;
 }
 
 function sameWord(word: string, text: string, start: number, end: number): boolean {
@@ -196,28 +188,62 @@ export class Vocabulary {
   }
 
   /**
-   * Calls `onTerm(id)` for each term of each word of `text`, in order, interning new terms.
+   * Calls `onTerm(id)` for each term of each word of `text`, in order, interning new terms. Words are
+   * those of {@link scanWords} (the same loop, hashing each word's lower-cased characters as it goes,
+   * so a known word is found without building its string).
    *
    * @param maxChars Look at the first `maxChars` UTF-16 units only. @default all
    */
   forEachTermId(text: string, onTerm: (id: number) => void, maxChars = Infinity): void {
-    scanWords(text, (start, end) => {
-      const ids = this.#idsAt(text, start, end);
-      for (let i = 0; i < ids.length; i++) onTerm(ids[i]!);
-    }, maxChars);
+    const n = Math.min(text.length, maxChars);
+    let start = -1;
+    let h = 0;
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      const isUpper = c >= 65 && c <= 90;
+      if (!(isUpper || (c >= 97 && c <= 122) || (c >= 48 && c <= 57))) {
+        if (start >= 0) this.#emit(text, start, i, h, onTerm);
+        start = -1;
+        continue;
+      }
+      if (start >= 0 && isUpper) {
+        const prev = text.charCodeAt(i - 1);
+        const next = i + 1 < n ? text.charCodeAt(i + 1) : 0;
+        if (
+          (prev >= 97 && prev <= 122) || (prev >= 48 && prev <= 57) ||
+          (next >= 97 && next <= 122 && prev <= 90)
+        ) {
+          this.#emit(text, start, i, h, onTerm);
+          start = -1;
+        }
+      }
+      if (start < 0) {
+        start = i;
+        h = 0;
+      }
+      h = hashStep(h, isUpper ? c + 32 : c);
+    }
+    if (start >= 0) this.#emit(text, start, n, h, onTerm);
   }
 
-  #idsAt(text: string, start: number, end: number): Int32Array {
-    const hash = wordHash(text, start, end);
-    const head = this.#words.get(hash);
-    for (let entry = head; entry !== undefined; entry = entry.next) {
-      if (sameWord(entry.word, text, start, end)) return entry.ids;
+  #emit(text: string, start: number, end: number, hash: number, onTerm: (id: number) => void): void {
+    if (end - start > MAX_WORD_LENGTH) return;
+    let ids: Int32Array | undefined;
+    for (let entry = this.#words.get(hash); entry !== undefined; entry = entry.next) {
+      if (sameWord(entry.word, text, start, end)) {
+        ids = entry.ids;
+        break;
+      }
     }
+    ids ??= this.#learn(text.slice(start, end).toLowerCase(), hash);
+    for (let i = 0; i < ids.length; i++) onTerm(ids[i]!);
+  }
+
+  #learn(word: string, hash: number): Int32Array {
     if (this.#wordCount >= MAX_MEMO_WORDS) {
       this.#words.clear();
       this.#wordCount = 0;
     }
-    const word = text.slice(start, end).toLowerCase();
     const terms = wordTerms(word, this.#queryMemo);
     const ids = new Int32Array(terms.length);
     terms.forEach((term, i) => {

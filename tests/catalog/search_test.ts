@@ -7,7 +7,7 @@ import {
   SearchQueryError,
   ToolSearchIndex,
 } from "../../lib/catalog/search.ts";
-import { splitWords, wordTerms } from "../../lib/catalog/_search_text.ts";
+import { splitWords, Vocabulary, wordTerms } from "../../lib/catalog/_search_text.ts";
 import { distractorServers, realServers, scaleCorpus } from "../../testdata/catalog/scale_corpus.ts";
 
 const QUERIES = JSON.parse(
@@ -132,4 +132,24 @@ Deno.test("ToolSearchIndex.search() finds the labelled tools among 10,000 (recal
   }
   assert.ok(top5 / QUERIES.queries.length >= 0.9, `recall@5 ${top5}/${QUERIES.queries.length}`);
   assert.ok(first / QUERIES.queries.length >= 0.6, `recall@1 ${first}/${QUERIES.queries.length}`);
+});
+
+Deno.test("Vocabulary.forEachTermId() finds the words splitWords() finds, within maxChars", () => {
+  const vocabulary = new Vocabulary();
+  const memo = new Map<string, string[]>();
+  const texts = [
+    "API-post-search getHTTPResponse list_issues ABC aB1C x2Y IDs getIDs HTTPServer2Go é_ü",
+    `${"a".repeat(41)} short ${"B".repeat(40)}End`,
+    ...realServers().flatMap((s) => s.tools.map((t) => `${t.name} ${t.description ?? ""}`)),
+  ];
+  for (const text of texts) {
+    for (const maxChars of [Infinity, 17]) {
+      const ids: number[] = [];
+      vocabulary.forEachTermId(text, (id) => ids.push(id), maxChars);
+      const words = splitWords(text.slice(0, maxChars));
+      const expected = vocabulary.queryIds(words.join(" "));
+      assert.deepEqual([...new Set(ids)].sort(), [...expected].sort(), text.slice(0, 60));
+      assert.equal(ids.length, words.flatMap((w) => wordTerms(w, memo)).length, text.slice(0, 60));
+    }
+  }
 });
