@@ -138,7 +138,7 @@ if (picked.has("stdin")) {
   const world = await makeRawWorld(HOSTILE);
   for (const megabytes of [11, 100]) {
     const serve = await session(world);
-    const backing = Number((await serve.execute("return await hostile.pid()")).text);
+    const backing = Number((await serve.execute("return (await hostile.pid()).pid")).text);
     const id = 9000 + megabytes;
     const head = `{"jsonrpc":"2.0","id":${id},"method":"ping","params":{"pad":"`;
     const line = new TextEncoder().encode(head + "x".repeat(megabytes * 1_000_000 - head.length - 3) + '"}}');

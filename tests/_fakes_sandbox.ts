@@ -97,7 +97,8 @@ export async function runInEngine(
 export function valueOf(run: EngineRun | { outcome: EngineOutcome }): unknown {
   const { outcome } = run;
   if (!outcome.ok) throw new Error(`expected success, got ${JSON.stringify(outcome.failure)}`);
-  return JSON.parse(outcome.valueJson);
+  // A top-level `undefined` reads as the word itself (it has no JSON form).
+  return outcome.valueJson === "undefined" ? undefined : JSON.parse(outcome.valueJson);
 }
 
 /** The failure of an outcome; throws (failing the test) on success. */

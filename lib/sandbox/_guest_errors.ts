@@ -44,10 +44,20 @@ export function readThrown(
   }
   const raw = ctx.getString(result.value);
   result.value.dispose();
-  const parsed = JSON.parse(raw) as { name?: string; message?: string; stack?: string; text?: string };
+  const parsed = JSON.parse(raw) as {
+    name?: string;
+    message?: string;
+    stack?: string;
+    text?: string;
+    head?: string;
+    tool?: string;
+  };
   if (parsed.text !== undefined) return opaque(`Uncaught ${parsed.text}`);
   const frames = compactFrames((parsed.stack ?? "").split("\n").filter((line) => line.includes(SCRIPT_FILE)));
-  const head = `${parsed.name}: ${parsed.message}`;
+  // A custom toString speaks for its error; a failed tool call's error names the tool unless it already does.
+  const named = parsed.tool !== undefined && !(parsed.message ?? "").includes(parsed.tool);
+  const head = parsed.head ??
+    (named ? `${parsed.name} from ${parsed.tool}: ${parsed.message}` : `${parsed.name}: ${parsed.message}`);
   const text = isCompile
     ? head + frames.map((frame) => frame.replace(/^\s*at\s+/, " at ")).join("")
     : [head, ...frames].join("\n");

@@ -91,8 +91,10 @@ export class HostBridge {
       message: `This script reached its limit of ${request.limits.maxToolCalls} tool calls (max-tool-calls)`,
     }));
     const names = ctx.newString(JSON.stringify(request.namespaces));
-    const made = ctx.callFunction(this.#internals.install, ctx.undefined, names);
+    const heap = ctx.newNumber(request.limits.memoryLimitBytes);
+    const made = ctx.callFunction(this.#internals.install, ctx.undefined, names, heap);
     names.dispose();
+    heap.dispose();
     if (made.error) return { kind: "thrown", prefix: "Cannot start the sandbox: ", error: made.error };
     made.value.dispose();
     return undefined;

@@ -56,6 +56,18 @@ export const PRELUDE_SOURCE = String.raw`(function (native, unreachableJson) {
   const nativeLog = native.log;
   const nativeStartTimer = native.startTimer;
   const nativeCancelTimer = native.cancelTimer;
+  const errorToString = ErrorCtor.prototype.toString;
+  const MapCtor = Map;
+  const isArray = Array.isArray;
+  const originalJoin = Array.prototype.join;
+  const OutOfMemory = typeof InternalError === "function" ? InternalError : ErrorCtor;
+  // Errors a failed tool call rejected with, and the tool ("ns.key"), so an uncaught one names it.
+  const toolErrors = new WeakMap();
+  const setToolError = WeakMap.prototype.set;
+  const getToolError = WeakMap.prototype.get;
+  // The heap limit of the run (set by install): a join whose separators alone pass it fails at once as
+  // out of memory, instead of walking a billion holes for a minute before the heap fills.
+  let heapBudgetBytes = Infinity;
   // Freed when the script ends, so the host can read the outcome even when the script filled the heap.
   let reserve = new ArrayBuffer(1048576);
 
@@ -84,6 +96,7 @@ export const PRELUDE_SOURCE = String.raw`(function (native, unreachableJson) {
   };
 
   const pending = create(null);
+  let limitRejection;
   const callTool = function (ns, key, args) {
     const record = { label: ns + "." + key + "()", state: 0, handled: false, reason: undefined };
     let argsJson;
@@ -93,7 +106,20 @@ export const PRELUDE_SOURCE = String.raw`(function (native, unreachableJson) {
       return rejectedWith(error, record);
     }
     const id = nativeCall(ns, key, argsJson);
-    if (typeof id !== "number") return rejectedWith(id, record);
+    if (typeof id !== "number") {
+      // Past max-tool-calls every call rejects with the same error: one shared rejected promise then, so a
+      // flood of calls (Promise.all of 100,000) costs no record per call and keeps its tool_call_limit tag.
+      if (id !== null && typeof id === "object" && id.name === "ToolCallLimitError") {
+        // A plain Promise (not a TrackedPromise): Promise.all and await take it as it is, with no wrapper
+        // promise per call; an uncaught one ends the run as tool_call_limit anyway.
+        if (limitRejection === undefined) {
+          limitRejection = apply(originalReject, P, [id]);
+          apply(promiseThen, limitRejection, [undefined, function () {}]);
+        }
+        return limitRejection;
+      }
+      return rejectedWith(id, record);
+    }
     return track(new TrackedPromise(function (resolve, reject) {
       pending[id] = { resolve: resolve, reject: reject, record: record };
     }), record);
@@ -105,6 +131,7 @@ export const PRELUDE_SOURCE = String.raw`(function (native, unreachableJson) {
     const record = entry.record;
     if (!ok) {
       const error = new ErrorCtor(payload);
+      apply(setToolError, toolErrors, [error, record.label.slice(0, -2)]);
       record.state = 2;
       record.reason = error;
       entry.reject(error);
@@ -247,7 +274,19 @@ export const PRELUDE_SOURCE = String.raw`(function (native, unreachableJson) {
   JSON.stringify(HELPER_GLOBAL)
 }, { value: freeze(helpers), writable: false, configurable: false, enumerable: false });
 
-  const install = function (namespacesJson) {
+  defineProperty(Array.prototype, "join", {
+    value: function join(separator) {
+      if (!isArray(this)) return apply(originalJoin, this, arguments);
+      const sep = separator === undefined ? "," : StringCtor(separator);
+      const length = this.length;
+      if (length > 1 && (length - 1) * sep.length > heapBudgetBytes) throw new OutOfMemory("out of memory");
+      return apply(originalJoin, this, [sep]);
+    },
+    writable: true, configurable: true, enumerable: false,
+  });
+
+  const install = function (namespacesJson, heapLimitBytes) {
+    if (typeof heapLimitBytes === "number" && heapLimitBytes > 0) heapBudgetBytes = heapLimitBytes;
     const names = parse(namespacesJson);
     for (let i = 0; i < names.length; i++) {
       const name = names[i];
@@ -264,16 +303,25 @@ export const PRELUDE_SOURCE = String.raw`(function (native, unreachableJson) {
     if (typeof value === "function") value = await value();
     return value;
   };
+  // A top-level undefined has no JSON form: it reads "undefined", never "null".
   const serialize = function (value) {
+    if (value === undefined) return "undefined";
     const json = toJson(value);
     return json === undefined ? "null" : json;
   };
   const describe = function (thrown) {
     try {
       if (thrown !== null && typeof thrown === "object" && typeof thrown.message === "string") {
-        const name = typeof thrown.name === "string" && thrown.name !== "" ? thrown.name : "Error";
+        let name = typeof thrown.name === "string" && thrown.name !== "" ? thrown.name : "Error";
+        // class E2 extends Error {} keeps Error's name unless it sets one: show the class's.
+        const ctor = thrown.constructor;
+        if (name === "Error" && typeof ctor === "function" && ctor !== ErrorCtor && thrown instanceof ErrorCtor &&
+            typeof ctor.name === "string" && ctor.name !== "") name = ctor.name;
         const stack = typeof thrown.stack === "string" ? thrown.stack : "";
-        return stringify({ name: name, message: thrown.message, stack: stack });
+        const toStr = thrown.toString;
+        const head = typeof toStr === "function" && toStr !== errorToString ? StringCtor(apply(toStr, thrown, [])) : undefined;
+        const tool = apply(getToolError, toolErrors, [thrown]);
+        return stringify({ name: name, message: thrown.message, stack: stack, head: head, tool: tool });
       }
       return stringify({ text: typeof thrown === "string" ? stringify(thrown) : format(thrown) });
     } catch (_error) {
@@ -282,19 +330,24 @@ export const PRELUDE_SOURCE = String.raw`(function (native, unreachableJson) {
   };
   const unobserved = function () {
     const lines = [];
+    const seen = new MapCtor();
     for (let i = 0; i < records.length; i++) {
       const record = records[i];
       if (record.state === 2 && !record.handled) {
         const reason = record.reason;
         const text = reason instanceof ErrorCtor ? format(reason) : "Uncaught " + format(reason);
-        lines[lines.length] = "[error] Unhandled promise rejection" +
-          (record.label === "" ? "" : " from " + record.label) + ": " + text;
+        note("[error] Unhandled promise rejection" + (record.label === "" ? "" : " from " + record.label) +
+          ": " + text);
       } else if (record.state === 0) {
-        lines[lines.length] = "[warn] " + record.label +
-          " was still pending when the script returned and was cancelled; await every tool call";
+        note("[warn] " + record.label + " was still pending when the script returned and was cancelled; " +
+          "await every tool call");
       }
     }
-    return stringify(lines);
+    // One line per distinct text, counted here: a flood of calls must not build a line per call.
+    const out = [];
+    seen.forEach(function (count, line) { out[out.length] = count > 1 ? line + " (×" + count + ")" : line; });
+    return stringify(out);
+    function note(line) { seen.set(line, (seen.get(line) || 0) + 1); }
   };
   const release = function () { reserve = undefined; };
   return { install: install, run: run, settle: settle, fireTimer: fireTimer, serialize: serialize,

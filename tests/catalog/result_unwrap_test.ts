@@ -124,3 +124,25 @@ Deno.test("offShapeNotice() names the server and the wire tool", () => {
     "bricks.get_site_info: result off-shape, treat as unknown",
   );
 });
+
+Deno.test("OutputShapeChecker.check() runs a backtracking pattern in linear time (RE2)", () => {
+  const checker = new OutputShapeChecker();
+  const schema = {
+    type: "object",
+    properties: { v: { type: "string", pattern: "^(a|a)*$" } },
+    patternProperties: { "^(b|b)*$": { type: "string" } },
+  };
+  const v = "a".repeat(100_000) + "!";
+  const started = performance.now();
+  assert.equal(checker.check(schema, { structuredContent: { v } }, { v }), "off-shape");
+  assert.equal(checker.check(schema, { structuredContent: { v: "aaa" } }, { v: "aaa" }), "conforms");
+  assert.ok(performance.now() - started < 5_000);
+});
+
+Deno.test("OutputShapeChecker.check() leaves a schema unchecked when RE2 cannot compile its pattern", () => {
+  const schema = { type: "object", properties: { v: { type: "string", pattern: "^(?=a)a$" } } };
+  assert.equal(
+    new OutputShapeChecker().check(schema, { structuredContent: { v: "b" } }, { v: "b" }),
+    "unchecked",
+  );
+});

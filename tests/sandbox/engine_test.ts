@@ -22,8 +22,10 @@ Deno.test("QuickJSEngine.run() reads a script that starts with a statement keywo
   assert.equal(valueOf(await runInEngine("return$ => 4")), 4); // an identifier, not `return`
 });
 
-Deno.test("QuickJSEngine.run() returns null when a statement body returns nothing", async () => {
-  assert.equal(valueOf(await runInEngine("const x = 1; x + 1;")), null);
+Deno.test("QuickJSEngine.run() returns undefined, not null, when a statement body returns nothing", async () => {
+  const run = await runInEngine("const x = 1; x + 1;");
+  assert.equal(run.outcome.ok && run.outcome.valueJson, "undefined");
+  assert.equal(valueOf(await runInEngine("return null")), null);
 });
 
 Deno.test("QuickJSEngine.run() calls the async arrow function a script evaluates to", async () => {
@@ -320,7 +322,7 @@ Deno.test("QuickJSEngine.run() serializes values that JSON cannot carry to defin
     "return [undefined, () => 1, Symbol('s'), NaN, new Date(0), new Map([[1, 2]]), { f() {}, u: undefined }]",
   );
   assert.deepEqual(valueOf(run), [null, null, null, null, "1970-01-01T00:00:00.000Z", {}, {}]);
-  assert.equal(valueOf(await runInEngine("return undefined")), null);
+  assert.equal(valueOf(await runInEngine("return undefined")), undefined);
   assert.equal(valueOf(await runInEngine("return () => 1")), 1);
 });
 
