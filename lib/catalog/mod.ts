@@ -17,8 +17,7 @@ import {
 } from "../plugins/server_spec.ts";
 import { resolveToolKey } from "../declarations/tool_binding.ts";
 import type { Workspace } from "../workspace/mod.ts";
-import type { Logger } from "../log.ts";
-import { NULL_LOGGER } from "../log.ts";
+import { type Logger, NULL_LOGGER } from "../log.ts";
 import type {
   BackendConnection,
   BackendPeer,
@@ -260,6 +259,16 @@ export class Catalog {
       warnings: listing.warnings,
       hasResources: connection.serverCapabilities.resources !== undefined,
     };
+  }
+
+  /**
+   * Starts `spec`'s server and lists its tools in the background, for a call a script is about to make
+   * (an `execute` whose text names the server), so that the start overlaps the sandbox's own. Does
+   * nothing when it runs, is starting or waits out a restart backoff; a failure is left to that call.
+   */
+  prestart(spec: ServerSpec): void {
+    if (this.#closed || this.#pool.running(spec)) return;
+    this.#pool.acquire(spec, { waitForRestart: false }).then((c) => this.#live(spec, c)).catch(() => {});
   }
 
   /**

@@ -7,8 +7,8 @@
 import type { CommandContext } from "./context.ts";
 import { resolveConfigDir } from "../plugins/config.ts";
 import { Catalog } from "../catalog/mod.ts";
-import { connectBySpec } from "../backends/pool.ts";
-import { withHttpConnector } from "../backends/http.ts";
+import { connectBySpec, type ConnectFn } from "../backends/pool.ts";
+import type { HttpConnectorOptions } from "../backends/http.ts";
 import { createLogger, type LogLevel, type SessionLogger } from "../log.ts";
 import type { ScriptRunner } from "../meta_server/mod.ts";
 import { createSandboxRunner } from "./_sandbox_runner.ts";
@@ -38,7 +38,9 @@ export async function openSession(
     logDir: `${configDir}/logs`,
     sessionName: options.sessionName,
   });
-  let catalog: Catalog;
+  // The sandbox first: its Worker loads QuickJS on another thread while the workspace is resolved here.
+  let catalog: Catalog | undefined;
+  const runner = createSandboxRunner(() => catalog!.config, logger);
   try {
     catalog = await Catalog.open({
       cwd: ctx.cwd,
@@ -46,9 +48,10 @@ export async function openSession(
       homeDir: ctx.homeDir,
       configDir: ctx.configDir,
       logger,
-      connect: withHttpConnector(connectBySpec, { configDir }),
+      connect: lazyHttpConnector(connectBySpec, { configDir }),
     });
   } catch (error) {
+    await runner.close();
     await logger.close();
     throw error;
   }
@@ -58,7 +61,6 @@ export async function openSession(
   for (const warning of catalog.configNotes.warnings) logger.warn(`config.toml: ${warning}`);
   for (const problem of catalog.workspace.problems) logger.warn(problem.message);
   for (const refusal of catalog.refused) logger.warn(`server ${refusal.server} refused: ${refusal.reason}`);
-  const runner = createSandboxRunner(() => catalog.config, logger);
   let closed = false;
   return {
     logger,
@@ -74,5 +76,18 @@ export async function openSession(
         await logger.close();
       }
     },
+  };
+}
+
+/**
+ * `withHttpConnector(base, options)`, with the HTTP backend (and the OAuth, TLS and guarded-fetch modules
+ * it brings) imported when the first remote server starts, so a session of stdio servers never loads it.
+ */
+function lazyHttpConnector(base: ConnectFn, options: HttpConnectorOptions): ConnectFn {
+  let http: Promise<ConnectFn> | undefined;
+  return async (spec, ctx) => {
+    if (spec.transport !== "http") return await base(spec, ctx);
+    http ??= import("../backends/http.ts").then((m) => m.withHttpConnector(base, options));
+    return await (await http)(spec, ctx);
   };
 }

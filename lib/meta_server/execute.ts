@@ -8,7 +8,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
-import { namespaceKey } from "../plugins/server_spec.ts";
+import { namespaceKey, type ServerSpec } from "../plugins/server_spec.ts";
 import { offShapeNotice, OutputShapeChecker, unwrapToolResult } from "../catalog/result_unwrap.ts";
 import { describeRefusal, dormantLines } from "./_problems.ts";
 import { answerHelperCall, HELPER_GLOBAL } from "./_script_search.ts";
@@ -168,6 +168,18 @@ export function extractMedia(value: unknown): { value: unknown; blocks: MediaBlo
   return blocks.length === 0 ? { value, blocks } : { value: replaced, blocks };
 }
 
+/**
+ * The servers in scope whose global the script text uses as an object (`name.`, `name[`, `name?.`),
+ * e.g. `github` in `await github.search(...)`; a mention in a comment or string counts too (then the
+ * server merely starts a little early).
+ */
+export function namedServers(catalog: Pick<Catalog, "servers">, script: string): ServerSpec[] {
+  return catalog.servers.filter((spec) => {
+    const name = namespaceKey(spec.name).replace(/\$/g, "\\$");
+    return new RegExp(`(^|[^\\w$.])${name}\\s*(\\?\\.|\\.|\\[)`).test(script);
+  });
+}
+
 /** The argument object sent for a script's argument: `{}` for none/null, `{ value: x }` for non-objects. */
 export function toolArguments(args: unknown): Record<string, unknown> {
   if (args === undefined || args === null) return {};
@@ -242,6 +254,8 @@ export async function runExecute(
       isError: true,
     };
   }
+  // The servers the script names start now, while the sandbox gets ready, not at the first call.
+  for (const spec of namedServers(catalog, script)) catalog.prestart(spec);
   const checker = options.checker ?? new OutputShapeChecker();
   const logger = options.logger ?? NULL_LOGGER;
   const offShape = new Set<string>();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Catalog, TOOL_CACHE_TTL_MS } from "../../lib/catalog/mod.ts";
-import { isAlive } from "../_fakes_backends.ts";
+import { isAlive, waitFor } from "../_fakes_backends.ts";
 import { ManualClock } from "../_fakes_backends.ts";
 import {
   cargoLock,
@@ -145,4 +145,22 @@ Deno.test("refreshIfChanged() notices a plugin added in a nested folder and a re
   assert.deepEqual(catalog.runningServers(), []);
   await catalog.close();
   await dirs.remove();
+});
+
+Deno.test("prestart() starts a server in the background and lists its tools; a second prestart does nothing", async () => {
+  const dirs = await makeDirs();
+  await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
+  const catalog = await open(dirs);
+  try {
+    const spec = catalog.servers[0]!;
+    catalog.prestart(spec);
+    catalog.prestart(spec); // shares the start in progress
+    assert.ok(await waitFor(() => catalog.runningServers().includes("fx"), 10_000), "fx did not start");
+    assert.equal(catalog.serverState(spec).starts, 1);
+    const listed = await catalog.listServerTools(spec);
+    assert.equal(listed.source, "live");
+  } finally {
+    await catalog.close();
+    await dirs.remove();
+  }
 });

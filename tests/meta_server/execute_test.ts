@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { extractMedia, toolArguments } from "../../lib/meta_server/execute.ts";
+import { extractMedia, namedServers, toolArguments } from "../../lib/meta_server/execute.ts";
+import type { ServerSpec } from "../../lib/plugins/server_spec.ts";
 import { MAX_CALLS_IN_FLIGHT_PER_SERVER } from "../../lib/backends/pool.ts";
 import { waitFor } from "../_fakes_backends.ts";
 import { fixtureServerToml, writePlugin } from "../_fakes_meta.ts";
@@ -214,4 +215,14 @@ Deno.test("extractMedia() refuses a block whose data is empty or not base64", ()
       String(data),
     );
   }
+});
+
+Deno.test("namedServers() finds the servers a script uses as objects, by their globals", () => {
+  const spec = (name: string) =>
+    ({ name }) as unknown as import("../../lib/plugins/server_spec.ts").ServerSpec;
+  const catalog = { servers: [spec("fx"), spec("my-tools"), spec("other"), spec("$x")] };
+  const names = (script: string) => namedServers(catalog, script).map((s) => s.name);
+  assert.deepEqual(names("await fx.echo({}); return my_tools['a'] ?? $x?.b"), ["fx", "my-tools", "$x"]);
+  assert.deepEqual(names("const xfx = 1; a.fx.b(); other; myfx.echo()"), []);
+  assert.deepEqual(names("// other.thing is not called\nreturn 1"), ["other"]);
 });
