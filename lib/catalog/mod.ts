@@ -216,12 +216,13 @@ export class Catalog {
    * the session (restart budget spent) is never listed, not even from the cache.
    *
    * @param options.allowStart `false`: never start; a miss throws `RESTART_PENDING`-like errors. @default true
+   * @param options.live Skip the cache: start the server (`execute` does so for the servers a script names).
    * @throws {BackendError} `SERVER_FAILED` when the server was given up for the session; others when
    *   it cannot be started or listed.
    */
   async listServerTools(
     spec: ServerSpec,
-    options: { signal?: AbortSignal; allowStart?: boolean } = {},
+    options: { signal?: AbortSignal; allowStart?: boolean; live?: boolean } = {},
   ): Promise<ServerTools> {
     const running = this.#pool.running(spec);
     const state = this.#pool.state(spec);
@@ -235,7 +236,7 @@ export class Catalog {
         }`,
       );
     }
-    if (!running) {
+    if (!running && options.live !== true) {
       const cached = await this.#readCache(spec);
       if (cached) {
         const visible = this.#visible.of(spec, cached.tools, this.config);
@@ -259,16 +260,6 @@ export class Catalog {
       warnings: listing.warnings,
       hasResources: connection.serverCapabilities.resources !== undefined,
     };
-  }
-
-  /**
-   * Starts `spec`'s server and lists its tools in the background, for a call a script is about to make
-   * (an `execute` whose text names the server), so that the start overlaps the sandbox's own. Does
-   * nothing when it runs, is starting or waits out a restart backoff; a failure is left to that call.
-   */
-  prestart(spec: ServerSpec): void {
-    if (this.#closed || this.#pool.running(spec)) return;
-    this.#pool.acquire(spec, { waitForRestart: false }).then((c) => this.#live(spec, c)).catch(() => {});
   }
 
   /**

@@ -255,7 +255,9 @@ export async function runExecute(
     };
   }
   // The servers the script names start now, while the sandbox gets ready, not at the first call.
-  for (const spec of namedServers(catalog, script)) catalog.prestart(spec);
+  for (const spec of namedServers(catalog, script)) {
+    catalog.listServerTools(spec, { live: true }).catch(() => {});
+  }
   const checker = options.checker ?? new OutputShapeChecker();
   const logger = options.logger ?? NULL_LOGGER;
   const offShape = new Set<string>();

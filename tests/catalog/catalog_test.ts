@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Catalog, TOOL_CACHE_TTL_MS } from "../../lib/catalog/mod.ts";
-import { isAlive, waitFor } from "../_fakes_backends.ts";
+import { isAlive } from "../_fakes_backends.ts";
 import { ManualClock } from "../_fakes_backends.ts";
 import {
   cargoLock,
@@ -147,18 +147,28 @@ Deno.test("refreshIfChanged() notices a plugin added in a nested folder and a re
   await dirs.remove();
 });
 
-Deno.test("prestart() starts a server in the background and lists its tools; a second prestart does nothing", async () => {
+Deno.test("listServerTools({ live }) starts the server even with a fresh cache; two at once share the start", async () => {
   const dirs = await makeDirs();
   await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
   const catalog = await open(dirs);
   try {
     const spec = catalog.servers[0]!;
-    catalog.prestart(spec);
-    catalog.prestart(spec); // shares the start in progress
-    assert.ok(await waitFor(() => catalog.runningServers().includes("fx"), 10_000), "fx did not start");
-    assert.equal(catalog.serverState(spec).starts, 1);
-    const listed = await catalog.listServerTools(spec);
-    assert.equal(listed.source, "live");
+    await catalog.listServerTools(spec); // fills the cache
+    await catalog.close();
+    const again = await open(dirs);
+    try {
+      assert.equal((await again.listServerTools(spec)).source, "cache");
+      assert.deepEqual(again.runningServers(), []);
+      const [a, b] = await Promise.all([
+        again.listServerTools(spec, { live: true }),
+        again.listServerTools(spec, { live: true }),
+      ]);
+      assert.deepEqual([a.source, b.source], ["live", "live"]);
+      assert.deepEqual(again.runningServers(), ["fx"]);
+      assert.equal(again.serverState(spec).starts, 1);
+    } finally {
+      await again.close();
+    }
   } finally {
     await catalog.close();
     await dirs.remove();
