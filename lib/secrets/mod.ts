@@ -21,6 +21,9 @@ export { MASK, maskShapes };
  */
 export const MIN_SECRET_CHARS = 6;
 
+/** How many nested JSON string escapings of a secret are masked too (a value inside JSON text inside JSON). */
+const JSON_ESCAPE_LEVELS = 3;
+
 /** Exact secret values, masked wherever they appear (also URL-encoded or JSON-escaped). */
 export class SecretRegistry {
   readonly #values = new Set<string>();
@@ -32,12 +35,18 @@ export class SecretRegistry {
   }
 
   /**
-   * Registers a secret value (with its URL-encoded and JSON-escaped forms). Values shorter than
+   * Registers a secret value (with its URL-encoded form and its JSON-escaped forms, nested up to 3 levels). Values shorter than
    * {@link MIN_SECRET_CHARS}, `undefined` and `null` are ignored.
    */
   register(value: string | undefined | null): void {
     if (typeof value !== "string" || value.length < MIN_SECRET_CHARS) return;
-    const forms = [value, value.trim(), encodeURIComponent(value), JSON.stringify(value).slice(1, -1)];
+    const forms = [value, value.trim(), encodeURIComponent(value)];
+    // A script may return `JSON.stringify()` of a value that holds the secret, and the result is
+    // rendered as JSON text again: mask the value escaped once, twice and three times.
+    for (let escaped = value, level = 0; level < JSON_ESCAPE_LEVELS; level++) {
+      escaped = JSON.stringify(escaped).slice(1, -1);
+      forms.push(escaped);
+    }
     for (const form of forms) {
       if (form.length < MIN_SECRET_CHARS || this.#values.has(form)) continue;
       this.#values.add(form);

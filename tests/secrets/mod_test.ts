@@ -15,6 +15,18 @@ Deno.test("SecretRegistry.mask() masks every registered value, also URL-encoded 
   assert.equal(registry.isLeaking(masked), false);
 });
 
+Deno.test("SecretRegistry.mask() masks a value JSON-escaped twice (a script returning JSON.stringify of it)", () => {
+  const registry = new SecretRegistry();
+  const secret = 'p@ss/w"rd\\x+y=1&zz';
+  registry.register(secret);
+  const returned = JSON.stringify({ s: secret });
+  const rendered = JSON.stringify(JSON.stringify(returned));
+  assert.equal(registry.isLeaking(rendered), true);
+  const masked = registry.mask(rendered);
+  assert.equal(masked.includes("rd"), false);
+  assert.equal(JSON.parse(JSON.parse(JSON.parse(masked))).s, "***");
+});
+
 Deno.test("SecretRegistry.register() ignores values shorter than MIN_SECRET_CHARS", () => {
   const registry = new SecretRegistry();
   registry.registerAll(["0", "true", "x".repeat(MIN_SECRET_CHARS - 1), undefined, null]);
