@@ -10,6 +10,19 @@ import type { SandboxFailure } from "./types.ts";
 /** File name scripts are compiled under; stack lines that mention it are shown to the agent. */
 export const SCRIPT_FILE = "script.js";
 
+/**
+ * Longest error message (or thrown value's text) shown, in UTF-16 code units; past it the text is cut with
+ * a marker saying how much was left out. A script's error is untrusted text: without a cap a
+ * `throw new Error("m".repeat(5e6))` would put 5 MB into the agent's context.
+ */
+export const MAX_ERROR_MESSAGE_CHARS = 4096;
+
+/** `text` cut to `max` code units with a marker naming how many were left out. */
+function cutMessage(text: string, max = MAX_ERROR_MESSAGE_CHARS): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… [error message cut: ${text.length - max} more characters]`;
+}
+
 /** A thrown value as read out of QuickJS. `name`/`message` are set for Error-like values only. */
 export interface ThrownValue {
   name: string | undefined;
@@ -52,7 +65,9 @@ export function readThrown(
     head?: string;
     tool?: string;
   };
-  if (parsed.text !== undefined) return opaque(`Uncaught ${parsed.text}`);
+  if (parsed.text !== undefined) return opaque(`Uncaught ${cutMessage(parsed.text)}`);
+  if (parsed.message !== undefined) parsed.message = cutMessage(parsed.message);
+  if (parsed.head !== undefined) parsed.head = cutMessage(parsed.head);
   const frames = compactFrames((parsed.stack ?? "").split("\n").filter((line) => line.includes(SCRIPT_FILE)));
   // A custom toString speaks for its error; a failed tool call's error names the tool unless it already does.
   const named = parsed.tool !== undefined && !(parsed.message ?? "").includes(parsed.tool);

@@ -57,3 +57,12 @@ Deno.test("QuickJSEngine.run() keeps tool_call_limit as the tag when a script fl
   assert.deepEqual(failureOf(run), { error: "tool_call_limit", limit: 100 });
   assert.equal(run.calls.length, 100);
 });
+
+Deno.test("QuickJSEngine.run() cuts a huge error message or thrown value with a marker", async () => {
+  const thrown = failureOf(await runInEngine("throw new Error('m'.repeat(5e6))")) as { message: string };
+  assert.ok(thrown.message.length < 5_000, `message is ${thrown.message.length} characters`);
+  assert.match(thrown.message, /^Error: m+… \[error message cut: 4995904 more characters\]/);
+  const value = failureOf(await runInEngine("throw 'v'.repeat(1e6)")) as { message: string };
+  assert.ok(value.message.length < 5_000, `message is ${value.message.length} characters`);
+  assert.match(value.message, /error message cut: \d+ more characters/);
+});
