@@ -150,6 +150,12 @@ export async function openConnection(
       );
     }
     client.setNotificationHandler("notifications/message", (notification) => peer.log(notification.params));
+    if (offered.elicitation?.url) {
+      client.setNotificationHandler(
+        "notifications/elicitation/complete",
+        (notification) => peer.elicitationComplete(notification.params.elicitationId),
+      );
+    }
   }
   client.setNotificationHandler("notifications/tools/list_changed", () => {
     logger.debug("tools/list_changed received");

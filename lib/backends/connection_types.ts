@@ -37,6 +37,8 @@ export interface BackendPeer {
     params: CreateMessageRequestParams,
     signal: AbortSignal,
   ): Promise<CreateMessageResult | CreateMessageResultWithTools>;
+  /** Relays the server's `notifications/elicitation/complete` (URL-mode elicitation finished out of band). */
+  elicitationComplete(elicitationId: string): void;
   /** Receives the server's `notifications/message` (the relay filters and rate-limits). */
   log(params: LoggingMessageNotification["params"]): void;
   /** The level the agent asked for with `logging/setLevel`, sent on to servers that log; `undefined` = none yet. */

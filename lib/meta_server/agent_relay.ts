@@ -121,6 +121,10 @@ export class AgentRelay {
           { ...params, _meta: { ...params._meta, "symposium/server": server } },
           { timeout: this.#timeoutMs, signal },
         ),
+      elicitationComplete: (elicitationId) => {
+        this.#server.notification({ method: "notifications/elicitation/complete", params: { elicitationId } })
+          .catch(() => {}); // The agent may be gone.
+      },
       log: (params) => this.#forwardLog(server, params),
       logLevel: () => this.#level,
     };

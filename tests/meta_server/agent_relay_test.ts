@@ -85,3 +85,19 @@ Deno.test("AgentRelay offers only what the agent declared", async () => {
     await Promise.all([none.close(), bare.close(), urlOnly.close()]);
   }
 });
+
+Deno.test("AgentRelay relays a URL-mode elicitation's completion to the agent", async () => {
+  const h = await linked({ elicitation: { url: {} } }, () => 0);
+  const completed: string[] = [];
+  h.client.setNotificationHandler(
+    "notifications/elicitation/complete",
+    (n) => void completed.push(n.params.elicitationId),
+  );
+  try {
+    h.relay.peerFor("fx").elicitationComplete("e-42");
+    await settle();
+    assert.deepEqual(completed, ["e-42"]);
+  } finally {
+    await h.close();
+  }
+});
