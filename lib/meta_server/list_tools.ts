@@ -19,6 +19,8 @@ import {
   summarizeIndex,
 } from "./_bounded.ts";
 import { renderSearchAnswer } from "./_search_answer.ts";
+import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "../catalog/search.ts";
+import { cutAtWord } from "../declarations/summary.ts";
 
 export { DECLARATIONS_MAX_BYTES, LIST_TOOLS_MAX_BYTES } from "./_bounded.ts";
 
@@ -32,31 +34,99 @@ export interface ListToolsQuery {
   query?: string | undefined;
   /** Most search results (1…50). @default 10 */
   limit?: number | undefined;
+  /** Arguments not used as given (wrong type, out of range): shown under `Problems:`. */
+  problems?: string[] | undefined;
 }
 
 /**
- * Reads `list_tools` arguments leniently: unknown keys ignored, non-string list items dropped,
- * an unknown `detail` means `names`, a blank `query` means none, a `limit` that is not a number
- * (or numeric string) means the default.
+ * Reads `list_tools` arguments. Unknown keys are ignored; an argument of the wrong type or out of
+ * range is not silently dropped: it is replaced by its default and a line in `problems` names the
+ * argument, what it expects and what was used instead (shown under `Problems:`). Rules:
+ * `servers`/`tools` arrays of strings (non-string items dropped, said so); `pattern` a string;
+ * `detail` one of `names`/`signatures`/`full`; `query` a string (blank means none); `limit` a whole
+ * number 1…{@link SEARCH_MAX_LIMIT} or a numeric string (default {@link SEARCH_DEFAULT_LIMIT}).
+ *
+ * @param args The raw `arguments` of the tool call (any JSON value; non-objects mean `{}`).
+ * @returns The query; `problems` is set only when some argument was not used as given.
  */
 export function parseListToolsArgs(args: unknown): ListToolsQuery {
-  const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
-  const list = (v: unknown) =>
-    Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : undefined;
-  const detail = ["names", "signatures", "full"].includes(a.detail as string)
-    ? a.detail as ListToolsQuery["detail"]
-    : undefined;
+  const a = (typeof args === "object" && args !== null && !Array.isArray(args) ? args : {}) as Record<
+    string,
+    unknown
+  >;
+  const problems: string[] = [];
+  const got = (v: unknown) => {
+    const shown = typeof v === "string" ? JSON.stringify(cutAtWord(v, 60)) : JSON.stringify(v) ?? String(v);
+    return `${Array.isArray(v) ? "an array" : v === null ? "null" : `a ${typeof v}`} (${
+      cutAtWord(shown, 80)
+    })`;
+  };
+  const present = (key: string) => Object.hasOwn(a, key) && a[key] !== undefined;
+  const list = (key: "servers" | "tools") => {
+    if (!present(key)) return undefined;
+    const v = a[key];
+    if (!Array.isArray(v)) {
+      problems.push(`\`${key}\`: expected an array of strings, got ${got(v)}; ignored it (no ${key} filter)`);
+      return undefined;
+    }
+    const names = v.filter((x): x is string => typeof x === "string");
+    if (names.length < v.length) {
+      problems.push(
+        `\`${key}\`: expected an array of strings; ignored ${
+          v.length - names.length
+        } item(s) that are not strings`,
+      );
+    }
+    return names;
+  };
+  const servers = list("servers");
+  const tools = list("tools");
+  let pattern: string | undefined;
+  if (present("pattern")) {
+    if (typeof a.pattern === "string") pattern = a.pattern;
+    else {problems.push(
+        `\`pattern\`: expected a string glob (\`*\` wildcards), got ${got(a.pattern)}; ignored it`,
+      );}
+  }
+  let detail: ListToolsQuery["detail"];
+  if (present("detail")) {
+    if (["names", "signatures", "full"].includes(a.detail as string)) {
+      detail = a.detail as ListToolsQuery["detail"];
+    } else {
+      problems.push(
+        `\`detail\`: expected one of "names", "signatures", "full", got ${got(a.detail)}; used the default`,
+      );
+    }
+  }
+  let query: string | undefined;
+  if (present("query")) {
+    if (typeof a.query === "string") query = a.query.trim() === "" ? undefined : a.query;
+    else problems.push(`\`query\`: expected a string of words, got ${got(a.query)}; ignored it (no search)`);
+  }
+  let limit: number | undefined;
+  if (present("limit")) {
+    const v = a.limit;
+    const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
+    if (Number.isInteger(n) && n >= 1 && n <= SEARCH_MAX_LIMIT) limit = n;
+    else if (Number.isFinite(n) && n >= 1) {
+      limit = Math.min(SEARCH_MAX_LIMIT, Math.floor(n));
+      problems.push(`\`limit\`: expected a whole number 1…${SEARCH_MAX_LIMIT}, got ${got(v)}; used ${limit}`);
+    } else {
+      problems.push(
+        `\`limit\`: expected a whole number 1…${SEARCH_MAX_LIMIT}, got ${
+          got(v)
+        }; used the default ${SEARCH_DEFAULT_LIMIT}`,
+      );
+    }
+  }
   return {
-    servers: list(a.servers),
-    tools: list(a.tools),
-    pattern: typeof a.pattern === "string" ? a.pattern : undefined,
+    servers,
+    tools,
+    pattern,
     detail,
-    query: typeof a.query === "string" && a.query.trim() !== "" ? a.query : undefined,
-    limit: typeof a.limit === "number"
-      ? a.limit
-      : typeof a.limit === "string" && a.limit.trim() !== "" && Number.isFinite(Number(a.limit))
-      ? Number(a.limit)
-      : undefined,
+    query,
+    limit,
+    ...(problems.length > 0 ? { problems } : {}),
   };
 }
 
@@ -105,7 +175,7 @@ export async function renderListTools(
   options: RenderListToolsOptions = {},
 ): Promise<string> {
   await catalog.refreshIfChanged({ trustWatch: true });
-  const problems: string[] = [];
+  const problems: string[] = [...query.problems ?? []];
   problems.push(...configProblemLines(catalog));
   for (const r of catalog.refused) problems.push(describeRefusal(r));
   if (catalog.servers.length === 0 && catalog.refused.length === 0) {
@@ -179,6 +249,10 @@ export async function renderListTools(
     }
     shown.push({ entry, shown: tools });
   }
+  if (shown.length === 0 && (query.tools !== undefined || pattern !== undefined)) {
+    const searched = listed.filter((e) => e !== undefined);
+    if (searched.length > 0) problems.unshift(nothingMatched(query, searched));
+  }
   let body: string;
   if (detail === "names") {
     body = shown.map((s) => renderIndex(s.entry.spec.name, s.shown)).join("\n");
@@ -202,6 +276,26 @@ export async function renderListTools(
   const parts = [body];
   if (problems.length > 0) parts.push(`Problems:\n${problems.map((p) => `  ${p}`).join("\n")}`);
   return parts.filter((p) => p !== "").join("\n\n");
+}
+
+/**
+ * The line saying a `pattern` / `tools` filter matched no tool of the servers listed, with how to
+ * broaden it (as a `query` that matches nothing says what to try instead).
+ */
+function nothingMatched(query: ListToolsQuery, searched: readonly ServerTools[]): string {
+  const toolCount = searched.reduce((n, e) => n + e.tools.length, 0);
+  const scope = `${toolCount} tool${toolCount === 1 ? "" : "s"} of ${searched.length} server${
+    searched.length === 1 ? "" : "s"
+  }`;
+  const what = [
+    query.pattern === undefined ? "" : `the pattern ${JSON.stringify(cutAtWord(query.pattern, 100))}`,
+    query.tools === undefined ? "" : `\`tools\` ${cutAtWord(JSON.stringify(query.tools), 200)}`,
+  ].filter((w) => w !== "").join(" with ");
+  const how = query.pattern === undefined
+    ? "check the names in the index (list_tools without `tools`)"
+    : 'patterns match whole, case-sensitive tool names with `*` for any run of characters: widen it (e.g. "*issue*"), ' +
+      "or drop `pattern` for the index";
+  return `No tool matches ${what} among ${scope}: ${how}, or search by words with \`query\`.`;
 }
 
 /**

@@ -154,9 +154,16 @@ Deno.test("list_tools accepts a server's raw name and its script global in `serv
   await h.close();
 });
 
-Deno.test("parseListToolsArgs() ignores what it does not understand", () => {
+Deno.test("parseListToolsArgs() ignores unknown keys and names each wrong-typed argument", () => {
+  const parsed = parseListToolsArgs({
+    servers: ["a", 1],
+    detail: "loud",
+    extra: true,
+    query: " ",
+    limit: "x",
+  });
   assert.deepEqual(
-    parseListToolsArgs({ servers: ["a", 1], detail: "loud", extra: true, query: " ", limit: "x" }),
+    { ...parsed, problems: undefined },
     {
       servers: ["a"],
       tools: undefined,
@@ -164,8 +171,56 @@ Deno.test("parseListToolsArgs() ignores what it does not understand", () => {
       detail: undefined,
       query: undefined,
       limit: undefined,
+      problems: undefined,
     },
   );
+  assert.deepEqual(parsed.problems, [
+    "`servers`: expected an array of strings; ignored 1 item(s) that are not strings",
+    '`detail`: expected one of "names", "signatures", "full", got a string ("loud"); used the default',
+    '`limit`: expected a whole number 1…50, got a string ("x"); used the default 10',
+  ]);
+  assert.equal(parseListToolsArgs({ query: "file", limit: 5 }).problems, undefined);
+  assert.deepEqual(parseListToolsArgs({ pattern: 7, tools: "echo", limit: 2.5 }).problems, [
+    '`tools`: expected an array of strings, got a string ("echo"); ignored it (no tools filter)',
+    "`pattern`: expected a string glob (`*` wildcards), got a number (7); ignored it",
+    "`limit`: expected a whole number 1…50, got a number (2.5); used 2",
+  ]);
+});
+
+Deno.test("list_tools names a wrong-typed or out-of-range argument under Problems with what it used", async () => {
+  const h = await harness((d) => writePlugin(d.home, "fx", fixtureServerToml("fx")));
+  const call = async (args: Record<string, unknown>) =>
+    textOf(await h.client.callTool({ name: "list_tools", arguments: args }));
+  const wrong = await call({ query: 123, limit: "x" });
+  assert.match(wrong, /^fx:\n {2}echo - /);
+  assert.match(
+    wrong,
+    /\nProblems:\n {2}`query`: expected a string of words, got a number \(123\); ignored it \(no search\)\n {2}`limit`: expected a whole number 1…50, got a string \("x"\); used the default 10$/,
+  );
+  const negative = await call({ query: "echo", limit: -5 });
+  assert.match(negative, /^Best \d+ of /);
+  assert.match(
+    negative,
+    /\nProblems:\n {2}`limit`: expected a whole number 1…50, got a number \(-5\); used the default 10/,
+  );
+  await h.close();
+});
+
+Deno.test("list_tools says so when a pattern or `tools` filter matches nothing, with how to broaden it", async () => {
+  const h = await harness((d) => writePlugin(d.home, "fx", fixtureServerToml("fx")));
+  const text = textOf(await h.client.callTool({ name: "list_tools", arguments: { pattern: "zzz*" } }));
+  assert.match(
+    text,
+    /^Problems:\n {2}No tool matches the pattern "zzz\*" among \d+ tools of 1 server: patterns match whole, case-sensitive tool names with `\*` for any run of characters: widen it \(e\.g\. "\*issue\*"\), or drop `pattern` for the index, or search by words with `query`\.$/,
+  );
+  const named = textOf(
+    await h.client.callTool({ name: "list_tools", arguments: { tools: ["nothing_here"] } }),
+  );
+  assert.match(
+    named,
+    /^Problems:\n {2}No tool matches `tools` \["nothing_here"\] among \d+ tools of 1 server: check the names/,
+  );
+  await h.close();
 });
 
 Deno.test("parseListToolsArgs() reads query and limit (a numeric string too)", () => {
