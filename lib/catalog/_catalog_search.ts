@@ -38,8 +38,11 @@ export interface CatalogSearchAnswer<T extends SearchedServer> {
   matches: CatalogMatch<T>[];
   /** The servers whose tools were searched (within `servers` when given). */
   searched: T[];
-  /** Servers in scope (within `servers`) whose tools are unknown without starting them, and why. */
-  notSearched: { spec: ServerSpec; reason: string }[];
+  /**
+   * Servers in scope (within `servers`) left out, and why: `isUnlisted` when the server is merely not
+   * running and has no fresh cache (starting it once includes it); otherwise it failed (`reason`).
+   */
+  notSearched: { spec: ServerSpec; reason: string; isUnlisted: boolean }[];
 }
 
 /** Options of {@link CatalogSearch.search}. */
@@ -73,7 +76,8 @@ export class CatalogSearch<T extends SearchedServer> {
       try {
         return { spec, entry: await this.#source.listServerTools(spec, { allowStart: false }) };
       } catch (error) {
-        return { spec, reason: error instanceof Error ? error.message : String(error) };
+        const isUnlisted = (error as { code?: unknown } | null)?.code === "RESTART_PENDING";
+        return { spec, reason: error instanceof Error ? error.message : String(error), isUnlisted };
       }
     }));
     const entries = listed.flatMap((l) => ("entry" in l ? [l.entry] : []));
@@ -93,9 +97,11 @@ export class CatalogSearch<T extends SearchedServer> {
     return {
       matches,
       searched: entries.filter((e) => inScope(e.spec)),
-      notSearched: listed.flatMap((
-        l,
-      ) => ("reason" in l && inScope(l.spec) ? [{ spec: l.spec, reason: l.reason }] : [])),
+      notSearched: listed.flatMap((l) =>
+        l.reason !== undefined && inScope(l.spec)
+          ? [{ spec: l.spec, reason: l.reason, isUnlisted: l.isUnlisted }]
+          : []
+      ),
     };
   }
 }

@@ -28,9 +28,6 @@ export interface SearchRequest {
   withSignatures?: boolean | undefined;
 }
 
-/** `"not running and no fresh tool cache"`-like failures are not problems: the server is merely unknown yet. */
-const NOT_LISTED = /is not running and has no cached tool list/;
-
 /**
  * Renders the ranked search answer (never starts a server).
  *
@@ -126,12 +123,12 @@ function hitLine(rank: number, server: string, tool: Tool): string {
  * to include them; other failures (a server given up for the session) go to `problems`.
  */
 function describeNotSearched(
-  notSearched: { spec: { name: string }; reason: string }[],
+  notSearched: { spec: { name: string }; reason: string; isUnlisted: boolean }[],
   problems: string[],
 ): string {
   const unknown: string[] = [];
-  for (const { spec, reason } of notSearched) {
-    if (NOT_LISTED.test(reason)) unknown.push(spec.name);
+  for (const { spec, reason, isUnlisted } of notSearched) {
+    if (isUnlisted) unknown.push(spec.name);
     else problems.push(`\`${spec.name}\`: not searched: ${reason}`);
   }
   if (unknown.length === 0) return "";
