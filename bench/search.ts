@@ -6,8 +6,9 @@
  *
  * - `list_tools { query }` latency over the labelled queries (`testdata/catalog/queries.json`), median
  *   and p95, and recall@1 / recall@5 read from the answers the agent receives;
- * - the first `list_tools` of a fresh session (unfiltered, and a query), from the request and from
- *   process spawn;
+ * - the first `list_tools` of a fresh session (unfiltered, and a query sent at once), from the
+ *   request and from process spawn, with the server's CPU time; and a first query sent as an agent
+ *   would, 1 s after its `tools/list` (the index is built in the background meanwhile);
  * - RSS of the session with the catalog loaded (after a search) beside a one-server session;
  * - the unfiltered answer's size and the `execute` description's size;
  * - that no backing server started during any of it (the starts file does not grow).
@@ -157,6 +158,7 @@ try {
   const firstQuery: number[] = [];
   const firstQueryFromSpawn: number[] = [];
   const cpu: Record<"index" | "query", number[]> = { index: [], query: [] };
+  const afterThinking: number[] = [];
   let unfilteredBytes = 0;
   let executeDescriptionBytes = 0;
   for (let i = 0; i < N.fresh; i++) {
@@ -180,6 +182,15 @@ try {
       closing.push(fresh.client.close());
       await Promise.allSettled(closing.splice(0));
     }
+    // As an agent does it: tools/list, a second of thought, then the first query.
+    const agent = await connectMetaServer(world);
+    await agent.client.listTools();
+    await new Promise((r) => setTimeout(r, 1_000));
+    const asked = performance.now();
+    await listTools(agent.client, { query: QUERIES[(i + 7) % QUERIES.length]!.query });
+    afterThinking.push(performance.now() - asked);
+    closing.push(agent.client.close());
+    await Promise.allSettled(closing.splice(0));
   }
   figures.push({
     id: "firstIndex",
@@ -204,6 +215,14 @@ try {
       `spawn → answer: median ${statsOf(firstQueryFromSpawn).median.toFixed(0)} ms; server CPU for the ` +
       `request: median ${statsOf(cpu.query).median.toFixed(0)} ms`,
     ],
+  });
+  figures.push({
+    id: "firstQueryAfterList",
+    figure: "first `list_tools { query }` 1 s after the agent's `tools/list` (index built meanwhile)",
+    goal: "≤ 1,500 ms",
+    unit: "ms",
+    ours: statsOf(afterThinking),
+    met: statsOf(afterThinking).median <= 1500,
   });
   figures.push({
     id: "unfilteredBytes",

@@ -65,6 +65,27 @@ export class CatalogSearch<T extends SearchedServer> {
   }
 
   /**
+   * Builds the index ahead of the first search, one server at a time with a pause for other work in
+   * between (`list_tools` and `execute` requests are served meanwhile). Starts no server; never
+   * throws (a server that cannot be listed is left for the search to report).
+   *
+   * @param signal Stops after the server being indexed.
+   */
+  async prepare(signal?: AbortSignal): Promise<void> {
+    for (const spec of [...this.#source.servers]) {
+      if (signal?.aborted) return;
+      try {
+        const entry = await this.#source.listServerTools(spec, { allowStart: false });
+        if (signal?.aborted) return;
+        this.#index.syncServer(entry.spec.name, entry.tools);
+      } catch {
+        // Not running and not cached, or failed: the first search names it.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+  }
+
+  /**
    * Brings the index in step with what is known now (never starts a server: a server neither
    * running nor freshly cached is left out) and ranks `query` over it. Only servers whose tool
    * list changed since the last call are re-indexed.

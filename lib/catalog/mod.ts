@@ -37,10 +37,15 @@ import type { CallOutcome, CatalogOptions, ServerTools } from "./catalog_types.t
 import { fingerprintOf, watchedFiles } from "./_fingerprint.ts";
 import { ChangeDetector } from "./_change_watch.ts";
 import { hiddenToolError, VisibleToolsMemo } from "./_tool_filter.ts";
-import { CatalogSearch, type CatalogSearchAnswer, type CatalogSearchOptions } from "./_catalog_search.ts";
+import { CatalogSearch } from "./_catalog_search.ts";
 
 export { readToolCacheState, TOOL_CACHE_TTL_MS, toolCachePath, type ToolCacheState } from "./tool_cache.ts";
-export type { CatalogMatch, CatalogSearchAnswer, CatalogSearchOptions } from "./_catalog_search.ts";
+export type {
+  CatalogMatch,
+  CatalogSearch,
+  CatalogSearchAnswer,
+  CatalogSearchOptions,
+} from "./_catalog_search.ts";
 
 export type { CallOutcome, CatalogOptions, ServerTools } from "./catalog_types.ts";
 export { MAX_RESOURCE_URI_CHARS, RESOURCE_METHODS } from "./_resources.ts";
@@ -64,7 +69,8 @@ export class Catalog {
   readonly #cacheGone = new Set<string>();
   readonly #cacheMemo = new ToolCacheMemo();
   readonly #visible = new VisibleToolsMemo();
-  readonly #search = new CatalogSearch<ServerTools>(this);
+  /** Ranked search over the running or freshly cached servers; starts nothing (`_catalog_search.ts`). */
+  readonly toolSearch: CatalogSearch<ServerTools> = new CatalogSearch<ServerTools>(this);
   #peer: ((spec: ServerSpec) => BackendPeer | undefined) | undefined;
   readonly #changes: ChangeDetector;
   #refreshing: Promise<boolean> = Promise.resolve(false);
@@ -260,14 +266,6 @@ export class Catalog {
       warnings: listing.warnings,
       hasResources: connection.serverCapabilities.resources !== undefined,
     };
-  }
-
-  /**
-   * Ranked search over the running or freshly cached servers in scope; starts nothing (see
-   * `_catalog_search.ts`). @throws {SearchQueryError} `QUERY_TOO_LONG` past `MAX_QUERY_CHARS`.
-   */
-  searchTools(query: string, options: CatalogSearchOptions = {}): Promise<CatalogSearchAnswer<ServerTools>> {
-    return this.#search.search(query, options);
   }
 
   /**

@@ -99,21 +99,32 @@ export class ToolSearchIndex {
    */
   sync(servers: readonly SearchableServer[]): number {
     let changed = 0;
-    const wanted = new Map(servers.map((s) => [s.server, s.tools]));
-    for (const [server, segment] of this.#segments) {
-      if (wanted.get(server) === segment.source) continue;
-      this.#account(segment, -1);
-      this.#segments.delete(server);
-      changed++;
+    const wanted = new Set(servers.map((s) => s.server));
+    for (const server of [...this.#segments.keys()]) {
+      if (!wanted.has(server)) changed += this.syncServer(server, undefined);
     }
-    for (const { server, tools } of servers) {
-      if (this.#segments.has(server)) continue;
-      const segment = buildSegment(server, tools, this.#vocabulary);
-      this.#segments.set(server, segment);
-      this.#account(segment, 1);
-      changed++;
-    }
+    for (const { server, tools } of servers) changed += this.syncServer(server, tools);
     return changed;
+  }
+
+  /**
+   * Makes the index hold `tools` for `server` (`undefined`: drop it): nothing happens when `tools` is
+   * the array the server was last indexed from.
+   *
+   * @returns `1` when the server was (re-)indexed or dropped, else `0`.
+   */
+  syncServer(server: string, tools: readonly ToolInfo[] | undefined): number {
+    const held = this.#segments.get(server);
+    if (held !== undefined && held.source === tools) return 0;
+    if (held !== undefined) {
+      this.#account(held, -1);
+      this.#segments.delete(server);
+    }
+    if (tools === undefined) return held === undefined ? 0 : 1;
+    const segment = buildSegment(server, tools, this.#vocabulary);
+    this.#segments.set(server, segment);
+    this.#account(segment, 1);
+    return 1;
   }
 
   /** Adds (`sign` 1) or removes (`-1`) a segment's share of the collection statistics. */

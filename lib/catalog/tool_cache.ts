@@ -110,6 +110,7 @@ export const CACHE_RECHECK_MS = 1_000;
  */
 export class ToolCacheMemo {
   readonly #paths = new Map<string, { path: string; keyHash: string }>();
+  readonly #reading = new Map<string, Promise<CacheEntry | undefined>>();
   readonly #files = new Map<
     string,
     { mtimeMs: number; size: number; checkedAtMs: number; entry: CacheEntry | undefined }
@@ -130,7 +131,16 @@ export class ToolCacheMemo {
    * The parsed entry at `path`: only a regular file (never through a link, never a FIFO) of at
    * most {@link MAX_TOOL_CACHE_BYTES}; throws the file-system or JSON error (a miss for the caller).
    */
-  async read(path: string, keyHash: string): Promise<CacheEntry | undefined> {
+  read(path: string, keyHash: string): Promise<CacheEntry | undefined> {
+    // Concurrent readers of one file (a search while the index is prepared) share one parse.
+    const inFlight = this.#reading.get(path);
+    if (inFlight) return inFlight;
+    const reading = this.#read(path, keyHash).finally(() => this.#reading.delete(path));
+    this.#reading.set(path, reading);
+    return reading;
+  }
+
+  async #read(path: string, keyHash: string): Promise<CacheEntry | undefined> {
     const now = performance.now();
     const held = this.#files.get(path);
     if (held && now - held.checkedAtMs < CACHE_RECHECK_MS) return held.entry;

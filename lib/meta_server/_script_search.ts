@@ -49,7 +49,9 @@ export async function answerHelperCall(
       `${HELPER_GLOBAL}.search(query, { limit }) needs a query string, got ${typeof query}`,
     );
   }
-  const answer = await catalog.searchTools(query, { limit: typeof limit === "number" ? limit : undefined });
+  const answer = await catalog.toolSearch.search(query, {
+    limit: typeof limit === "number" ? limit : undefined,
+  });
   if (answer.notSearched.length > 0) {
     notices.add(
       `${HELPER_GLOBAL}.search did not search ${answer.notSearched.map((n) => n.spec.name).join(", ")} ` +

@@ -48,7 +48,7 @@ export async function renderSearchAnswer(
     (pattern === undefined || pattern.test(tool.name));
   let answer;
   try {
-    answer = await catalog.searchTools(request.query, {
+    answer = await catalog.toolSearch.search(request.query, {
       limit: request.limit,
       servers: request.servers,
       accept,

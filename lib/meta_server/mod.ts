@@ -232,6 +232,12 @@ export function createMetaServer(options: MetaServerOptions): Server {
 }
 
 /**
+ * Pause after the session starts before the search index is built in the background, in ms: the
+ * handshake and the agent's `tools/list` go first; the index is then ready for the first query.
+ */
+export const SEARCH_PREPARE_DELAY_MS = 250;
+
+/**
  * Serves the meta-server on `transport` until the agent disconnects (stdin closes) or `signal`
  * aborts, then shuts every backing server down.
  *
@@ -259,10 +265,19 @@ export async function serveMetaServer(
     () => void refreshQuietly(options.catalog, logger),
     options.watchIntervalMs ?? 2_000,
   );
+  // The search index is built while the agent reads the tool list, so its first query does not wait.
+  const preparing = new AbortController();
+  let prepared: Promise<void> = Promise.resolve();
+  const prepareTimer = setTimeout(() => {
+    prepared = options.catalog.toolSearch.prepare(preparing.signal);
+  }, SEARCH_PREPARE_DELAY_MS);
   try {
     await closed;
   } finally {
     clearInterval(watch);
+    clearTimeout(prepareTimer);
+    preparing.abort();
+    await prepared;
     logger.info("client gone; shutting down backing servers");
     await options.catalog.close();
     await server.close().catch(() => {}); // Already closed when stdin ended.

@@ -107,7 +107,7 @@ Deno.test("ToolSearchIndex.sync() re-indexes only servers whose tool list change
   const time = servers.find((s) => s.server === "time")!;
   const renamed = [{ ...time.tools[0]!, name: "now_in_zone" }, ...time.tools.slice(1)];
   const changed = servers.map((s) => (s.server === "time" ? { server: "time", tools: renamed } : s));
-  assert.equal(index.sync(changed), 2, "time dropped and indexed again");
+  assert.equal(index.sync(changed), 1, "time indexed again");
   assert.ok(names(index.search("current time zone")).includes("time.now_in_zone"));
   assert.ok(!names(index.search("current time zone")).includes("time.get_current_time"));
   assert.equal(index.sync(changed.filter((s) => s.server !== "time")), 1);
@@ -152,4 +152,16 @@ Deno.test("Vocabulary.forEachTermId() finds the words splitWords() finds, within
       assert.equal(ids.length, words.flatMap((w) => wordTerms(w, memo)).length, text.slice(0, 60));
     }
   }
+});
+
+Deno.test("ToolSearchIndex.syncServer() indexes one server and keeps the others", () => {
+  const index = realIndex();
+  const before = index.toolCount;
+  const extra = distractorServers()[0]!;
+  assert.equal(index.syncServer(extra.server, extra.tools), 1);
+  assert.equal(index.syncServer(extra.server, extra.tools), 0, "the same array again");
+  assert.equal(index.toolCount, before + extra.tools.length);
+  assert.equal(names(index.search("jira sprint", { limit: 1 }))[0]!.split(".")[0], "jira");
+  assert.equal(index.syncServer(extra.server, undefined), 1);
+  assert.equal(index.toolCount, before);
 });

@@ -209,3 +209,25 @@ Deno.test("symposium.search() in a script finds a tool the script then calls thr
     await dirs.remove();
   }
 });
+
+Deno.test("CatalogSearch.prepare() indexes the cached servers ahead of a search, starting none", async () => {
+  const dirs = await makeDirs();
+  await corpusServer(dirs, "time", `${CORPUS}/time.json`);
+  await corpusServer(dirs, "git", `${CORPUS}/git.json`);
+  await warmCache(dirs, ["time"]);
+  const catalog = await openCatalog(dirs);
+  try {
+    const aborted = new AbortController();
+    aborted.abort();
+    await catalog.toolSearch.prepare(aborted.signal); // stops at once
+    await catalog.toolSearch.prepare();
+    assert.equal(starts(dirs).length, 1, "only the warm-up start");
+    const answer = await catalog.toolSearch.search("convert between timezones");
+    assert.equal(answer.matches[0]?.tool.name, "convert_time");
+    assert.deepEqual(answer.notSearched.map((n) => [n.spec.name, n.isUnlisted]), [["git", true]]);
+    assert.deepEqual(catalog.runningServers(), []);
+  } finally {
+    await catalog.close();
+    await dirs.remove();
+  }
+});
