@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { parseJSONRPCMessage } from "@modelcontextprotocol/server";
+import { parseJSONRPCMessage, specTypeSchemas } from "@modelcontextprotocol/server";
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import type { RequestId } from "./_sniff_id.ts";
 
@@ -15,6 +15,19 @@ import type { RequestId } from "./_sniff_id.ts";
 export const PARSE_ERROR = -32700;
 /** JSON-RPC 2.0: the message is not a valid Request object. */
 export const INVALID_REQUEST = -32600;
+/** JSON-RPC 2.0: the method's parameters are invalid. */
+export const INVALID_PARAMS = -32602;
+
+/**
+ * The requests the meta-server serves itself whose `params` are checked here against the MCP
+ * schema (so a bad one gets `-32602 Invalid params` with a one-line reason, not the SDK's
+ * `-32603` with a raw schema dump). Other methods are left to the SDK.
+ */
+const CHECKED_PARAMS: Readonly<Record<string, keyof typeof specTypeSchemas>> = {
+  "logging/setLevel": "SetLevelRequest",
+  "tools/call": "CallToolRequest",
+  "tools/list": "ListToolsRequest",
+};
 
 /** An error answer to send back. */
 export interface ErrorReply {
@@ -68,7 +81,11 @@ function describeSchemaError(error: unknown): string {
 export function classifyLine(line: string): Classified {
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    // A `"__proto__"` member is dropped (at any depth): later copies of the message (the SDK's
+    // schemas, spreads, `Object.assign`) must not turn it into an object's prototype.
+    value = line.includes('"__proto__"')
+      ? JSON.parse(line, (key, v) => key === "__proto__" ? undefined : v)
+      : JSON.parse(line);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return {
@@ -112,9 +129,82 @@ export function classifyValue(value: unknown): Classified {
     const shown = JSON.stringify(record.id)?.slice(0, 40) ?? String(record.id);
     return invalid(null, `"id" must be a string or an integer, not ${shown}`);
   }
+  if ("params" in record && (typeof record.params !== "object" || record.params === null)) {
+    return invalid(
+      id,
+      `"params" must be an object or an array (JSON-RPC 2.0 §4.2), not ${describeValue(record.params)}; ` +
+        "omit it or send an object",
+    );
+  }
+  // Extra top-level members are allowed and ignored: only the members of a request are handed on.
+  const request: Record<string, unknown> = { jsonrpc: "2.0", method: record.method };
+  if (hasId) request.id = record.id;
+  if ("params" in record) request.params = record.params;
+  if (hasId && Object.hasOwn(CHECKED_PARAMS, record.method)) {
+    const why = checkParams(record.method, request);
+    if (why !== undefined) {
+      return {
+        kind: "reply",
+        reply: errorReply(id, INVALID_PARAMS, `Invalid params for ${record.method}: ${why}`),
+        reason: why,
+      };
+    }
+  }
   try {
-    return { kind: "message", message: parseJSONRPCMessage(record) };
+    return { kind: "message", message: parseJSONRPCMessage(request) };
   } catch (error) {
     return invalid(id, describeSchemaError(error));
   }
+}
+
+/** `a string ("bogus")`, `a number (3)`, `null`, cut to 60 characters. */
+function describeValue(v: unknown): string {
+  if (v === null) return "null";
+  const shown = JSON.stringify(v) ?? String(v);
+  return `${Array.isArray(v) ? "an array" : `a ${typeof v}`} (${
+    shown.length > 60 ? `${shown.slice(0, 59)}…` : shown
+  })`;
+}
+
+/**
+ * Checks a request's `params` against the MCP schema of its method ({@link CHECKED_PARAMS}).
+ *
+ * @returns `undefined` when valid, else one line: `params.level: expected one of "debug", …; got a string ("bogus")`.
+ */
+function checkParams(method: string, request: Record<string, unknown>): string | undefined {
+  const schema = specTypeSchemas[CHECKED_PARAMS[method]!] as unknown as {
+    "~standard": {
+      validate(
+        v: unknown,
+      ): {
+        issues?: readonly {
+          path?: readonly unknown[];
+          message?: string;
+          code?: string;
+          values?: unknown[];
+        }[];
+      };
+    };
+  };
+  const outcome = schema["~standard"].validate({ method, params: request.params });
+  if (outcome instanceof Promise || !outcome.issues || outcome.issues.length === 0) return undefined;
+  const issue = outcome.issues[0]!;
+  const path = (issue.path ?? []).map((p) =>
+    typeof p === "object" && p !== null && "key" in p ? String(p.key) : String(p)
+  );
+  let got: unknown = { params: request.params };
+  for (const key of path) {
+    got = typeof got === "object" && got !== null ? (got as Record<string, unknown>)[key] : undefined;
+  }
+  const where = path.join(".") || "params";
+  if (issue.code === "invalid_value" && Array.isArray(issue.values)) {
+    const levels = method === "logging/setLevel" ? " (the RFC 5424 severities, as in the MCP spec)" : "";
+    return `${where}: expected one of ${
+      issue.values.map((v) => JSON.stringify(v)).join(", ")
+    }${levels}; got ${got === undefined ? "nothing" : describeValue(got)}`;
+  }
+  const message = (issue.message ?? "invalid").replace(/^Invalid input: /, "");
+  return `${where}: ${message.split("\n")[0]!.slice(0, 160)}${
+    got === undefined ? "" : `; got ${describeValue(got)}`
+  }`;
 }
