@@ -87,7 +87,10 @@ Deno.test("mcp-serve answers pings while it checks a backtracking outputSchema p
     assert.match(checked.value.text, /\[hostile\.redos: result off-shape, treat as unknown\]/);
     assert.ok(checked.maxPingMs < 5_000, `slowest ping ${checked.maxPingMs} ms`);
     const globbed = await serve.whilePinging(serve.listTools({ pattern: `${"*".repeat(28)}!` }, 60_000));
-    assert.equal(globbed.value.text, "No tools matched.");
+    assert.match(
+      globbed.value.text,
+      /^Problems:\n {2}No tool matches the pattern "\*+!" among \d+ tools of 1 server: /,
+    );
     assert.ok(globbed.maxPingMs < 5_000, `slowest ping ${globbed.maxPingMs} ms`);
   });
 });
