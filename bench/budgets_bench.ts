@@ -136,11 +136,13 @@ for (const mode of ["http", "sse"] as const) {
 
 if (picked.has("stdin")) {
   const world = await makeRawWorld(HOSTILE);
-  for (const megabytes of [11, 100]) {
+  for (const [megabytes, kind] of [[11, "ping"], [11, "junk"], [100, "ping"]] as const) {
     const serve = await session(world);
     const backing = Number((await serve.execute("return (await hostile.pid()).pid")).text);
-    const id = 9000 + megabytes;
-    const head = `{"jsonrpc":"2.0","id":${id},"method":"ping","params":{"pad":"`;
+    const id = kind === "junk" ? null : 9000 + megabytes;
+    const head = kind === "junk"
+      ? '{"jsonrpc":"2.0","id":'
+      : `{"jsonrpc":"2.0","id":${id},"method":"ping","params":{"pad":"`;
     const line = new TextEncoder().encode(head + "x".repeat(megabytes * 1_000_000 - head.length - 3) + '"}}');
     const started = performance.now();
     const reply = serve.waitReply(id, 60_000);
@@ -154,7 +156,7 @@ if (picked.has("stdin")) {
     const running = serve.isRunning;
     const next = running ? `next ping ${(await serve.pingMs()).toFixed(0)} ms` : "no session";
     report(
-      `${megabytes} MB stdin line`,
+      `${megabytes} MB stdin line (${kind === "junk" ? "not JSON" : "a ping request"})`,
       `${written ? "" : "(write broke) "}${outcome} after ${ms.toFixed(0)} ms; mcp-serve ${
         running ? "running" : "gone"
       }, backing server ${isAlive(backing) ? "running" : "gone"}; ${next}`,

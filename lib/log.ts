@@ -34,6 +34,11 @@ export interface Logger {
   error(message: string): void;
   /** A logger whose lines start with `[scope]`, e.g. `child("filesystem")`. */
   child(scope: string): Logger;
+  /**
+   * Whether a line at `level` would go anywhere now (so a caller can skip preparing it). Absent:
+   * assume it would.
+   */
+  enabled?(level: LogLevel): boolean;
 }
 
 /** Session log files kept in the log directory: older ones are deleted when a new one is created. */
@@ -246,6 +251,9 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
       warn: (m) => write("warn", scope, m),
       error: (m) => write("error", scope, m),
       child: (s) => make(scope ? `${scope}:${s}` : s),
+      enabled: (level) =>
+        (LEVEL_RANK[level] >= stderrRank && options.writeErr !== undefined) ||
+        (!closed && !isFileDone && logDir !== undefined),
     };
   }
 

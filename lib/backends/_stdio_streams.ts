@@ -158,7 +158,7 @@ export async function pumpStderr(
   options: StderrPumpOptions,
 ): Promise<void> {
   const logger = options.logger;
-  const lines = new LineReader(STDERR_LINE_BYTES);
+  let lines = new LineReader(STDERR_LINE_BYTES);
   const decoder = new TextDecoder();
   const queue: string[] = [];
   let queueChars = 0;
@@ -188,7 +188,9 @@ export async function pumpStderr(
         const { value, done } = await reader.read();
         if (done) break;
         options.onChunk(decoder.decode(value, { stream: true }));
-        take(lines.push(value));
+        // Lines are split only while the log takes them (not once the session log is full).
+        if (logger.enabled?.("debug") ?? true) take(lines.push(value));
+        else if (lines.pendingBytes > 0) lines = new LineReader(STDERR_LINE_BYTES);
       }
       take(lines.end());
     } catch (error) {

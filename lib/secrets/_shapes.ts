@@ -55,7 +55,9 @@ export const SHAPES: readonly Shape[] = [
   },
   {
     name: "URL userinfo password (postgres://user:X@host)",
-    pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@?#]*:)([^\s@/?#]+)@/gi,
+    // The scheme is bounded (RFC 3986 schemes are short): unbounded, every word of `a.a.a…` rescanned the
+    // rest of the run, quadratic in a tool result's length.
+    pattern: /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/:@?#]*:)([^\s@/?#]+)@/gi,
     replace: (_m, head) => `${head}${MASK}@`,
   },
   {
@@ -78,7 +80,9 @@ export const SHAPES: readonly Shape[] = [
   {
     name: 'credential key and value (token=X, "client_secret": "X", Password: X)',
     pattern: new RegExp(
-      String.raw`(["']?\b(?:[A-Za-z0-9]+[_-])*(?:${SECRET_KEYS})\b["']?\s*[:=]\s*["']?)(${TOKEN_LIKE})`,
+      // Bounded prefix words (`my_app_`): unbounded, `a-a-a…` made this quadratic in the text's length.
+      String
+        .raw`(["']?\b(?:[A-Za-z0-9]{1,32}[_-]){0,6}(?:${SECRET_KEYS})\b["']?\s*[:=]\s*["']?)(${TOKEN_LIKE})`,
       "gi",
     ),
     replace: (_m, head) => keep(head),

@@ -116,3 +116,14 @@ Deno.test("SecretRegistry.registerUrlValue() registers keys and tokens of a URL,
     "https://mcp.example.com/s/***/mcp?x=*** *** api.example.com 127.0.0.1:8080 ***",
   );
 });
+
+Deno.test("maskSecrets() stays linear on long runs a backtracking shape would rescan per word", () => {
+  const started = performance.now();
+  for (
+    const text of ["a.".repeat(50_000), "a-".repeat(50_000), "a_".repeat(50_000), "my_token_".repeat(10_000)]
+  ) {
+    maskSecrets(text);
+  }
+  // Quadratic before: "a.".repeat(50_000) alone took tens of seconds.
+  assert.ok(performance.now() - started < 5_000, `${performance.now() - started} ms`);
+});
