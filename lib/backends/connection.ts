@@ -13,6 +13,7 @@
 import { Client, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import type {
   CallToolResult,
+  LoggingLevel,
   ReadResourceResult,
   Resource,
   Root,
@@ -240,10 +241,14 @@ export async function openConnection(
   const info = client.getServerVersion();
   const serverCapabilities = client.getServerCapabilities() ?? {};
   logger.info(`connected (${info?.name ?? "?"} ${info?.version ?? "?"}) in ${connectedAtMs - startMs} ms`);
-  const level = peer?.logLevel();
-  if (level !== undefined && serverCapabilities.logging) {
+  if (peer && serverCapabilities.logging) {
     // Best effort: a server that refuses the level still has its messages filtered by the relay.
-    client.setLoggingLevel(level).catch((error) => logger.debug(`logging/setLevel: ${String(error)}`));
+    const send = (level: LoggingLevel) =>
+      void client.setLoggingLevel(level).catch((error) => logger.debug(`logging/setLevel: ${String(error)}`));
+    const level = peer.logLevel();
+    if (level !== undefined) send(level);
+    const unsubscribe = peer.onLogLevel((next) => !isClosed && send(next));
+    void ended.then(unsubscribe);
   }
 
   function mapError(error: unknown, what: string, timeoutMs: number, signal?: AbortSignal): BackendError {

@@ -43,6 +43,8 @@ export interface BackendPeer {
   log(params: LoggingMessageNotification["params"]): void;
   /** The level the agent asked for with `logging/setLevel`, sent on to servers that log; `undefined` = none yet. */
   logLevel(): LoggingLevel | undefined;
+  /** Calls `listener` with each later `logging/setLevel` of the agent; returns the unsubscribe. */
+  onLogLevel(listener: (level: LoggingLevel) => void): () => void;
 }
 
 /** Name and version we announce to backing servers in `initialize`. */

@@ -64,6 +64,7 @@ export class AgentRelay {
   readonly #maxPerSecond: number;
   readonly #timeoutMs: number;
   #level: LoggingLevel | undefined;
+  readonly #levelListeners = new Set<(level: LoggingLevel) => void>();
   /** Send times of the last forwarded messages, oldest first (at most `#maxPerSecond`). */
   readonly #sent: number[] = [];
   #dropped = 0;
@@ -81,9 +82,13 @@ export class AgentRelay {
     return this.#level;
   }
 
-  /** Records the agent's `logging/setLevel`; an unknown level is refused by the caller's schema. */
+  /**
+   * Records the agent's `logging/setLevel` and sends it on to the running servers that log (an unknown
+   * level is refused by the caller's schema).
+   */
   setLevel(level: LoggingLevel): void {
     this.#level = level;
+    for (const listener of this.#levelListeners) listener(level);
   }
 
   /** What the agent declared at `initialize` (`{}` before it did). */
@@ -127,6 +132,10 @@ export class AgentRelay {
       },
       log: (params) => this.#forwardLog(server, params),
       logLevel: () => this.#level,
+      onLogLevel: (listener) => {
+        this.#levelListeners.add(listener);
+        return () => void this.#levelListeners.delete(listener);
+      },
     };
   }
 

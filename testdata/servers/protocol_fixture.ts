@@ -15,7 +15,8 @@
  *   then `{ sent: count }`;
  * - `read_note` (readOnlyHint), `delete_note` (destructiveHint), `touch_note` (no annotations),
  *   `deploy` (readOnlyHint: false, no destructiveHint): each `{ name }` → `{ tool, name }`;
- * - `client_capabilities` (read-only): what the client declared at `initialize`.
+ * - `client_capabilities` (read-only): what the client declared at `initialize`;
+ * - `log_level` (read-only): the level the client last set with `logging/setLevel` (`null` before).
  *
  * Resources (one per `resources/list` page): `note://a` (text "alpha"), `note://b` (text "beta"),
  * `note://logo` (a 4-byte PNG-ish blob, `image/png`).
@@ -64,6 +65,7 @@ const tools: Tool[] = [
   },
   { name: "touch_note", description: "Touches a note", inputSchema: nameArg },
   { name: "deploy", description: "Deploys", inputSchema: nameArg, annotations: { readOnlyHint: false } },
+  { name: "log_level", description: "The client's level", inputSchema: empty, annotations: { readOnlyHint: true } },
   {
     name: "client_capabilities",
     description: "What the client declared",
@@ -71,6 +73,12 @@ const tools: Tool[] = [
     annotations: { readOnlyHint: true },
   },
 ];
+
+let level: LoggingLevel | null = null;
+server.setRequestHandler("logging/setLevel", (request) => {
+  level = request.params.level;
+  return {};
+});
 
 const json = (value: unknown): CallToolResult => ({ content: [{ type: "text", text: JSON.stringify(value) }] });
 
@@ -106,9 +114,12 @@ server.setRequestHandler("tools/call", async (request) => {
     }
     case "chatty": {
       const count = Number(args.count ?? 1);
-      const level = (typeof args.level === "string" ? args.level : "info") as LoggingLevel;
+      const at = (typeof args.level === "string" ? args.level : "info") as LoggingLevel;
       for (let i = 0; i < count; i++) {
-        await server.sendLoggingMessage({ level, logger: "chat", data: `message ${i + 1} of ${count}` });
+        await server.notification({
+          method: "notifications/message",
+          params: { level: at, logger: "chat", data: `message ${i + 1} of ${count}` },
+        });
       }
       return json({ sent: count });
     }
@@ -119,6 +130,8 @@ server.setRequestHandler("tools/call", async (request) => {
       return json({ tool: name, name: args.name });
     case "client_capabilities":
       return json(caps);
+    case "log_level":
+      return json(level);
   }
   return { content: [{ type: "text", text: `unknown tool ${name}` }], isError: true };
 });

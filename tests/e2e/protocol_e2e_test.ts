@@ -154,7 +154,14 @@ Deno.test("mcp-serve relays elicitation, sampling and logs to an agent that decl
     });
 
     await t.step("log messages at or above the agent's level arrive with the server as logger", async () => {
+      assert.equal((await run(agent, "return await fx.log_level()")).text, "null");
       await agent.client.setLoggingLevel("warning");
+      // The running server is told the level too (best effort; it may trail the answer).
+      let told = "";
+      for (let i = 0; i < 50 && told !== '"warning"'; i++) {
+        told = (await run(agent, "return await fx.log_level()")).text;
+      }
+      assert.equal(told, '"warning"');
       agent.logs.length = 0;
       await run(
         agent,
