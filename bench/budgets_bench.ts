@@ -207,7 +207,7 @@ if (picked.has("stderr")) {
 }
 
 if (picked.has("inflight")) {
-  const world = await makeRawWorld(HOSTILE, "script-timeout-secs = 20\ntool-call-timeout-secs = 15\n");
+  const world = await makeRawWorld(HOSTILE, "script-timeout-secs = 60\ntool-call-timeout-secs = 50\n");
   const serve = await session(world);
   await serve.execute("return await hostile.pid()");
   const script = `const big = "x".repeat(8 * 1024 * 1024 - 64);
@@ -218,7 +218,7 @@ for (let i = 0; i < 100; i++) {
 }
 await new Promise((resolve) => setTimeout(resolve, 8000));
 return outcomes;`;
-  const outcome = await watched(serve, serve.execute(script, 600_000));
+  const outcome = await watched(serve, serve.execute(script, 600_000), 120_000);
   report(
     "100 × 8 MiB arguments in flight",
     outcome.stopped
