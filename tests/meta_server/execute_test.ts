@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { extractMedia, namedServers, toolArguments } from "../../lib/meta_server/execute.ts";
-import type { ServerSpec } from "../../lib/plugins/server_spec.ts";
 import { MAX_CALLS_IN_FLIGHT_PER_SERVER } from "../../lib/backends/pool.ts";
 import { waitFor } from "../_fakes_backends.ts";
 import { fixtureServerToml, writePlugin } from "../_fakes_meta.ts";
