@@ -15,19 +15,20 @@
  * `--max-semi-space-size` is in MiB: V8 otherwise grows its young generation to 3 × 16 MiB after a
  * burst of allocation (parsing a large tool cache, indexing it for search) and keeps it; with 4 MiB a
  * session holding a 10,000-tool catalog stays 55 MiB smaller, at no measured cost in speed
- * (`bench/search.ts`).
+ * (`bench/search.ts`), and with 1 MiB a session after 1,000 `execute`s is 10 MiB smaller again
+ * (`bench/perf.ts`; every isolate, sandbox Workers included, gets the flag).
  */
 export const DENO_RUN_FLAGS: readonly string[] = Object.freeze([
   "-q",
   "-P",
-  "--v8-flags=--stack-size=1800,--max-semi-space-size=4",
+  "--v8-flags=--stack-size=1800,--max-semi-space-size=1",
 ]);
 
 /**
  * The arguments after the `deno` executable that run `main.ts` of the checkout at `repoDir`.
  *
  * @param repoDir Absolute path of the checkout, with or without a trailing `/`.
- * @returns e.g. `["run", "-q", "-P", "--v8-flags=--stack-size=1800,--max-semi-space-size=4", "--config",
+ * @returns e.g. `["run", "-q", "-P", "--v8-flags=--stack-size=1800,--max-semi-space-size=1", "--config",
  *   "/repo/deno.json", "/repo/main.ts"]`.
  * @example
  * ```ts
