@@ -228,3 +228,101 @@ export async function pumpStderr(
   }
   await reading;
 }
+
+/** Resolves after `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** One message waiting for a child's stdin. */
+interface QueuedWrite {
+  message: JSONRPCMessage;
+  /** The request's id (requests only): a `notifications/cancelled` for it drops it unsent. */
+  id: string | number | undefined;
+  settle(error?: Error): void;
+}
+
+/**
+ * The writes to a child's stdin, one message at a time in order. A message is only encoded when
+ * its turn comes (the pipe is the buffer), so what waits can still be dropped:
+ * - a `notifications/cancelled` for a request not yet written drops both (the server never hears
+ *   of a call its script abandoned, and never parses its arguments);
+ * - {@link StdinQueue.end} drops everything not yet written and does not wait for a write the child
+ *   is not reading: shutdown is bounded by the grace, not by how fast the child reads.
+ */
+export class StdinQueue {
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #logger: Logger;
+  readonly #encoder = new TextEncoder();
+  #queue: QueuedWrite[] = [];
+  #writing = false;
+  #ended: Error | undefined;
+
+  constructor(writer: WritableStreamDefaultWriter<Uint8Array>, logger: Logger) {
+    this.#writer = writer;
+    this.#logger = logger;
+  }
+
+  /** Messages queued or being written. */
+  get pending(): number {
+    return this.#queue.length + (this.#writing ? 1 : 0);
+  }
+
+  /**
+   * Queues `message`; resolves once it is written (or dropped as cancelled before it was written).
+   *
+   * @throws Error (rejects) when stdin has ended or broke, or the queue was ended before its turn.
+   */
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#ended) return Promise.reject(this.#ended);
+    if ("method" in message && message.method === "notifications/cancelled") {
+      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      const at = this.#queue.findIndex((q) => q.id !== undefined && q.id === requestId);
+      if (at !== -1) {
+        this.#queue.splice(at, 1)[0]!.settle();
+        this.#logger.debug(`request ${JSON.stringify(requestId)} cancelled before it was written: not sent`);
+        return Promise.resolve();
+      }
+    }
+    const id = "method" in message && "id" in message ? message.id as string | number : undefined;
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ message, id, settle: (error) => error ? reject(error) : resolve() });
+      if (!this.#writing) void this.#pump();
+    });
+  }
+
+  async #pump(): Promise<void> {
+    this.#writing = true;
+    try {
+      for (let next = this.#queue.shift(); next !== undefined; next = this.#queue.shift()) {
+        try {
+          await this.#writer.write(this.#encoder.encode(JSON.stringify(next.message) + "\n"));
+          next.settle();
+        } catch (error) {
+          next.settle(error instanceof Error ? error : new Error(String(error)));
+        }
+      }
+    } finally {
+      this.#writing = false;
+    }
+  }
+
+  /**
+   * Ends stdin for shutdown. With nothing pending, closes it (the child sees EOF), waiting at most
+   * `maxWaitMs`. Otherwise drops every queued message (their `send` rejects) and aborts the stream
+   * without waiting: the write in progress ends when the child reads it or dies.
+   *
+   * @returns How many queued messages were dropped.
+   */
+  async end(maxWaitMs: number): Promise<number> {
+    if (this.#ended) return 0;
+    this.#ended = new Error("the server is being shut down: the message was not sent");
+    const dropped = this.#queue.splice(0);
+    for (const q of dropped) q.settle(this.#ended);
+    if (dropped.length > 0) this.#logger.debug(`shutdown: ${dropped.length} message(s) dropped unsent`);
+    const ending = this.#writing ? this.#writer.abort(this.#ended) : this.#writer.close();
+    ending.catch(() => {}); // stdin already broken: the child is gone or going
+    if (!this.#writing) await Promise.race([ending.catch(() => {}), sleep(maxWaitMs)]);
+    return dropped.length;
+  }
+}

@@ -26,7 +26,15 @@ import {
   type Root,
 } from "./connection.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../jsonrpc/mod.ts";
-import { MAX_NOISE_WARNINGS, oversizeAnswer, pumpStderr, pumpStdout, TailBuffer } from "./_stdio_streams.ts";
+import {
+  MAX_NOISE_WARNINGS,
+  oversizeAnswer,
+  pumpStderr,
+  pumpStdout,
+  sleep,
+  StdinQueue,
+  TailBuffer,
+} from "./_stdio_streams.ts";
 
 export {
   ANSWER_TOO_LARGE_CODE,
@@ -64,10 +72,6 @@ export interface StdioTransportOptions {
   server?: string | undefined;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** Sends `signal` to every process of the group led by `pgid`; `false` when the group is empty. */
 function signalGroup(pgid: number, signal: Deno.Signal): boolean {
   try {
@@ -97,7 +101,7 @@ export class StdioProcessTransport implements Transport {
   readonly #stderr = new TailBuffer(STDERR_TAIL_BYTES);
   readonly #activity = new Set<() => void>();
   #child: Deno.ChildProcess | undefined;
-  #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  #stdin: StdinQueue | undefined;
   #status: Deno.CommandStatus | undefined;
   #closing: Promise<void> | undefined;
   #closed = false;
@@ -107,7 +111,6 @@ export class StdioProcessTransport implements Transport {
   #lastScanMs = 0;
   #scanning: Promise<void> | undefined;
   #scanSoon: ReturnType<typeof setTimeout> | undefined;
-  readonly #encoder = new TextEncoder();
 
   constructor(spec: ProcessSpec, options: StdioTransportOptions = {}) {
     this.#spec = spec;
@@ -162,7 +165,7 @@ export class StdioProcessTransport implements Transport {
       detached: true, // own session and process group: the whole tree can be signalled at once
     }).spawn();
     this.#child = child;
-    this.#writer = child.stdin.getWriter();
+    this.#stdin = new StdinQueue(child.stdin.getWriter(), this.#logger);
     this.#logger.debug(`spawned pid ${child.pid}: ${this.#spec.command} ${this.#spec.args.join(" ")}`);
     const tree = new DescendantTracker(child.pid);
     if (tree.isSupported) {
@@ -269,8 +272,8 @@ export class StdioProcessTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!this.#writer || this.#closed || this.#status) throw new Error("the server process is not running");
-    await this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+    if (!this.#stdin || this.#closed || this.#status) throw new Error("the server process is not running");
+    await this.#stdin.send(message);
   }
 
   /**
@@ -287,14 +290,10 @@ export class StdioProcessTransport implements Transport {
     const child = this.#child;
     if (!child) return this.#finish();
     await this.#scan({ fresh: true }); // The latest picture of the tree before it comes apart.
-    try {
-      await this.#writer?.close();
-    } catch {
-      // stdin already broken: the child is gone or going; the escalation below handles both.
-    }
+    const half = Math.max(1, Math.floor(this.#graceMs / 2));
+    await this.#stdin?.end(half); // unread writes are dropped, not flushed: the grace starts now
     const exited = child.status.then(() => true);
     const waitExit = (ms: number) => Promise.race([exited, sleep(ms).then(() => false)]);
-    const half = Math.max(1, Math.floor(this.#graceMs / 2));
     if (!this.#status && !(await waitExit(half))) {
       this.#logger.debug(`pid ${child.pid} still running after stdin closed; SIGTERM to its tree`);
       await this.#scan({ fresh: true });

@@ -21,6 +21,8 @@
  * --ignore-sigterm      ignore SIGTERM
  * --linger              keep running after stdin closes
  * --calls-file=PATH     append one line per tools/call (the tool name) to PATH
+ * --stall-on-call-ms=N  at the first tools/call, block the event loop for N ms: stdin is not read
+ *                       meanwhile (a server too busy to read; SIGTERM still kills it)
  * --starts-file=PATH    append one line per start (`<name> <pid>`) to PATH, before the handshake
  * --tools-file=PATH     list the tools of PATH instead (JSON: an array of tools, or `{ tools: [...] }`);
  *                       a call of one of them answers `{ tool, arguments }` as text and structured content
@@ -183,6 +185,10 @@ async function callTool(rawArgs: unknown, tool: string, ctx: ServerContext): Pro
   const args = rawArgs as Record<string, unknown>;
   if (flags.has("calls-file")) Deno.writeTextFileSync(flags.get("calls-file")!, tool + "\n", { append: true });
   calls++;
+  if (calls === 1 && num("stall-on-call-ms", 0) > 0) {
+    const until = Date.now() + num("stall-on-call-ms", 0);
+    while (Date.now() < until) { /* busy: nothing else runs, stdin fills up */ }
+  }
   const after = num("crash-after", 0);
   if (after > 0 && calls >= after) {
     setTimeout(() => {
