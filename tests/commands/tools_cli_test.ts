@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runMain } from "../_fakes_foundation.ts";
+import { fixtureServerToml, writePlugin } from "../_fakes_meta.ts";
 
 /** A temp workspace depending on serde and a config dir with one refused plugin (reserved name). */
 async function world(): Promise<{ ws: string; home: string; remove(): Promise<void> }> {
@@ -39,6 +40,37 @@ Deno.test("mcp tools exits 1 for a server name no plugin declares", async () => 
   try {
     const out = await runMain(["mcp", "tools", "nosuch"], { cwd: w.ws, env: { SYMPOSIUM_HOME: w.home } });
     assert.equal(out.code, 1, out.stdout + out.stderr);
+  } finally {
+    await w.remove();
+  }
+});
+
+Deno.test("mcp tools --query searches the cached tools without starting a server", async () => {
+  const w = await world();
+  const starts = join(w.home, "..", "starts");
+  const corpus = new URL("../../testdata/declarations/corpus/time.json", import.meta.url).pathname;
+  try {
+    await writePlugin(
+      w.home,
+      "time",
+      fixtureServerToml("time", [`--tools-file=${corpus}`, `--starts-file=${starts}`]),
+    );
+    const env = { SYMPOSIUM_HOME: w.home };
+    const listed = await runMain(["mcp", "tools", "time"], { cwd: w.ws, env }); // caches its tools
+    assert.equal(listed.code, 0, listed.stderr);
+    const out = await runMain(["mcp", "tools", "--query", "convert between timezones", "--limit", "1"], {
+      cwd: w.ws,
+      env,
+    });
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(
+      out.stdout,
+      /^Best 1 of 2 tools of 1 server for "convert between timezones", best first:\n\n1\. time\.convert_time - /,
+    );
+    assert.equal(Deno.readTextFileSync(starts).trim().split("\n").length, 1, "started once, by the listing");
+    const bad = await runMain(["mcp", "tools", "--query", "x", "--limit", "0"], { cwd: w.ws, env });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--limit "0": expected a whole number from 1 to 50/);
   } finally {
     await w.remove();
   }
