@@ -144,7 +144,8 @@ Deno.test("SandboxPool.run() ends every hostile script correctly without blockin
     [
       "allocating after an await",
       "await srv.x(1); const a = []; while (true) a.push(new Array(1e3).fill('y'))",
-      "memory_exhausted",
+      // As above: under load the 2 s deadline may come first (engine_test checks memory_exhausted alone).
+      "memory_exhausted|script_timeout",
     ],
     ["deeply nested source", "(".repeat(1e5), "script_error"],
     ["deeply nested JSON.parse", "JSON.parse('['.repeat(1e5))", "script_error"],
