@@ -36,7 +36,7 @@ try {
   );
   console.log(`  ${text}\n`);
   await client.close();
-  const answer = JSON.parse(text) as string[];
+  const answer = (result.structuredContent as { result: string[] }).result;
   const correct = JSON.stringify(answer) === JSON.stringify(world.todoFiles);
   const direct = await oneCallAtATimeBytes(world);
   console.log(`Bytes that reached the client for the task:`);

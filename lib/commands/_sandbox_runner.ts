@@ -75,9 +75,9 @@ export function createSandboxRunner(
         }
       }
       const { shown, blocks } = shapeResult(result, mcp.maxResultBytes);
-      const { text, isError } = renderExecuteText(shown, notices());
+      const { text, isError, structured } = renderExecuteText(shown, notices());
       if (isError) logger.debug(`execute failed: ${text.slice(0, 200)}`);
-      return { text, isError, extraContent: blocks };
+      return { text, isError, extraContent: blocks, structured };
     },
     async close() {
       await pool.close();

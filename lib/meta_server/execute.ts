@@ -73,7 +73,8 @@ export const RESOURCES_KEY_PREFIX = "$resources.";
 export interface ScriptRunner {
   /**
    * Runs one script; never throws. `notices()` is read once the script ended (off-shape tags).
-   * @returns The text for the agent, whether it is an error, and extra content blocks (images).
+   * @returns The text for the agent, whether it is an error, extra content blocks (images), and the
+   *   same answer as an object for `structuredContent` (on success; never an array or a scalar).
    */
   run(request: {
     script: string;
@@ -81,7 +82,12 @@ export interface ScriptRunner {
     hostCall: (request: HostCallRequest, signal: AbortSignal, control?: HostCallControl) => Promise<unknown>;
     notices: () => string[];
     signal?: AbortSignal | undefined;
-  }): Promise<{ text: string; isError: boolean; extraContent?: CallToolResult["content"] | undefined }>;
+  }): Promise<{
+    text: string;
+    isError: boolean;
+    extraContent?: CallToolResult["content"] | undefined;
+    structured?: Record<string, unknown> | undefined;
+  }>;
 }
 
 /** An image or audio content block found in a script's return value. */
@@ -337,6 +343,7 @@ export async function runExecute(
   });
   return {
     content: [{ type: "text", text: outcome.text }, ...(outcome.extraContent ?? [])],
+    ...(outcome.structured && !outcome.isError ? { structuredContent: outcome.structured } : {}),
     ...(outcome.isError ? { isError: true } : {}),
   };
 }

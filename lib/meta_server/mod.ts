@@ -97,6 +97,14 @@ export const PROGRESS_FLUSH_MS = 15;
  */
 export const PROGRESS_INTERVAL_MS = 100;
 
+/**
+ * Agents that hand the model the whole `tools/call` result serialized as JSON (`content` and
+ * `structuredContent` both), seen by `deno task test:agents`: Cline CLI 3.x (`@cline/core`). `execute`
+ * answers them without `structuredContent` (its text block carries the same object), so the model sees
+ * the value once; every other agent gets both, as the MCP specification recommends.
+ */
+export const WHOLE_RESULT_CLIENTS: RegExp = /^@cline\/core$/;
+
 /** The two tools as `tools/list` answers them. */
 function listedTools(catalog: Catalog) {
   return [
@@ -208,6 +216,7 @@ export function createMetaServer(options: MetaServerOptions): Server {
       await progress?.finish();
       const outcome = signal.aborted ? "cancelled by the agent" : result.isError ? "error" : "ok";
       logger.info(`execute: ${outcome} in ${Date.now() - started} ms`);
+      if (WHOLE_RESULT_CLIENTS.test(server.getClientVersion()?.name ?? "")) delete result.structuredContent;
       return result;
     }
     throw new ProtocolError(
@@ -215,6 +224,10 @@ export function createMetaServer(options: MetaServerOptions): Server {
       `no such tool: ${name}. Available: list_tools, execute`,
     );
   });
+  server.oninitialized = () => {
+    const client = server.getClientVersion();
+    logger.info(`agent: ${client?.name ?? "unnamed client"} ${client?.version ?? ""}`.trimEnd());
+  };
   // A burst of changes (a server flooding `tools/list_changed`) reaches the agent as at most one
   // notification per LIST_CHANGED_INTERVAL_MS: the first at once, the rest as one at the end.
   const changes = new Coalescer(() => {

@@ -37,7 +37,7 @@ export {
   SandboxPool,
   type SandboxPoolOptions,
 } from "./pool.ts";
-export { renderExecuteText } from "./render.ts";
+export { type ExecuteStructured, renderExecuteText } from "./render.ts";
 export { MAX_TOOL_ARGS_BYTES } from "./_run_types.ts";
 export { MAX_RESULT_DEPTH } from "./_json_depth.ts";
 export { HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS } from "./_prelude.ts";

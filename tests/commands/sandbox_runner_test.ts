@@ -31,10 +31,10 @@ Deno.test("createSandboxRunner() returns an image larger than max-result-bytes a
   const { first } = await run("return await shots.take()");
   assert.equal(first.isError, false);
   assert.deepEqual(first.extraContent, [{ type: "image", data: IMAGE_DATA, mimeType: "image/png" }]);
-  assert.equal(
-    first.text,
-    '[{"type":"text","text":"screenshot"},{"type":"image","mimeType":"image/png","attachment":1}]',
-  );
+  assert.deepEqual(first.structured, {
+    result: [{ type: "text", text: "screenshot" }, { type: "image", mimeType: "image/png", attachment: 1 }],
+  });
+  assert.equal(first.text, JSON.stringify(first.structured));
 });
 
 Deno.test("createSandboxRunner() cuts the text without its media at max-result-bytes, read at every run", async () => {
@@ -47,12 +47,10 @@ Deno.test("createSandboxRunner() cuts the text without its media at max-result-b
     shot: [{ type: "text", text: "screenshot" }, { type: "image", mimeType: "image/png", attachment: 1 }],
   });
   const bytes = new TextEncoder().encode(json).length;
-  assert.equal(
-    first.text,
-    `${json.slice(0, 9 + Math.floor((1_000 - 9) / 2))}\n\n[result truncated from ${bytes} bytes. ` +
-      "Return less data — filter or select fields inside the script.]",
-  );
-  assert.match(again.text, /^\{"note":"\n\n\[result truncated from \d+ bytes\./);
+  const truncated = `cut from ${bytes} bytes. Return less data — filter or select fields inside the script.`;
+  assert.deepEqual(first.structured, { result: json.slice(0, 9 + Math.floor((1_000 - 9) / 2)), truncated });
+  assert.equal(first.text, JSON.stringify(first.structured));
+  assert.deepEqual(again.structured, { result: '{"note":"', truncated });
 });
 
 Deno.test("createSandboxRunner() cuts a value past the transfer cap as text, keeping its original size", async () => {
@@ -61,11 +59,12 @@ Deno.test("createSandboxRunner() cuts a value past the transfer cap as text, kee
   });
   assert.equal(first.isError, false);
   assert.deepEqual(first.extraContent, []);
-  assert.equal(
-    first.text,
-    `"${"x".repeat(999)}\n\n[result truncated from ${MAX_RESULT_TRANSFER_BYTES + 12} bytes. ` +
-      "Return less data — filter or select fields inside the script.]",
-  );
+  assert.deepEqual(first.structured, {
+    result: `"${"x".repeat(999)}`,
+    truncated:
+      `cut from ${MAX_RESULT_TRANSFER_BYTES + 12} bytes. Return less data — filter or select fields ` +
+      "inside the script.",
+  });
 });
 
 Deno.test("createSandboxRunner() counts the wait for a busy sandbox toward the script's deadline", async () => {
@@ -82,8 +81,8 @@ Deno.test("createSandboxRunner() counts the wait for a busy sandbox toward the s
       })
     );
     const [first, second, third] = await Promise.all(runs);
-    assert.equal(first!.text, '"wait1"');
-    assert.equal(second!.text, '"wait2"');
+    assert.equal(first!.text, '{"result":"wait1"}');
+    assert.equal(second!.text, '{"result":"wait2"}');
     assert.equal(third!.isError, true);
     assert.match(third!.text, /"error":"script_timeout","limit_secs":2\b/);
   } finally {

@@ -97,14 +97,15 @@ function textOf(result: unknown): string {
   return content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 }
 
-/** Runs a script; its JSON value is the first line, problem notes follow (e.g. the refused `unset` server). */
+/** Runs a script; returns its value, after checking the notice about the refused `unset` server. */
 async function execute(client: Client, script: string): Promise<string> {
-  const text = textOf(await client.callTool({ name: "execute", arguments: { script } }));
-  const [first, ...notes] = text.split("\n");
-  assert.deepEqual(notes, [
-    '[`unset`: references environment variable "E2E_HTTP_UNSET_HOST", which is not set]',
+  const result = await client.callTool({ name: "execute", arguments: { script } });
+  const structured = result.structuredContent as { result: string; notices?: string[] };
+  assert.equal(textOf(result), JSON.stringify(structured));
+  assert.deepEqual(structured.notices, [
+    '`unset`: references environment variable "E2E_HTTP_UNSET_HOST", which is not set',
   ]);
-  return JSON.parse(first!);
+  return structured.result;
 }
 
 Deno.test("mcp-serve reaches remote streamable HTTP servers from execute, with the endpoint policy", async (t) => {

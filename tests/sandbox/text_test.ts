@@ -20,15 +20,28 @@ import { jsonNestingDepth } from "../../lib/sandbox/_json_depth.ts";
 
 const base = { console: [], consoleDropped: false, toolCalls: 0, durationMs: 1 };
 
-Deno.test("renderExecuteText() renders a plain success as the value JSON alone", () => {
+Deno.test("renderExecuteText() renders a plain success as { result } in text and structured content alike", () => {
   const result: SandboxResult = {
     ok: true,
-    valueJson: '{"a":1}',
+    valueJson: '["a",1]',
     originalBytes: 7,
     truncated: false,
     ...base,
   };
-  assert.deepEqual(renderExecuteText(result, []), { text: '{"a":1}', isError: false });
+  assert.deepEqual(renderExecuteText(result, []), {
+    text: '{"result":["a",1]}',
+    isError: false,
+    structured: { result: ["a", 1] },
+  });
+});
+
+Deno.test("renderExecuteText() wraps every kind of value in an object", () => {
+  for (const valueJson of ['"text"', "42", "null", "true", '{"result":1}']) {
+    const result: SandboxResult = { ok: true, valueJson, originalBytes: 4, truncated: false, ...base };
+    const { text, structured } = renderExecuteText(result, []);
+    assert.deepEqual(structured, { result: JSON.parse(valueJson) });
+    assert.equal(text, `{"result":${valueJson}}`);
+  }
 });
 
 Deno.test("renderExecuteText() renders truncation, console, dropped output and notices", () => {
@@ -42,15 +55,17 @@ Deno.test("renderExecuteText() renders truncation, console, dropped output and n
     toolCalls: 2,
     durationMs: 5,
   };
-  const { text, isError } = renderExecuteText(result, ["github.search: result off-shape, treat as unknown"]);
+  const { text, isError, structured } = renderExecuteText(result, [
+    "github.search: result off-shape, treat as unknown",
+  ]);
   assert.equal(isError, false);
-  assert.equal(
-    text,
-    '[{"id":1},{"i\n\n' +
-      "[result truncated from 40000 bytes. Return less data — filter or select fields inside the script.]\n\n" +
-      "console:\n  first\n  [warn] two\n  lines\n  [further output dropped]\n" +
-      "[github.search: result off-shape, treat as unknown]",
-  );
+  assert.deepEqual(structured, {
+    result: '[{"id":1},{"i',
+    truncated: "cut from 40000 bytes. Return less data — filter or select fields inside the script.",
+    console: ["first", "[warn] two", "lines", "[further output dropped]"],
+    notices: ["github.search: result off-shape, treat as unknown"],
+  });
+  assert.equal(text, JSON.stringify(structured));
 });
 
 Deno.test("renderExecuteText() says how much console output was dropped when it is known", () => {
@@ -66,7 +81,7 @@ Deno.test("renderExecuteText() says how much console output was dropped when it 
   };
   assert.equal(
     renderExecuteText(result, []).text,
-    "1\n\nconsole:\n  cut\n  [further output dropped: 1200 bytes in 3 lines]",
+    '{"result":1,"console":["cut","[further output dropped: 1200 bytes in 3 lines]"]}',
   );
 });
 
