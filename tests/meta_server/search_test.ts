@@ -185,8 +185,12 @@ Deno.test("symposium.search() in a script finds a tool the script then calls thr
     );
     const text = (result.content[0] as { text: string }).text;
     assert.equal(result.isError, undefined, text);
-    const [json, ...notices] = text.split("\n");
-    const value = JSON.parse(json!) as { hits: { server: string; tool: string }[]; answer: unknown };
+    const structured = result.structuredContent as {
+      result: { hits: { server: string; tool: string }[]; answer: unknown };
+      notices: string[];
+    };
+    assert.equal(text, JSON.stringify(structured));
+    const { result: value, notices } = structured;
     assert.equal(value.hits.length, 2);
     assert.deepEqual(value.hits[0], {
       server: "time",
