@@ -1,14 +1,19 @@
 /**
- * `cargo-agents mcp-serve`: the meta-server on stdio until the agent closes stdin.
+ * `cargo-agents mcp-serve`: the meta-server on stdio until the agent closes stdin. The start path loads
+ * only the MCP SDK, the stdin reader and the server shell, and reads `config.toml` for the message
+ * budget, before it connects: `initialize` is answered first, then the catalog, the sandbox and the
+ * declarations load (imported here on demand, not at the top).
  *
  * @module
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import type { CommandContext } from "./context.ts";
 import { maskDeep, maskSecrets } from "../secrets/mod.ts";
-import { serveMetaServer } from "../meta_server/mod.ts";
-import { openSession } from "./_session.ts";
 import { LineStdioServerTransport } from "../jsonrpc/mod.ts";
+import { connectServerShell } from "../meta_server/shell.ts";
+import { loadMcpConfigReport, resolveConfigDir } from "../plugins/config.ts";
+import { DEFAULT_MCP_CONFIG } from "../plugins/config_types.ts";
+import type { Logger } from "../log.ts";
 
 /**
  * Serves MCP on stdin/stdout; logs go to stderr and `<config>/logs/`. Returns when stdin closes
@@ -29,26 +34,86 @@ export async function runServe(ctx: CommandContext): Promise<number> {
   console.debug = toStderr;
   console.warn = toStderr;
   console.error = toStderr;
-  const session = await openSession(ctx);
+  // The message budget as the session starts; a config.toml that cannot be read leaves the default
+  // here and is reported by the session (stderr, log, list_tools Problems) as always.
+  const config = await loadMcpConfigReport(resolveConfigDir(ctx.env, ctx.homeDir, ctx.configDir))
+    .then((report) => report.config, () => DEFAULT_MCP_CONFIG);
+  const agentLog = new LateLogger();
+  // Our own reader in front of the SDK: a message over the budget, unparseable or invalid is
+  // answered and the session goes on (the SDK's reader closed the session past 10 MiB).
+  const transport = new LineStdioServerTransport({
+    maxMessageBytes: config.maxMessageMb * 1024 * 1024,
+    logger: agentLog,
+  });
+  const shell = await connectServerShell(maskOutgoing(transport), ctx.signal);
+  let session;
   try {
+    await shell.firstAnswered;
+    const [{ openSession }, { serveMetaServer }] = await Promise.all([
+      import("./_session.ts"),
+      import("../meta_server/mod.ts"),
+    ]);
+    session = await openSession(ctx);
+    agentLog.attach(session.logger.child("agent"));
     await serveMetaServer({
+      shell,
       catalog: session.catalog,
       runner: session.runner,
       logger: session.logger,
-      // Our own reader in front of the SDK: a message over the budget, unparseable or invalid is
-      // answered and the session goes on (the SDK's reader closed the session past 10 MiB).
-      transport: maskOutgoing(
-        new LineStdioServerTransport({
-          maxMessageBytes: session.catalog.config.maxMessageMb * 1024 * 1024,
-          logger: session.logger.child("agent"),
-        }),
-      ),
-      signal: ctx.signal,
     });
+  } catch (error) {
+    shell.supply(Promise.reject(error)); // Requests waiting for the tools get this error, not a hang.
+    await shell.server.close().catch(() => {}); // Closing is best effort; the error is what matters.
+    throw error;
   } finally {
-    await session.close();
+    await session?.close();
   }
   return 0;
+}
+
+/** Lines kept for a {@link LateLogger} until it is attached; later ones are counted, not kept. */
+const LATE_LINES_KEPT = 100;
+
+/**
+ * A logger for what is logged before the session's logger exists (the stdin reader starts first): it
+ * keeps up to {@link LATE_LINES_KEPT} lines and writes them, and all later ones, once attached.
+ */
+class LateLogger implements Logger {
+  #target: Logger | undefined;
+  readonly #kept: [keyof Omit<Logger, "child">, string][] = [];
+  #dropped = 0;
+
+  attach(target: Logger): void {
+    this.#target = target;
+    for (const [level, message] of this.#kept.splice(0)) target[level](message);
+    if (this.#dropped > 0) target.warn(`${this.#dropped} earlier lines dropped before the log was open`);
+  }
+  #line(level: keyof Omit<Logger, "child">, message: string): void {
+    if (this.#target) this.#target[level](message);
+    else if (this.#kept.length < LATE_LINES_KEPT) this.#kept.push([level, message]);
+    else this.#dropped++;
+  }
+  debug(message: string): void {
+    this.#line("debug", message);
+  }
+  info(message: string): void {
+    this.#line("info", message);
+  }
+  warn(message: string): void {
+    this.#line("warn", message);
+  }
+  error(message: string): void {
+    this.#line("error", message);
+  }
+  child(scope: string): Logger {
+    return {
+      debug: (m) => this.debug(`[${scope}] ${m}`),
+      info: (m) => this.info(`[${scope}] ${m}`),
+      warn: (m) => this.warn(`[${scope}] ${m}`),
+      error: (m) => this.error(`[${scope}] ${m}`),
+      child: (inner) => this.child(`${scope}:${inner}`),
+    };
+  }
 }
 
 /**

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
-import type { Transport } from "@modelcontextprotocol/server";
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import type { Server } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
@@ -18,6 +18,7 @@ import { ToolConfirmer } from "./_confirm.ts";
 import { ProgressThrottle } from "./_progress.ts";
 import { Coalescer, LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
 import { configProblemLines } from "./_problems.ts";
+import { type ConnectedShell, createServerShell, type ToolHandlers } from "./shell.ts";
 
 export { LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
 export {
@@ -42,15 +43,16 @@ export {
   toolArguments,
 } from "./execute.ts";
 
-/** Version announced in `serverInfo`. */
-export const META_SERVER_VERSION = "0.1.0";
-
-/** What the agent reads at `initialize`. */
-export const INSTRUCTIONS =
-  "Symposium exposes the MCP tools of this Rust workspace through two tools. Start with `execute`: " +
-  "its description names the servers in scope, and one script can call several tools and return only " +
-  "what matters. Call `list_tools` with `query` to find tools by what they do, or with `servers` for " +
-  "their TypeScript signatures.";
+export {
+  type ConnectedShell,
+  connectServerShell,
+  createServerShell,
+  FIRST_ANSWER_WAIT_MS,
+  INSTRUCTIONS,
+  META_SERVER_VERSION,
+  type ServerShell,
+  type ToolHandlers,
+} from "./shell.ts";
 
 /** `list_tools`' description (upstream wording). */
 export const LIST_TOOLS_DESCRIPTION =
@@ -154,6 +156,17 @@ export interface MetaServerOptions {
  * {@link LIST_CHANGED_INTERVAL_MS}. Its `close()` also stops telling.
  */
 export function createMetaServer(options: MetaServerOptions): Server {
+  const shell = createServerShell();
+  shell.supply(metaServerHandlers(shell.server, options));
+  return shell.server;
+}
+
+/**
+ * The tool and logging handlers of `server` over the catalog and the script runner. Also relays the
+ * backing servers' requests to the agent, logs which agent connected and tells it `tools/list_changed`
+ * (coalesced) when the catalog changes; `server.close()` stops that.
+ */
+export function metaServerHandlers(server: Server, options: MetaServerOptions): ToolHandlers {
   const { catalog, runner } = options;
   const logger = options.logger ?? NULL_LOGGER;
   const checker = new OutputShapeChecker();
@@ -165,23 +178,23 @@ export function createMetaServer(options: MetaServerOptions): Server {
     for (const line of fresh) toldConfig.add(line);
     return fresh;
   };
-  const server = new Server(
-    { name: "symposium", version: META_SERVER_VERSION },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
-  );
   // Backing servers started from now on are offered what the agent declared (read at each start).
   const relay = new AgentRelay(server, { logger });
   catalog.setPeer((spec) => relay.peerFor(spec.name));
   const confirmer = new ToolConfirmer(relay);
-  server.setRequestHandler("logging/setLevel", (request) => {
-    relay.setLevel(request.params.level);
-    return {};
-  });
-  server.setRequestHandler("tools/list", async () => {
+  const logAgent = () => {
+    const client = server.getClientVersion();
+    logger.info(`agent: ${client?.name ?? "unnamed client"} ${client?.version ?? ""}`.trimEnd());
+  };
+  // A shell is usually initialized before its handlers are supplied.
+  if (server.getClientVersion()) logAgent();
+  else server.oninitialized = logAgent;
+  const setLevel = (level: Parameters<ToolHandlers["setLevel"]>[0]) => relay.setLevel(level);
+  const listTools = async () => {
     await refreshQuietly(catalog, logger, true); // `execute`'s description names the servers in scope now
     return { tools: listedTools(catalog) };
-  });
-  server.setRequestHandler("tools/call", async (request, ctx) => {
+  };
+  const callTool: ToolHandlers["callTool"] = async (request, ctx) => {
     const name = request.params.name;
     const signal = ctx.mcpReq.signal;
     if (name === "list_tools") {
@@ -223,10 +236,6 @@ export function createMetaServer(options: MetaServerOptions): Server {
       ProtocolErrorCode.InvalidParams,
       `no such tool: ${name}. Available: list_tools, execute`,
     );
-  });
-  server.oninitialized = () => {
-    const client = server.getClientVersion();
-    logger.info(`agent: ${client?.name ?? "unnamed client"} ${client?.version ?? ""}`.trimEnd());
   };
   // A burst of changes (a server flooding `tools/list_changed`) reaches the agent as at most one
   // notification per LIST_CHANGED_INTERVAL_MS: the first at once, the rest as one at the end.
@@ -241,7 +250,7 @@ export function createMetaServer(options: MetaServerOptions): Server {
     unsubscribe();
     await close();
   };
-  return server;
+  return { listTools, callTool, setLevel };
 }
 
 /**
@@ -251,26 +260,19 @@ export function createMetaServer(options: MetaServerOptions): Server {
 export const SEARCH_PREPARE_DELAY_MS = 250;
 
 /**
- * Serves the meta-server on `transport` until the agent disconnects (stdin closes) or `signal`
+ * Serves the meta-server on a shell that is already connected (`connectServerShell()`, which answers
+ * `initialize` while the catalog loads) until the agent disconnects (stdin closes) or the shell's signal
  * aborts, then shuts every backing server down.
  *
  * @param options.watchIntervalMs How often the workspace, plugin and config files are checked for
  *   changes (then re-resolved, and the agent told), in ms. @default 2000
  */
 export async function serveMetaServer(
-  options: MetaServerOptions & {
-    transport: Transport;
-    signal?: AbortSignal | undefined;
-    watchIntervalMs?: number;
-  },
+  options: MetaServerOptions & { shell: ConnectedShell; watchIntervalMs?: number },
 ): Promise<void> {
   const logger = options.logger ?? NULL_LOGGER;
-  const server = createMetaServer(options);
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
-    options.signal?.addEventListener("abort", () => resolve(), { once: true });
-  });
-  await server.connect(options.transport);
+  const { shell } = options;
+  shell.supply(metaServerHandlers(shell.server, options));
   logger.info(
     `serving; servers in scope: ${options.catalog.servers.map((s) => s.name).join(", ") || "none"}`,
   );
@@ -285,7 +287,7 @@ export async function serveMetaServer(
     prepared = options.catalog.toolSearch.prepare(preparing.signal);
   }, SEARCH_PREPARE_DELAY_MS);
   try {
-    await closed;
+    await shell.closed;
   } finally {
     clearInterval(watch);
     clearTimeout(prepareTimer);
@@ -293,6 +295,6 @@ export async function serveMetaServer(
     await prepared;
     logger.info("client gone; shutting down backing servers");
     await options.catalog.close();
-    await server.close().catch(() => {}); // Already closed when stdin ended.
+    await shell.server.close().catch(() => {}); // Already closed when stdin ended.
   }
 }

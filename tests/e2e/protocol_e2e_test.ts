@@ -96,13 +96,14 @@ async function connect(world: World, options: { capable: boolean }): Promise<Age
   return agent;
 }
 
+/** Runs a script: a success gives its value as JSON (`structuredContent.result`), a failure its text. */
 async function run(agent: Agent, script: string): Promise<{ text: string; isError: boolean }> {
   const result = await agent.client.callTool({ name: "execute", arguments: { script } });
   const content = result.content as { type: string; text?: string }[];
-  return {
-    text: content.filter((c) => c.type === "text").map((c) => c.text).join("\n"),
-    isError: !!result.isError,
-  };
+  const text = content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+  const structured = result.structuredContent as { result: unknown } | undefined;
+  if (structured) assert.equal(text, JSON.stringify(structured));
+  return { text: structured ? JSON.stringify(structured.result) : text, isError: !!result.isError };
 }
 
 async function callsMade(world: World): Promise<string[]> {

@@ -1,0 +1,119 @@
+/**
+ * The part of the `symposium` server an agent meets first. `initialize` needs only the name, version,
+ * instructions and capabilities, so `mcp-serve` connects this shell before it loads the catalog, the
+ * sandbox and the declarations (agents give a server 1 to 3 s: Codex's first turn, Cline's `initialize`);
+ * `tools/list`, `tools/call` and `logging/setLevel` wait for the handlers the rest of the meta-server supplies.
+ *
+ * @module
+ */
+import { Server } from "@modelcontextprotocol/server";
+import type {
+  CallToolRequest,
+  CallToolResult,
+  ListToolsResult,
+  LoggingLevel,
+  ServerContext,
+  Transport,
+} from "@modelcontextprotocol/server";
+
+/** Version announced in `serverInfo`. */
+export const META_SERVER_VERSION = "0.1.0";
+
+/** What the agent reads at `initialize`. */
+export const INSTRUCTIONS =
+  "Symposium exposes the MCP tools of this Rust workspace through two tools. Start with `execute`: " +
+  "its description names the servers in scope, and one script can call several tools and return only " +
+  "what matters. Call `list_tools` with `query` to find tools by what they do, or with `servers` for " +
+  "their TypeScript signatures.";
+
+/** What answers `tools/list`, `tools/call` and `logging/setLevel` once the meta-server is loaded. */
+export interface ToolHandlers {
+  listTools(): Promise<ListToolsResult>;
+  callTool(request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult>;
+  setLevel(level: LoggingLevel): void;
+}
+
+/** A shell whose handlers come later (see {@link createServerShell}). */
+export interface ServerShell {
+  server: Server;
+  /**
+   * Hands over the tool handlers, once. Requests that arrived before wait for them; when `handlers`
+   * rejects, every tool request fails with its error (the agent sees an internal error).
+   */
+  supply(handlers: ToolHandlers | Promise<ToolHandlers>): void;
+}
+
+/**
+ * Builds the `symposium` server with its `initialize` answer and tool handlers that wait for
+ * {@link ServerShell.supply}. Not connected.
+ *
+ * @param options.onToolRequest Called when a `tools/list` or `tools/call` request arrives.
+ */
+export function createServerShell(options: { onToolRequest?: () => void } = {}): ServerShell {
+  const { promise, resolve } = Promise.withResolvers<ToolHandlers>();
+  // A rejection nobody awaits yet (no request came) must not end the process.
+  promise.catch(() => {});
+  const server = new Server(
+    { name: "symposium", version: META_SERVER_VERSION },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler("logging/setLevel", async (request) => {
+    (await promise).setLevel(request.params.level);
+    return {};
+  });
+  server.setRequestHandler("tools/list", async () => {
+    options.onToolRequest?.();
+    return (await promise).listTools();
+  });
+  server.setRequestHandler("tools/call", async (request, ctx) => {
+    options.onToolRequest?.();
+    return (await promise).callTool(request, ctx);
+  });
+  return { server, supply: (handlers) => resolve(handlers) };
+}
+
+/** A shell connected to its transport (see {@link connectServerShell}). */
+export interface ConnectedShell extends ServerShell {
+  /**
+   * Resolves once the first answer went out (normally `initialize`'s), when a tool request arrives
+   * first, or after {@link FIRST_ANSWER_WAIT_MS}: the moment to load the rest, whose module loading
+   * would otherwise hold the event loop while `initialize` waits to be read.
+   */
+  firstAnswered: Promise<void>;
+  /** Resolves when the agent disconnects (stdin closed) or the signal given to the connect aborts. */
+  closed: Promise<void>;
+}
+
+/** Longest wait for the agent's first request before the rest loads anyway, in ms. */
+export const FIRST_ANSWER_WAIT_MS = 1_000;
+
+/**
+ * Creates a shell and connects it to `transport` at once, so `initialize` is answered before the rest
+ * of the meta-server loads.
+ *
+ * @param signal Ends {@link ConnectedShell.closed} early (SIGINT/SIGTERM).
+ */
+export async function connectServerShell(
+  transport: Transport,
+  signal?: AbortSignal,
+): Promise<ConnectedShell> {
+  const { promise: firstAnswered, resolve: markAnswered } = Promise.withResolvers<void>();
+  const timer = setTimeout(markAnswered, FIRST_ANSWER_WAIT_MS);
+  void firstAnswered.then(() => clearTimeout(timer));
+  const shell = createServerShell({ onToolRequest: markAnswered });
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    try {
+      return await send(message, options);
+    } finally {
+      markAnswered();
+    }
+  };
+  const closed = new Promise<void>((resolve) => {
+    shell.server.onclose = () => resolve();
+    signal?.addEventListener("abort", () => resolve(), { once: true });
+  });
+  void closed.then(markAnswered);
+  await shell.server.connect(transport);
+  return { ...shell, firstAnswered, closed };
+}

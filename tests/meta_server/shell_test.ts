@@ -1,0 +1,91 @@
+// The server shell that answers `initialize` before the rest of the meta-server has loaded, and the
+// per-agent shape of `execute` answers.
+import assert from "node:assert/strict";
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import { Catalog } from "../../lib/catalog/mod.ts";
+import {
+  connectServerShell,
+  createMetaServer,
+  INSTRUCTIONS,
+  type ScriptRunner,
+  type ToolHandlers,
+} from "../../lib/meta_server/mod.ts";
+import { fixtureServerToml, makeDirs, writePlugin } from "../_fakes_meta.ts";
+
+const TOOLS = { tools: [{ name: "list_tools", inputSchema: { type: "object" as const } }] };
+
+Deno.test("connectServerShell() answers initialize before the handlers exist; tools/list waits for them", async () => {
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const shell = await connectServerShell(b);
+  const client = new Client({ name: "test-agent", version: "1" });
+  await client.connect(a);
+  assert.equal(client.getInstructions(), INSTRUCTIONS);
+  await shell.firstAnswered; // the initialize answer went out: the rest may load now
+  let listed = false;
+  const listing = client.listTools().then((r) => {
+    listed = true;
+    return r;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(listed, false, "tools/list answered before the handlers were supplied");
+  const handlers: ToolHandlers = {
+    listTools: () => Promise.resolve(TOOLS),
+    callTool: () => Promise.resolve({ content: [] }),
+    setLevel: () => {},
+  };
+  shell.supply(handlers);
+  assert.deepEqual((await listing).tools.map((t) => t.name), ["list_tools"]);
+  await client.close();
+  await shell.closed;
+});
+
+Deno.test("connectServerShell() fails the waiting tool requests when loading failed", async () => {
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const shell = await connectServerShell(b);
+  const client = new Client({ name: "test-agent", version: "1" });
+  await client.connect(a);
+  const listing = client.listTools();
+  shell.supply(Promise.reject(new Error("Cannot read the workspace: permission denied")));
+  await assert.rejects(listing, /permission denied/);
+  await client.close();
+});
+
+/** A runner that answers every script with the same successful object. */
+const objectRunner: ScriptRunner = {
+  run: () => Promise.resolve({ text: '{"result":[1,2]}', isError: false, structured: { result: [1, 2] } }),
+};
+
+async function executeAs(clientName: string) {
+  const dirs = await makeDirs();
+  await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
+  const catalog = await Catalog.open({
+    cwd: dirs.ws,
+    env: { SYMPOSIUM_HOME: dirs.home },
+    homeDir: dirs.root,
+  });
+  const server = createMetaServer({ catalog, runner: objectRunner });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(b);
+  const client = new Client({ name: clientName, version: "1" });
+  await client.connect(a);
+  try {
+    return await client.callTool({ name: "execute", arguments: { script: "return [1, 2]" } });
+  } finally {
+    await client.close();
+    await server.close();
+    await catalog.close();
+    await dirs.remove();
+  }
+}
+
+Deno.test("execute sends the answer as structuredContent beside the same object as text", async () => {
+  const result = await executeAs("claude-code");
+  assert.deepEqual(result.structuredContent, { result: [1, 2] });
+  assert.deepEqual(result.content, [{ type: "text", text: '{"result":[1,2]}' }]);
+});
+
+Deno.test("execute leaves structuredContent out for Cline CLI, which shows the model the whole result", async () => {
+  const result = await executeAs("@cline/core");
+  assert.equal(result.structuredContent, undefined);
+  assert.deepEqual(result.content, [{ type: "text", text: '{"result":[1,2]}' }]);
+});
