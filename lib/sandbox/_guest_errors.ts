@@ -82,19 +82,14 @@ export function readThrown(
 /**
  * The failure for a script that parses neither as JavaScript nor as TypeScript.
  *
- * @param syntaxError QuickJS's message for the statement-body form, e.g. `SyntaxError: … at script.js:2:7`.
- * @param code The normalized script, to tell a position past its end (the wrapper's closing line).
+ * @param syntaxError The syntax error of the statement-body form, its position already in the script as
+ *   sent (`SyntaxError: … at script.js:2:7`, or `… at the end of the script`).
  */
-export function syntaxFailure(syntaxError: string, code: string): SandboxFailure {
-  const lastLine = code.split("\n").length;
-  const shown = syntaxError.replace(
-    /at script\.js:(\d+):\d+$/,
-    (found, line) => Number(line) > lastLine ? "at the end of the script" : found,
-  );
+export function syntaxFailure(syntaxError: string): SandboxFailure {
   return {
     error: "script_error",
     message:
-      `${shown}\nThe script did not parse as JavaScript or TypeScript. Send an expression, a statement ` +
+      `${syntaxError}\nThe script did not parse as JavaScript or TypeScript. Send an expression, a statement ` +
       "body that returns a value, or an async arrow function.",
   };
 }

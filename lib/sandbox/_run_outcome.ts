@@ -11,7 +11,8 @@ import type {
   QuickJSHandle,
   QuickJSRuntime,
 } from "quickjs-emscripten-core";
-import { crashFailure, readThrown } from "./_guest_errors.ts";
+import { crashFailure, readThrown, SCRIPT_FILE } from "./_guest_errors.ts";
+import { type PositionMap, relocatePositions } from "./_positions.ts";
 import type { Ending, EngineOutcome, Internals, StopReason } from "./_run_types.ts";
 import { truncateUtf8 } from "./_utf8.ts";
 import type { SandboxFailure, SandboxLimits } from "./types.ts";
@@ -41,6 +42,8 @@ export interface OutcomeSource {
   extractionInterrupted(): boolean;
   /** Emits one console line (within the run's console budget). */
   log(line: string): void;
+  /** Positions of the compiled source → the script as sent; absent before the script compiled. */
+  readonly positions?: PositionMap | undefined;
 }
 
 /** Turns one run's ending into its outcome; create it when the script ended and call `conclude()` once. */
@@ -174,7 +177,7 @@ export class OutcomeReader {
       // stack overflow on the host side can make it do.
       return crashFailure(new RangeError("Maximum call stack size exceeded"));
     }
-    return { error: "script_error", message: prefix + described.text };
+    return { error: "script_error", message: prefix + this.#inScript(described.text) };
   }
 
   #nearMemoryLimit(): boolean {
@@ -204,6 +207,14 @@ export class OutcomeReader {
     result.value.dispose();
     const counts = new Map<string, number>();
     for (const line of lines) counts.set(line, (counts.get(line) ?? 0) + 1);
-    for (const [line, count] of counts) this.#src.log(count > 1 ? `${line} (×${count})` : line);
+    for (const [line, count] of counts) {
+      this.#src.log(this.#inScript(count > 1 ? `${line} (×${count})` : line));
+    }
+  }
+
+  /** `text` with every `script.js:L:C` given in the script as the agent sent it. */
+  #inScript(text: string): string {
+    const { positions } = this.#src;
+    return positions ? relocatePositions(text, SCRIPT_FILE, positions) : text;
   }
 }

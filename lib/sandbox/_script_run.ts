@@ -10,6 +10,7 @@ import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emsc
 import { clampStackBytes } from "./limits.ts";
 import type { TypeStripper } from "./normalize.ts";
 import { compileScript } from "./_compile.ts";
+import type { PositionMap } from "./_positions.ts";
 import { ConsoleBudget } from "./_console_budget.ts";
 import { crashFailure } from "./_guest_errors.ts";
 import { HostBridge } from "./_host_bridge.ts";
@@ -42,6 +43,7 @@ export class ScriptRun {
   #wake: (() => void) | undefined;
   #growFailuresAtStart = 0;
   #extractionInterrupted = false;
+  #positions: PositionMap | undefined;
 
   constructor(
     module: SandboxModule,
@@ -173,6 +175,7 @@ export class ScriptRun {
       else if ("error" in compiled) compiled.error.dispose();
       return { ending: { kind: "stopped", reason: this.#stopReason } };
     }
+    if ("positions" in compiled) this.#positions = compiled.positions;
     if ("main" in compiled) return compiled;
     if ("error" in compiled) return { ending: { kind: "thrown", prefix: "", error: compiled.error } };
     return { ending: { kind: "failed", failure: compiled.failure } };
@@ -237,6 +240,7 @@ export class ScriptRun {
       beginExtraction: () => this.#extractionDeadline = Date.now() + EXTRACTION_BUDGET_MS,
       extractionInterrupted: () => this.#extractionInterrupted,
       log: (line) => this.#console.log(line),
+      positions: this.#positions,
     }).conclude(ending, mainPromise);
   }
 

@@ -30,23 +30,76 @@ export interface ScriptCandidate {
  * ```
  */
 export function normalizeScript(script: string): string {
-  let text = script.trim();
-  if (text.startsWith("```")) {
-    const newline = text.indexOf("\n");
-    text = newline === -1 ? "" : text.slice(newline + 1);
-    text = text.trimEnd();
-    if (text.endsWith("```")) text = text.slice(0, -3);
-    text = text.trim();
+  return normalizeScriptWithOrigin(script).code;
+}
+
+/** {@link normalizeScript}'s code and where each of its characters came from in the script as sent. */
+export interface NormalizedScript {
+  code: string;
+  /** Index in `code` (UTF-16 units) → index in the script as sent; `code.length` maps past its last character. */
+  origin(index: number): number;
+}
+
+/**
+ * {@link normalizeScript}, keeping track of where the code lies in the script, so positions QuickJS
+ * reports can be given in the script as the agent wrote it.
+ *
+ * @param options.keepTrailingSemicolons Leave trailing semicolons (a statement body needs no stripping,
+ *   and its syntax errors then point at the script's own last token). @default false
+ */
+export function normalizeScriptWithOrigin(
+  script: string,
+  options: { keepTrailingSemicolons?: boolean } = {},
+): NormalizedScript {
+  let start = 0;
+  let end = script.length;
+  const trimStart = () => {
+    while (start < end && /\s/.test(script[start]!)) start++;
+  };
+  const trimEnd = () => {
+    while (end > start && /\s/.test(script[end - 1]!)) end--;
+  };
+  const empty: NormalizedScript = { code: "", origin: () => script.length };
+  trimStart();
+  trimEnd();
+  if (script.startsWith("```", start)) {
+    const newline = script.indexOf("\n", start);
+    if (newline === -1 || newline >= end) return empty;
+    start = newline + 1;
+    trimEnd();
+    if (end - start >= 3 && script.startsWith("```", end - 3)) end -= 3;
+    trimStart();
+    trimEnd();
   }
-  if (text.startsWith("#!")) {
-    const newline = text.indexOf("\n");
-    text = newline === -1 ? "" : text.slice(newline);
-    if (text.trim() === "") text = "";
+  if (script.startsWith("#!", start)) {
+    const newline = script.indexOf("\n", start);
+    if (newline === -1 || newline >= end) return empty;
+    start = newline;
+    if (script.slice(start, end).trim() === "") return empty;
   }
-  const exported = /^(\s*)export default /.exec(text);
-  if (exported) text = exported[1] + text.slice(exported[0].length).trimStart();
-  while (text.endsWith(";")) text = text.slice(0, -1).trimEnd();
-  return text;
+  // `export default ` after leading whitespace is cut out, with the whitespace that follows it.
+  let cutFrom = start;
+  let cutTo = start;
+  const exported = /^(\s*)export default /.exec(script.slice(start, end));
+  if (exported) {
+    cutFrom = start + exported[1]!.length;
+    cutTo = start + exported[0].length;
+    while (cutTo < end && /\s/.test(script[cutTo]!)) cutTo++;
+  }
+  if (!options.keepTrailingSemicolons) {
+    while (end > cutTo && script[end - 1] === ";") {
+      end--;
+      while (end > cutTo && /\s/.test(script[end - 1]!)) end--;
+    }
+  }
+  // Only whitespace before a cut-out `export default ` with nothing after it: nothing is left.
+  if (end <= cutTo && cutTo > cutFrom) return empty;
+  const code = script.slice(start, cutFrom) + script.slice(cutTo, end);
+  const head = cutFrom - start;
+  return {
+    code,
+    origin: (index) => (index < head ? start + index : cutTo + (index - head)),
+  };
 }
 
 /** A line that opens or closes a Markdown code fence: three backticks, optionally a language tag. */

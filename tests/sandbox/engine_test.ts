@@ -88,7 +88,7 @@ Deno.test("QuickJSEngine.run() reports a syntax error with its position", async 
   assert.equal(failure.error, "script_error");
   assert.match((failure as { message: string }).message, /^SyntaxError: .* at script\.js:2:7\n/);
   assert.match((failure as { message: string }).message, /did not parse as JavaScript or TypeScript/);
-  const atEnd = failureOf(await runInEngine("const a = 1;\nreturn a +;"));
+  const atEnd = failureOf(await runInEngine("const a = 1;\nreturn [a, 2"));
   assert.match((atEnd as { message: string }).message, /^SyntaxError: .* at the end of the script\n/);
 });
 
