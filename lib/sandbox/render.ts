@@ -13,8 +13,8 @@ import type { SandboxResult } from "./types.ts";
 
 /** `structuredContent` of a successful `execute` answer (see {@link renderExecuteText}). */
 export interface ExecuteStructured {
-  /** The script's return value (`undefined` → `null`); when cut, the cut JSON text as a string. */
-  result: unknown;
+  /** The script's return value; absent when it returned `undefined`; when cut, the cut JSON text as a string. */
+  result?: unknown;
   /** Present when `result` was cut at `max-result-bytes`: how big the value was and what to do. */
   truncated?: string;
   /** Captured console lines (`[warn] `/`[error] ` prefixed), then a line saying what was dropped. */
@@ -27,7 +27,8 @@ export interface ExecuteStructured {
 /**
  * Renders a sandbox result as the `execute` answer.
  *
- * Success: `structured` is `{ result }` (the value parsed from `valueJson`; the cut text when it was cut,
+ * Success: `structured` is `{ result }` (the value parsed from `valueJson`, no `result` for `undefined`; the
+ * cut text when it was cut,
  * with `truncated: "cut from N bytes. Return less data — filter or select fields inside the script."`),
  * plus `console` (each line; `[further output dropped: B bytes in N lines]` when the budget ran out,
  * without the amount when it is unknown) and `notices` when not empty; `text` is its compact JSON.
@@ -60,6 +61,8 @@ export function renderExecuteText(
         truncated: `cut from ${result.originalBytes} bytes. Return less data — filter or select fields ` +
           "inside the script.",
       }
+      : result.valueJson === "undefined"
+      ? {}
       : { result: parseOrText(result.valueJson) };
     if (console.length > 0) structured.console = console;
     if (notices.length > 0) structured.notices = [...notices];

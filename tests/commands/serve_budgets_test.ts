@@ -29,6 +29,12 @@ async function withSession(
   }
 }
 
+/** The value of a successful `execute`: its text is the answer object `{ result }` serialized. */
+function valueOf(answer: { text: string; isError: boolean }): unknown {
+  assert.equal(answer.isError, false, answer.text);
+  return (JSON.parse(answer.text) as { result?: unknown }).result;
+}
+
 function isAlive(pid: number): boolean {
   try {
     Deno.kill(pid, "SIGCONT");
@@ -62,8 +68,7 @@ Deno.test("mcp-serve answers bad JSON-RPC on stdin with -32700/-32600 and keeps 
 
 Deno.test("mcp-serve refuses a stdin message over max-message-mb by id; the backing servers keep running", async () => {
   await withSession(await makeRawWorld(HOSTILE, "max-message-mb = 1"), async (serve) => {
-    const backing =
-      (JSON.parse((await serve.execute("return await hostile.pid()")).text) as { pid: number }).pid;
+    const backing = (valueOf(await serve.execute("return await hostile.pid()")) as { pid: number }).pid;
     assert.ok(Number.isInteger(backing));
     const head = '{"jsonrpc":"2.0","id":9011,"method":"ping","params":{"pad":"';
     const reply = serve.waitReply(9011);
@@ -75,7 +80,7 @@ Deno.test("mcp-serve refuses a stdin message over max-message-mb by id; the back
       /2\.9 MiB, more than the 1 MiB one message may be \(\[mcp\] max-message-mb\)/,
     );
     assert.ok(isAlive(backing));
-    assert.equal((await serve.execute("return (await hostile.pid()).pid")).text, String(backing));
+    assert.equal(valueOf(await serve.execute("return (await hostile.pid()).pid")), backing);
   });
 });
 
@@ -84,7 +89,7 @@ Deno.test("mcp-serve answers pings while it checks a backtracking outputSchema p
     await serve.execute("return await hostile.pid()");
     // 2^60 steps for a backtracking engine; RE2 answers at once.
     const checked = await serve.whilePinging(serve.execute("return await hostile.redos({ n: 60 })", 60_000));
-    assert.match(checked.value.text, /\[hostile\.redos: result off-shape, treat as unknown\]/);
+    assert.match(checked.value.text, /"notices":\["hostile\.redos: result off-shape, treat as unknown"\]/);
     assert.ok(checked.maxPingMs < 5_000, `slowest ping ${checked.maxPingMs} ms`);
     const globbed = await serve.whilePinging(serve.listTools({ pattern: `${"*".repeat(28)}!` }, 60_000));
     assert.match(
@@ -131,7 +136,7 @@ Deno.test("mcp-serve reports a stdio answer over max-message-mb as too large, no
         /hostile\.huge_line answered 2\.9 MiB, more than the 1 MiB one answer may be/,
       );
       assert.ok(performance.now() - started < 50_000);
-      assert.equal((await serve.execute("return await hostile.quiet()")).text, '"ok"');
+      assert.equal(valueOf(await serve.execute("return await hostile.quiet()")), "ok");
     },
   );
 });
@@ -146,8 +151,8 @@ Deno.test("mcp-serve keeps the session log within its budget under a flood of ba
       "for (let i = 0; i < 70; i++) await hostile.chatty({ bytes: 200000 }); return 'done'",
       120_000,
     );
-    assert.equal(result.text, '"done"');
-    assert.equal((await serve.execute("return await hostile.quiet()")).text, '"ok"');
+    assert.equal(valueOf(result), "done");
+    assert.equal(valueOf(await serve.execute("return await hostile.quiet()")), "ok");
     await serve.close();
     const logs = [...Deno.readDirSync(`${world.home}/logs`)].map((e) => `${world.home}/logs/${e.name}`);
     assert.equal(logs.length, 1);
@@ -169,8 +174,8 @@ Deno.test("mcp-serve coalesces a flood of tools/list_changed for the agent", asy
     await serve.execute("return await hostile.pid()");
     const before = serve.notifications.length;
     assert.equal(
-      (await serve.execute("return await hostile.flood({ count: 3000 })", 60_000)).text,
-      '"flooded"',
+      valueOf(await serve.execute("return await hostile.flood({ count: 3000 })", 60_000)),
+      "flooded",
     );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const reached = serve.notifications.slice(before).filter((n) =>
@@ -190,7 +195,7 @@ await new Promise((resolve) => setTimeout(resolve, 200));
 return outcomes;`,
       60_000,
     );
-    const refused = JSON.parse(result.text.split("\n")[0]!) as string[];
+    const refused = valueOf(result) as string[];
     assert.equal(refused.length, 2);
     assert.match(
       refused[0]!,
@@ -204,8 +209,9 @@ Deno.test("mcp-serve names server.tool in an uncaught tool error and tells undef
     const denied = await serve.execute("await hostile.deny()");
     assert.equal(denied.isError, true);
     assert.match(denied.text, /Error from hostile\.deny: Permission denied: \/root/);
-    assert.equal((await serve.execute("return undefined")).text, "undefined");
-    assert.equal((await serve.execute("return null")).text, "null");
+    // No `result` at all for undefined, `result: null` for null.
+    assert.equal((await serve.execute("return undefined")).text, "{}");
+    assert.equal((await serve.execute("return null")).text, '{"result":null}');
   });
 });
 
@@ -215,14 +221,14 @@ Deno.test("mcp-serve applies the good keys of a config with a bad one and tells 
     const first = await serve.execute("return await hostile.quiet()");
     assert.match(
       first.text,
-      /\[config\.toml: Cannot load config file: \[mcp\] max-tool-calls must be an integer/,
+      /"config\.toml: Cannot load config file: \[mcp\] max-tool-calls must be an integer/,
     );
     assert.match(
       first.text,
       /tool-call-timeout-secs is 4 s \(not 60 s\) to stay below script-timeout-secs \(5 s\)/,
     );
     const second = await serve.execute("return await hostile.quiet()");
-    assert.equal(second.text, '"ok"');
+    assert.equal(valueOf(second), "ok");
     const timedOut = await serve.execute("await new Promise((resolve) => setTimeout(resolve, 8000))", 60_000);
     assert.match(timedOut.text, /"error":"script_timeout","limit_secs":5/);
   });

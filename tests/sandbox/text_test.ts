@@ -35,6 +35,17 @@ Deno.test("renderExecuteText() renders a plain success as { result } in text and
   });
 });
 
+Deno.test("renderExecuteText() answers {} for undefined, so it reads apart from null", () => {
+  const result: SandboxResult = {
+    ok: true,
+    valueJson: "undefined",
+    originalBytes: 9,
+    truncated: false,
+    ...base,
+  };
+  assert.deepEqual(renderExecuteText(result, []), { text: "{}", isError: false, structured: {} });
+});
+
 Deno.test("renderExecuteText() wraps every kind of value in an object", () => {
   for (const valueJson of ['"text"', "42", "null", "true", '{"result":1}']) {
     const result: SandboxResult = { ok: true, valueJson, originalBytes: 4, truncated: false, ...base };
