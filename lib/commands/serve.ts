@@ -71,6 +71,9 @@ export async function runServe(ctx: CommandContext): Promise<number> {
   return 0;
 }
 
+/** The levels a {@link LateLogger} keeps lines of. */
+type LineLevel = "debug" | "info" | "warn" | "error";
+
 /** Lines kept for a {@link LateLogger} until it is attached; later ones are counted, not kept. */
 const LATE_LINES_KEPT = 100;
 
@@ -80,7 +83,7 @@ const LATE_LINES_KEPT = 100;
  */
 class LateLogger implements Logger {
   #target: Logger | undefined;
-  readonly #kept: [keyof Omit<Logger, "child">, string][] = [];
+  readonly #kept: [LineLevel, string][] = [];
   #dropped = 0;
 
   attach(target: Logger): void {
@@ -88,7 +91,7 @@ class LateLogger implements Logger {
     for (const [level, message] of this.#kept.splice(0)) target[level](message);
     if (this.#dropped > 0) target.warn(`${this.#dropped} earlier lines dropped before the log was open`);
   }
-  #line(level: keyof Omit<Logger, "child">, message: string): void {
+  #line(level: LineLevel, message: string): void {
     if (this.#target) this.#target[level](message);
     else if (this.#kept.length < LATE_LINES_KEPT) this.#kept.push([level, message]);
     else this.#dropped++;
