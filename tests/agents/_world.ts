@@ -70,6 +70,7 @@ export async function makeAgentWorld(
   options: { denoDir: string },
 ): Promise<AgentWorld> {
   await Deno.mkdir(parent, { recursive: true });
+  await removeOldWorlds(parent);
   const root = await Deno.makeTempDir({ dir: parent, prefix: `${prefix}-` });
   const home = `${root}/home`;
   const ws = `${root}/workspace`;
@@ -114,6 +115,19 @@ export async function makeAgentWorld(
     token,
     remove: () => Deno.remove(root, { recursive: true }),
   };
+}
+
+/** Worlds kept for a look (a failed run, `STAND_IN_DUMP`) are removed once older than this, in ms. */
+export const KEEP_WORLDS_MS = 24 * 3600_000;
+
+async function removeOldWorlds(parent: string): Promise<void> {
+  for await (const entry of Deno.readDir(parent)) {
+    const path = `${parent}/${entry.name}`;
+    const info = await Deno.stat(path).catch(() => undefined); // Removed meanwhile by another run.
+    if (info?.mtime && Date.now() - info.mtime.getTime() > KEEP_WORLDS_MS) {
+      await Deno.remove(path, { recursive: true }).catch(() => {}); // Another run may be removing it too.
+    }
+  }
 }
 
 /** ANSI colour and cursor sequences, which some agents print even when not on a terminal. */
