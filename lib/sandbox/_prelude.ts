@@ -232,21 +232,25 @@ export const PRELUDE_SOURCE = String.raw`(function (native, unreachableJson) {
   const namespaceLabel = function (value) {
     return value !== null && typeof value === "object" ? apply(labelOf, namespaceLabels, [value]) : undefined;
   };
+  const makeResources = function (ns) {
+    const resources = create(null);
+    resources.list = function (args) { return callTool(ns, "$resources.list", args); };
+    resources.read = function (args) { return callTool(ns, "$resources.read", args); };
+    return freeze(resources);
+  };
   const makeNamespace = function (ns) {
     const label = "[server " + ns + "]";
     const coerce = function () { return label; };
     // srv.$resources.list() / .read({ uri }): host calls with keys "$resources.list" / "$resources.read"
     // ("$" is not allowed in MCP tool names, so these never shadow a tool).
-    const resources = create(null);
-    resources.list = function (args) { return callTool(ns, "$resources.list", args); };
-    resources.read = function (args) { return callTool(ns, "$resources.read", args); };
-    Object.freeze(resources);
+    // Made on first use, so a script that never touches it costs nothing.
+    let resources;
     const handler = create(null);
     handler.get = function (_target, key, receiver) {
       if (key === toPrimitive) return coerce;
       if (key === toStringTag) return "server " + ns;
       if (typeof key !== "string" || unreachable[key] === true) return undefined;
-      if (key === "$resources") return resources;
+      if (key === "$resources") return resources === undefined ? (resources = makeResources(ns)) : resources;
       if (key === "toJSON") {
         return function (args) {
           if (this === receiver && typeof args === "string") return label;
