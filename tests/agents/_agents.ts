@@ -263,7 +263,12 @@ export const AGENT_CASES: readonly AgentCase[] = [
     needsNode22: true,
     bin: "cline",
     syncName: "cline",
-    async prepare({ modelUrl, run }) {
+    async prepare({ home, modelUrl, run }) {
+      // Cline CLI's own global settings (`~/.cline/data/settings/global-settings.json`): no telemetry, no updates.
+      await writeJson(`${home}/.cline/data/settings/global-settings.json`, {
+        telemetryOptOut: true,
+        autoUpdateEnabled: false,
+      });
       const out = await run([
         "auth",
         "-p",
