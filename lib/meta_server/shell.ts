@@ -101,13 +101,12 @@ export async function connectServerShell(
   const timer = setTimeout(markAnswered, FIRST_ANSWER_WAIT_MS);
   void firstAnswered.then(() => clearTimeout(timer));
   const shell = createServerShell({ onToolRequest: markAnswered });
+  // The first answer is handed to the transport within the turn its request was read in.
   const send = transport.send.bind(transport);
-  transport.send = async (message, options) => {
-    try {
-      return await send(message, options);
-    } finally {
-      markAnswered();
-    }
+  transport.send = (message, options) => {
+    const sent = send(message, options);
+    markAnswered();
+    return sent;
   };
   const closed = new Promise<void>((resolve) => {
     shell.server.onclose = () => resolve();
