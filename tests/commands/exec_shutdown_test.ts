@@ -48,7 +48,9 @@ Deno.test("mcp exec kills a server that does not read 20 queued 2 MiB calls afte
   if (serverAlive) Deno.kill(pid, "SIGKILL");
   await dirs.remove();
   const stdout = new TextDecoder().decode(output.stdout);
-  assert.match(stdout + new TextDecoder().decode(output.stderr), /script_timeout/);
+  // The 4 s deadline ends the script, or (tool-call-timeout-secs is lowered to 3 s) every queued call has
+  // timed out by then and the script returns: either way the run ended while the calls were unread.
+  assert.match(stdout + new TextDecoder().decode(output.stderr), /script_timeout|"unreachable"/);
   // 4 s script + 1 s grace (+ Deno start-up on a loaded machine); the server stalls 90 s.
   assert.ok(took < 30_000, `mcp exec took ${took} ms`);
   assert.equal(serverAlive, false, "the stalled server outlived mcp exec");
