@@ -128,3 +128,49 @@ export function renderTable(figures: readonly Figure[]): string {
   return [line(rows[0]!), `| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`, ...rows.slice(1).map(line)]
     .join("\n");
 }
+
+/** What {@link writeReport} needs besides the figures. */
+export interface ReportOptions {
+  /** Load average when the run began ({@link loadAverage}). */
+  loadAtStart: number;
+  /** The run took fewer samples (`BENCH_QUICK=1`). */
+  quick: boolean;
+  /** Where the JSON goes. */
+  out: string;
+  /** Print the machine's memory and node version in the summary line. @default true */
+  fullMachine?: boolean;
+}
+
+/**
+ * Prints the figures as a table with their notes and a one-line summary (date, machine, load), and
+ * writes the report `{ date, machine, loadAverage, quick, figures, checks }` as JSON to `options.out`.
+ */
+export async function writeReport(
+  figures: readonly Figure[],
+  checks: Record<string, unknown>,
+  options: ReportOptions,
+): Promise<void> {
+  const loadAtEnd = loadAverage();
+  const machine = describeMachine();
+  const report = {
+    date: new Date().toISOString(),
+    machine,
+    loadAverage: { start: options.loadAtStart, end: loadAtEnd },
+    quick: options.quick,
+    figures,
+    checks,
+  };
+  console.log(renderTable(figures));
+  for (const f of figures) for (const note of f.notes ?? []) console.log(`- ${f.figure}: ${note}`);
+  const hardware = options.fullMachine === false
+    ? `${machine.cpu}, ${machine.cores} cores`
+    : `${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB · ${machine.os} · Deno ${machine.deno} · ` +
+      `node ${machine.node}`;
+  console.log(
+    `\n${report.date.slice(0, 10)} · ${hardware} · load ${options.loadAtStart.toFixed(2)} → ` +
+      `${loadAtEnd.toFixed(2)}${options.quick ? " · QUICK (fewer samples)" : ""}`,
+  );
+  await Deno.mkdir(options.out.slice(0, options.out.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(options.out, JSON.stringify(report, null, 2) + "\n");
+  console.log(`written: ${options.out}`);
+}

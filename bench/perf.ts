@@ -22,15 +22,7 @@ import {
   todoScript,
   type World,
 } from "./_world.ts";
-import {
-  describeMachine,
-  type Figure,
-  loadAverage,
-  renderTable,
-  rssMiB,
-  type Stats,
-  statsOf,
-} from "./_perf_stats.ts";
+import { type Figure, loadAverage, rssMiB, type Stats, statsOf, writeReport } from "./_perf_stats.ts";
 
 const QUICK = Deno.env.get("BENCH_QUICK") === "1";
 const OUT = Deno.env.get("BENCH_OUT") ?? `${REPO}bench/results/perf.json`;
@@ -356,23 +348,4 @@ try {
   await world.remove();
 }
 
-const loadAtEnd = loadAverage();
-const report = {
-  date: new Date().toISOString(),
-  machine: describeMachine(),
-  loadAverage: { start: loadAtStart, end: loadAtEnd },
-  quick: QUICK,
-  figures,
-  checks,
-};
-console.log(renderTable(figures));
-for (const f of figures) for (const note of f.notes ?? []) console.log(`- ${f.figure}: ${note}`);
-console.log(
-  `\n${report.date.slice(0, 10)} · ${report.machine.cpu}, ${report.machine.cores} cores, ` +
-    `${report.machine.memoryGiB} GiB · ${report.machine.os} · Deno ${report.machine.deno} · node ` +
-    `${report.machine.node} · load ${loadAtStart.toFixed(2)} → ${loadAtEnd.toFixed(2)}` +
-    (QUICK ? " · QUICK (fewer samples)" : ""),
-);
-await Deno.mkdir(OUT.slice(0, OUT.lastIndexOf("/")), { recursive: true });
-await Deno.writeTextFile(OUT, JSON.stringify(report, null, 2) + "\n");
-console.log(`written: ${OUT}`);
+await writeReport(figures, checks, { loadAtStart, quick: QUICK, out: OUT });

@@ -22,15 +22,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { sourceRunArgs } from "../lib/self_command.ts";
 import { scaleCorpus } from "../testdata/catalog/scale_corpus.ts";
 import { connectMetaServer, REPO, type World } from "./_world.ts";
-import {
-  describeMachine,
-  type Figure,
-  loadAverage,
-  renderTable,
-  rssMiB,
-  type Stats,
-  statsOf,
-} from "./_perf_stats.ts";
+import { type Figure, loadAverage, rssMiB, type Stats, statsOf, writeReport } from "./_perf_stats.ts";
 
 const QUICK = Deno.env.get("BENCH_QUICK") === "1";
 const OUT = Deno.env.get("BENCH_OUT") ?? `${REPO}bench/results/search.json`;
@@ -348,22 +340,4 @@ try {
   await oneWorld.remove();
 }
 
-const loadAtEnd = loadAverage();
-const report = {
-  date: new Date().toISOString(),
-  machine: describeMachine(),
-  loadAverage: { start: loadAtStart, end: loadAtEnd },
-  quick: QUICK,
-  figures,
-  checks,
-};
-console.log(renderTable(figures));
-for (const f of figures) for (const note of f.notes ?? []) console.log(`- ${f.figure}: ${note}`);
-console.log(
-  `\n${report.date.slice(0, 10)} · ${report.machine.cpu}, ${report.machine.cores} cores · load ${
-    loadAtStart.toFixed(2)
-  } → ${loadAtEnd.toFixed(2)}${QUICK ? " · QUICK (fewer samples)" : ""}`,
-);
-await Deno.mkdir(OUT.slice(0, OUT.lastIndexOf("/")), { recursive: true });
-await Deno.writeTextFile(OUT, JSON.stringify(report, null, 2) + "\n");
-console.log(`written: ${OUT}`);
+await writeReport(figures, checks, { loadAtStart, quick: QUICK, out: OUT, fullMachine: false });
