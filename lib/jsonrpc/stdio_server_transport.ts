@@ -28,7 +28,15 @@ export interface LineStdioServerTransportOptions {
 }
 
 /**
- * Reads messages from `input` until EOF (then `onclose`), writes each sent message as one line.
+ * Longest wait, after stdin ends, for the answers to requests already read, in milliseconds: an agent
+ * that writes its requests and closes stdin (`echo … | mcp-serve`) still gets them, and a request
+ * that never finishes (a long `execute`) does not hold the process much past the agent's goodbye.
+ */
+export const DRAIN_AFTER_EOF_MS = 10_000;
+
+/**
+ * Reads messages from `input` until EOF, then waits (at most {@link DRAIN_AFTER_EOF_MS}) until every
+ * request it passed on has been answered, then `onclose`; writes each sent message as one line.
  * Lines are handled in order; one that fails hygiene is answered here and never reaches the SDK.
  */
 export class LineStdioServerTransport implements Transport {
@@ -45,6 +53,9 @@ export class LineStdioServerTransport implements Transport {
   #started = false;
   #closed = false;
   #reading: Promise<void> | undefined;
+  /** Ids (as JSON) of requests passed on and not answered yet. */
+  readonly #unanswered = new Set<string>();
+  #allAnswered: (() => void) | undefined;
 
   constructor(options: LineStdioServerTransportOptions = {}) {
     this.#input = options.input ?? Deno.stdin.readable;
@@ -71,6 +82,7 @@ export class LineStdioServerTransport implements Transport {
         if (this.#closed) return;
       }
       for (const event of lines.end()) this.#handle(event);
+      await this.#drain();
     } catch (error) {
       if (!this.#closed) this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     } finally {
@@ -94,6 +106,8 @@ export class LineStdioServerTransport implements Transport {
     if (event.text.trim() === "") return;
     const classified = classifyLine(event.text);
     if (classified.kind === "message") {
+      const m = classified.message as { id?: unknown; method?: unknown };
+      if (typeof m.method === "string" && m.id !== undefined) this.#unanswered.add(JSON.stringify(m.id));
       try {
         this.onmessage?.(classified.message);
       } catch (error) {
@@ -116,6 +130,26 @@ export class LineStdioServerTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) throw new Error("the transport is closed");
     await this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+    const m = message as { id?: unknown; method?: unknown };
+    if (m.method === undefined && m.id !== undefined && this.#unanswered.delete(JSON.stringify(m.id))) {
+      if (this.#unanswered.size === 0) this.#allAnswered?.();
+    }
+  }
+
+  /** After EOF: resolves once every request read has been answered, or after {@link DRAIN_AFTER_EOF_MS}. */
+  async #drain(): Promise<void> {
+    if (this.#unanswered.size === 0 || this.#closed) return;
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#allAnswered = resolve;
+    const timer = setTimeout(resolve, DRAIN_AFTER_EOF_MS);
+    try {
+      await promise;
+    } finally {
+      clearTimeout(timer);
+      if (this.#unanswered.size > 0) {
+        this.#logger.info(`stdin ended; ${this.#unanswered.size} request(s) still unanswered are dropped`);
+      }
+    }
   }
 
   async close(): Promise<void> {

@@ -143,8 +143,12 @@ export function parseMcpConfig(text: string, file: string): McpConfig {
   return report.config;
 }
 
+/** What a bad `confirm-tools` value falls back to: the strictest mode (a safety setting fails closed). */
+const CONFIRM_TOOLS_STRICTEST = "writes";
+
 /**
- * Reads the `[mcp]` table of a `config.toml` text leniently: a bad key costs only that key.
+ * Reads the `[mcp]` table of a `config.toml` text leniently: a bad key costs only that key (it keeps its
+ * default, except `confirm-tools`, which falls back to the strictest mode, `"writes"`).
  * When `tool-call-timeout-secs` is not below `script-timeout-secs` and was not written, it follows:
  * `script-timeout-secs − 1` (upstream's clamp), with a warning. Written explicitly and not below,
  * it is a problem of that key, and then follows the same way.
@@ -210,6 +214,21 @@ export function readMcpConfig(text: string, file: string): McpConfigReport {
     }
     const problem = checkValue(key, value, rule, doc, file);
     if (problem) {
+      if (key === "confirm-tools") {
+        // A safety setting fails closed: a misspelled mode must not turn confirmation off.
+        config.confirmTools = CONFIRM_TOOLS_STRICTEST;
+        problems.push(
+          new UserError(
+            problem.code,
+            `${problem.message}; until it is fixed, "${CONFIRM_TOOLS_STRICTEST}" applies`,
+            {
+              ...(problem.hint !== undefined ? { hint: problem.hint } : {}),
+              ...(problem.location !== undefined ? { location: problem.location } : {}),
+            },
+          ),
+        );
+        continue;
+      }
       problems.push(problem);
       continue;
     }
@@ -257,7 +276,7 @@ function checkValue(
     if (typeof value !== "string" || !choices.includes(value)) {
       const shown = typeof value === "string" ? JSON.stringify(value) : `a ${tomlTypeName(value)}`;
       const near = typeof value === "string" ? closestMatch(value, choices) : undefined;
-      throw new UserError(
+      return new UserError(
         "CONFIG_BAD_VALUE",
         `Cannot load config file: [mcp] ${key} must be one of ${
           choices.map((c) => `"${c}"`).join(", ")

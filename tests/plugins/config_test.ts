@@ -292,3 +292,14 @@ Deno.test("loadMcpConfig() refuses a config.toml that is not valid UTF-8, with t
     });
   });
 });
+
+Deno.test("readMcpConfig() falls back to the strictest confirm-tools mode on a bad value (fails closed)", () => {
+  const report = readMcpConfig('[mcp]\nconfirm-tools = "write"\nmax-tool-calls = 7\n', "config.toml");
+  assert.equal(report.config.confirmTools, "writes");
+  assert.equal(report.config.maxToolCalls, 7);
+  assert.equal(report.problems.length, 1);
+  assert.match(report.problems[0]!.message, /confirm-tools.*until it is fixed, "writes" applies/);
+  assert.equal(report.problems[0]!.location?.line, 2);
+  assert.equal(readMcpConfig("[mcp]\nconfirm-tools = 3\n", "config.toml").config.confirmTools, "writes");
+  assert.equal(readMcpConfig("[mcp]\n", "config.toml").config.confirmTools, "never");
+});
