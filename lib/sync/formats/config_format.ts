@@ -68,6 +68,26 @@ export class ConfigShapeError extends UserError {
   }
 }
 
+/**
+ * The error for an entry whose surroundings sync cannot splice safely (the edit would not parse back as
+ * intended): names the container and tells the user to edit the entry by hand.
+ *
+ * @param containerPath Path of the object or mapping holding the entry.
+ * @param entryPath Path of the entry itself.
+ */
+export function uneditableLayoutError(
+  file: string,
+  containerPath: readonly string[],
+  entryPath: readonly string[],
+): ConfigShapeError {
+  return new ConfigShapeError(
+    file,
+    `"${describePath(containerPath)}" is laid out in a way sync cannot edit safely`,
+    undefined,
+    `edit the "${describePath(entryPath)}" entry by hand; the file was left untouched`,
+  );
+}
+
 /** The location of `offset` in `text`, for {@link ConfigSyntaxError} and {@link ConfigShapeError}. */
 export function positionAt(text: string, offset: number): Omit<Location, "file"> {
   return offsetToLineColumn(text, offset);

@@ -15,6 +15,7 @@ import {
   describePath,
   type EntryAddress,
   positionAt,
+  uneditableLayoutError,
 } from "./config_format.ts";
 import { applyTextEdits, detectEol, lineIndentOf, splitBom } from "./_text.ts";
 import {
@@ -95,12 +96,7 @@ export function jsonFormat(options: JsonFormatOptions): ConfigFormat {
       actual = undefined; // Reported below: the edit would break the file.
     }
     if (!deepEqual(actual, expected)) {
-      throw new ConfigShapeError(
-        file,
-        `"${describePath(address.containerPath)}" is laid out in a way sync cannot edit safely`,
-        undefined,
-        `edit the "${describePath(path)}" entry by hand; the file was left untouched`,
-      );
+      throw uneditableLayoutError(file, address.containerPath, path);
     }
     return next;
   }

@@ -15,6 +15,7 @@ import {
   describePath,
   type EntryAddress,
   positionAt,
+  uneditableLayoutError,
 } from "./config_format.ts";
 import {
   applyTextEdits,
@@ -167,12 +168,7 @@ function verified(next: string, before: unknown, path: string[], value: unknown,
     after === undefined ||
     !deepEqual(pruneEmptyContainers(after, path), expectedDocument(before, path, value))
   ) {
-    throw new ConfigShapeError(
-      file,
-      `"${describePath(path.slice(0, -1))}" is laid out in a way sync cannot edit safely`,
-      undefined,
-      `edit the "${describePath(path)}" entry by hand; the file was left untouched`,
-    );
+    throw uneditableLayoutError(file, path.slice(0, -1), path);
   }
   return next;
 }
