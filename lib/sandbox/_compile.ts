@@ -101,13 +101,20 @@ async function compileIn(
     const positions: PositionMap = () => "end";
     return empty.error ? { error: empty.error, positions } : { main: empty.value, positions };
   }
+  // Only the syntax error of the statement body's JavaScript form is ever shown (see below); any other
+  // attempt only needs to know whether it failed on syntax, which the error's name says without the
+  // prelude's describe (no script code ran yet, so the error is QuickJS's own, unpatched).
   let syntaxError: { text: string; positions: PositionMap } | undefined;
-  const attempt = (form: ScriptForm, source: string, positions: PositionMap): Compiled | undefined => {
+  const attempt = (source: string, positions: PositionMap, shown: boolean): Compiled | undefined => {
     const result = ctx.evalCode(source, SCRIPT_FILE);
     if (!result.error) return { main: result.value, positions };
+    if (!shown && isSyntaxError(ctx, result.error)) {
+      result.error.dispose();
+      return undefined;
+    }
     const thrown = readThrown(ctx, options.describe, result.error, true);
     if (thrown.name !== "SyntaxError") return { error: result.error, positions };
-    if (form === "statements" || syntaxError === undefined) syntaxError = { text: thrown.text, positions };
+    if (shown) syntaxError = { text: thrown.text, positions };
     result.error.dispose();
     return undefined;
   };
@@ -116,7 +123,7 @@ async function compileIn(
     : ["expression", "statements"];
   for (const form of forms) {
     const source = javascriptCandidates(parts[form].code).find((c) => c.form === form)!.source;
-    const compiled = attempt(form, source, mapFor(form, source));
+    const compiled = attempt(source, mapFor(form, source), form === "statements");
     if (compiled) return compiled;
   }
   // Report the statement-body form's error: the expression form's is about a missing ")".
@@ -134,7 +141,7 @@ async function compileIn(
         (index) => within.toScript(parts[form].origin(index)),
         within.script,
       );
-      const compiled = attempt(form, source, positions);
+      const compiled = attempt(source, positions, false);
       if (compiled) return compiled;
     }
   }
@@ -145,6 +152,17 @@ async function compileIn(
   return {
     failure: syntaxFailure(jsError ? describeSyntaxError(jsError.text, jsError.positions) : "SyntaxError"),
   };
+}
+
+/** Whether QuickJS's compile error is a `SyntaxError`, read straight from the error object (no guest code). */
+function isSyntaxError(ctx: QuickJSContext, error: QuickJSHandle): boolean {
+  if (ctx.typeof(error) !== "object" || ctx.sameValue(error, ctx.null)) return false;
+  const name = ctx.getProp(error, "name");
+  try {
+    return ctx.typeof(name) === "string" && ctx.getString(name) === "SyntaxError";
+  } finally {
+    name.dispose();
+  }
 }
 
 /**

@@ -66,7 +66,7 @@ export class HostBridge {
     return this.#internals;
   }
 
-  /** The `ToolCallLimitError` thrown at the call past `maxToolCalls`, once installed. */
+  /** The `ToolCallLimitError` thrown at the call past `maxToolCalls`, once a call passed it. */
   get limitError(): QuickJSHandle | undefined {
     return this.#limitError;
   }
@@ -82,14 +82,10 @@ export class HostBridge {
     this.#timers.clear();
   }
 
-  /** Creates the tool-call limit error and defines the run's namespaces; returns an ending if that failed. */
+  /** Defines the run's namespaces; returns an ending if that failed. */
   install(): Ending | undefined {
     const ctx = this.#ctx;
     const { request } = this.#hooks;
-    this.#limitError = this.#hooks.own(ctx.newError({
-      name: "ToolCallLimitError",
-      message: `This script reached its limit of ${request.limits.maxToolCalls} tool calls (max-tool-calls)`,
-    }));
     const names = ctx.newString(JSON.stringify(request.namespaces));
     const heap = ctx.newNumber(request.limits.memoryLimitBytes);
     const made = ctx.callFunction(this.#internals.install, ctx.undefined, names, heap);
@@ -123,7 +119,7 @@ export class HostBridge {
 
   #startCall(nsHandle: QuickJSHandle, keyHandle: QuickJSHandle, argsHandle: QuickJSHandle) {
     const ctx = this.#ctx;
-    if (this.#toolCalls >= this.#hooks.request.limits.maxToolCalls) return this.#limitError!.dup();
+    if (this.#toolCalls >= this.#hooks.request.limits.maxToolCalls) return this.#limitErrorHandle().dup();
     const namespace = ctx.getString(nsHandle);
     const key = ctx.getString(keyHandle);
     const argsJson = ctx.typeof(argsHandle) === "string" ? ctx.getString(argsHandle) : undefined;
@@ -171,6 +167,15 @@ export class HostBridge {
         deliver({ ok: false, message: error instanceof Error ? error.message : String(error) }),
     );
     return ctx.newNumber(id);
+  }
+
+  /** The `ToolCallLimitError` every call past `maxToolCalls` rejects with, made on the first such call. */
+  #limitErrorHandle(): QuickJSHandle {
+    return this.#limitError ??= this.#hooks.own(this.#ctx.newError({
+      name: "ToolCallLimitError",
+      message:
+        `This script reached its limit of ${this.#hooks.request.limits.maxToolCalls} tool calls (max-tool-calls)`,
+    }));
   }
 
   #settle(id: number, reply: HostReply): Ending | undefined {

@@ -1,13 +1,17 @@
 /**
  * The guest-side half of the sandbox: JavaScript evaluated in each fresh QuickJS context before the script
- * (ahead of the run that will use the context, see `_vessel.ts`). It installs `console`,
- * `setTimeout`/`clearTimeout` and the helper global (`symposium`), and returns the internal functions the
- * host drives (`install`, which adds one namespace object per server once the run is known, `run`,
- * `settle`, `fireTimer`, `serialize`, `describe`, `unobserved`, `release`).
- * Everything it needs later is captured up front, so a script that patches built-ins only breaks itself.
+ * (ahead of the run that will use the context, see `_vessel.ts`). Only a small core is compiled per run: it
+ * installs `console`, `setTimeout`/`clearTimeout`, the `Promise.reject` and `Array.prototype.join` patches
+ * and the helper global (`symposium`), and returns the internal functions the host drives (`install`, which
+ * adds one namespace object per server once the run is known, `run`, `serialize`, `release`, `describe`,
+ * `unobserved`, `settle`, `fireTimer`). The rarely needed rest (tool calls, timers, formatting and error
+ * reports; see `_prelude_parts.ts`) is compiled in the same context on first need.
+ * Everything any part needs later is captured up front by the core and handed to the parts as one frozen
+ * object, so a script that patches or deletes built-ins only breaks itself, before or after a part loads.
  *
  * @module
  */
+import { preludeParts } from "./_prelude_parts.ts";
 
 /**
  * Tool names a script cannot call through its namespace object: `then` (a namespace must not be a thenable,
@@ -29,13 +33,42 @@ export const HELPER_GLOBAL = "symposium";
 export const PRELUDE_FILE = "sandbox-prelude.js";
 
 /**
- * Source of a function `(native, unreachableJson) => internals`; `unreachableJson` is
- * {@link UNREACHABLE_TOOL_KEYS} as JSON, and `internals.install(namespacesJson)` defines the namespaces.
- *
- * `native` holds the host functions: `call(ns, key, argsJson) → id | ToolCallLimitError`,
- * `log(line)`, `startTimer(id, delayMs) → boolean`, `cancelTimer(id)`.
+ * The operations of the one native function the core is given (`native(op, a, b, c)`), by code:
+ * `call(ns, key, argsJson) → id | error to reject with`, `log(line)`, `startTimer(id, delayMs) → boolean`,
+ * `cancelTimer(id)`, `load(part) → factory` (the source of {@link PRELUDE_PART_SOURCES}`[part]`, evaluated).
  */
-export const PRELUDE_SOURCE = String.raw`(function (native, unreachableJson) {
+export const NativeOp = Object.freeze({ call: 0, log: 1, startTimer: 2, cancelTimer: 3, load: 4 });
+
+/**
+ * Indices of the array the core returns (`[install, run, serialize, release, describe, unobserved, settle,
+ * fireTimer]`); the host fetches each function on first use.
+ */
+export const Internal = Object.freeze({
+  install: 0,
+  run: 1,
+  serialize: 2,
+  release: 3,
+  describe: 4,
+  unobserved: 5,
+  settle: 6,
+  fireTimer: 7,
+});
+
+/**
+ * `source` without comment lines, indentation and blank lines (a line break stays between statements, so
+ * no statement is joined to the next): QuickJS compiles less text. The prelude sources keep comments on
+ * their own lines for this.
+ */
+export function compactSource(source: string): string {
+  return source.split("\n").map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("//"))
+    .join("\n");
+}
+
+/**
+ * Source of the core, a function `(native) => internals` (see {@link NativeOp} and {@link Internal});
+ * `internals[Internal.install](namespacesJson, heapLimitBytes)` defines the namespaces.
+ */
+export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
   "use strict";
   const G = globalThis;
   const P = Promise;
@@ -43,141 +76,67 @@ export const PRELUDE_SOURCE = String.raw`(function (native, unreachableJson) {
   const parse = JSON.parse;
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
-  const RangeErrorCtor = RangeError;
   const StringCtor = String;
   const create = Object.create;
   const freeze = Object.freeze;
   const defineProperty = Object.defineProperty;
   const ProxyCtor = Proxy;
   const apply = Reflect.apply;
-  const promiseThen = P.prototype.then;
   const originalReject = P.reject;
-  const nativeCall = native.call;
-  const nativeLog = native.log;
-  const nativeStartTimer = native.startTimer;
-  const nativeCancelTimer = native.cancelTimer;
-  const errorToString = ErrorCtor.prototype.toString;
-  const MapCtor = Map;
   const isArray = Array.isArray;
   const originalJoin = Array.prototype.join;
   const OutOfMemory = typeof InternalError === "function" ? InternalError : ErrorCtor;
-  // Errors a failed tool call rejected with, and the tool ("ns.key"), so an uncaught one names it.
-  const toolErrors = new WeakMap();
-  const setToolError = WeakMap.prototype.set;
-  const getToolError = WeakMap.prototype.get;
+  const WeakMapCtor = WeakMap;
+  const weakGet = WeakMapCtor.prototype.get;
+  const weakSet = WeakMapCtor.prototype.set;
   // The heap limit of the run (set by install): a join whose separators alone pass it fails at once as
   // out of memory, instead of walking a billion holes for a minute before the heap fills.
   let heapBudgetBytes = Infinity;
   // Freed when the script ends, so the host can read the outcome even when the script filled the heap.
   let reserve = new ArrayBuffer(1048576);
-
   // BigInt has no JSON form: it crosses as its decimal string, in results, logs and tool arguments alike.
   const replacer = function (key, value) { return typeof value === "bigint" ? StringCtor(value) : value; };
   const toJson = function (value) { return stringify(value, replacer); };
-
-  // Tool-call promises (and Promise.reject) remember whether anything ever observed them, so a rejection
-  // nobody handled and a call still pending when the script returned can be reported.
-  const records = [];
-  class TrackedPromise extends P {
-    #record;
-    static get [Symbol.species]() { return P; }
-    static track(promise, record) { promise.#record = record; records[records.length] = record; return promise; }
-    then(onFulfilled, onRejected) {
-      const record = this.#record;
-      if (record !== undefined) record.handled = true;
-      return apply(promiseThen, this, [onFulfilled, onRejected]);
-    }
-  }
-  const track = TrackedPromise.track;
-  const rejectedWith = function (reason, record) {
-    record.state = 2;
-    record.reason = reason;
-    return track(new TrackedPromise(function (_resolve, reject) { reject(reason); }), record);
+  const namespaceLabels = new WeakMapCtor();
+  const namespaceLabel = function (value) {
+    return value !== null && typeof value === "object" ? apply(weakGet, namespaceLabels, [value]) : undefined;
   };
-
-  const pending = create(null);
-  let limitRejection;
-  const callTool = function (ns, key, args) {
-    const record = { label: ns + "." + key + "()", state: 0, handled: false, reason: undefined };
-    let argsJson;
-    try {
-      argsJson = args === undefined ? undefined : toJson(args);
-    } catch (error) {
-      return rejectedWith(error, record);
-    }
-    const id = nativeCall(ns, key, argsJson);
-    if (typeof id !== "number") {
-      // Past max-tool-calls every call rejects with the same error: one shared rejected promise then, so a
-      // flood of calls (Promise.all of 100,000) costs no record per call and keeps its tool_call_limit tag.
-      if (id !== null && typeof id === "object" && id.name === "ToolCallLimitError") {
-        // A plain Promise (not a TrackedPromise): Promise.all and await take it as it is, with no wrapper
-        // promise per call; an uncaught one ends the run as tool_call_limit anyway.
-        if (limitRejection === undefined) {
-          limitRejection = apply(originalReject, P, [id]);
-          apply(promiseThen, limitRejection, [undefined, function () {}]);
-        }
-        return limitRejection;
-      }
-      return rejectedWith(id, record);
-    }
-    return track(new TrackedPromise(function (resolve, reject) {
-      pending[id] = { resolve: resolve, reject: reject, record: record };
-    }), record);
+  // Tool-call promises (and Promise.reject) records: whether anything observed them, for the report of a
+  // rejection nobody handled and of a call still pending when the script returned. Null-prototype lists:
+  // a script's setters on Array.prototype never see them.
+  const records = create(null);
+  records.length = 0;
+  // The parts compiled on first need (see _prelude_parts.ts), by index.
+  const parts = create(null);
+  const part = function (index) {
+    const loaded = parts[index];
+    return loaded !== undefined ? loaded : (parts[index] = native(4, index)(I));
   };
-  const settle = function (id, ok, payload) {
-    const entry = pending[id];
-    if (entry === undefined) return;
-    delete pending[id];
-    const record = entry.record;
-    if (!ok) {
-      const error = new ErrorCtor(payload);
-      apply(setToolError, toolErrors, [error, record.label.slice(0, -2)]);
-      record.state = 2;
-      record.reason = error;
-      entry.reject(error);
-      return;
-    }
-    let value;
-    try {
-      value = payload === undefined ? undefined : parse(payload);
-    } catch (error) {
-      record.state = 2;
-      record.reason = error;
-      entry.reject(error);
-      return;
-    }
-    record.state = 1;
-    entry.resolve(value);
+  const I = freeze({
+    native: native, part: part, records: records, namespaceLabel: namespaceLabel, toJson: toJson,
+    P: P, then: P.prototype.then, originalReject: originalReject, species: Symbol.species, apply: apply,
+    toPrimitive: Symbol.toPrimitive, toStringTag: Symbol.toStringTag,
+    create: create, freeze: freeze, stringify: stringify, parse: parse, StringCtor: StringCtor,
+    ErrorCtor: ErrorCtor, TypeErrorCtor: TypeErrorCtor, RangeErrorCtor: RangeError,
+    errorToString: ErrorCtor.prototype.toString, hasInstance: Function.prototype[Symbol.hasInstance],
+    toolErrors: new WeakMapCtor(), weakGet: weakGet, weakSet: weakSet,
+  });
+  // A writable, configurable, non-enumerable property (as the built-ins it replaces or adds to).
+  const define = function (target, key, value) {
+    defineProperty(target, key, { value: value, writable: true, configurable: true });
   };
-
-  defineProperty(P, "reject", {
-    value: function reject(reason) {
-      if (this !== P) return apply(originalReject, this, [reason]);
-      return rejectedWith(reason, { label: "", state: 2, handled: false, reason: reason });
-    },
-    writable: true, configurable: true, enumerable: false,
+  define(P, "reject", function reject(reason) {
+    return this !== P ? apply(originalReject, this, [reason]) : part(0).reject(reason);
   });
 
-  const format = function (value) {
-    if (typeof value === "string") return value;
-    const label = namespaceLabel(value);
-    if (label !== undefined) return label;
-    if (value === undefined) return "undefined";
-    if (typeof value === "bigint" || typeof value === "symbol") return StringCtor(value);
-    if (typeof value === "function") return "[Function" + (value.name ? ": " + value.name : "") + "]";
-    if (value instanceof ErrorCtor) return StringCtor(value.name) + ": " + StringCtor(value.message);
-    try {
-      const json = toJson(value);
-      return json === undefined ? "undefined" : json;
-    } catch (_error) {
-      try { return StringCtor(value); } catch (_again) { return "[unprintable]"; }
-    }
-  };
   const logger = function (prefix) {
     return function () {
       let line = prefix;
-      for (let i = 0; i < arguments.length; i++) line += (i > 0 ? " " : "") + format(arguments[i]);
-      nativeLog(line);
+      for (let i = 0; i < arguments.length; i++) {
+        const value = arguments[i];
+        line += (i > 0 ? " " : "") + (typeof value === "string" ? value : part(2).format(value));
+      }
+      native(1, line);
     };
   };
   const bare = logger("");
@@ -185,108 +144,40 @@ export const PRELUDE_SOURCE = String.raw`(function (native, unreachableJson) {
     log: bare, info: bare, debug: bare, trace: bare, dir: bare, table: bare,
     warn: logger("[warn] "), error: logger("[error] "),
   };
-  defineProperty(G, "console", { value: consoleObject, writable: true, configurable: true, enumerable: false });
-
-  const timers = create(null);
-  let nextTimerId = 1;
-  const setTimeoutFn = function setTimeout(callback) {
-    if (typeof callback !== "function") {
-      throw new TypeErrorCtor("setTimeout needs a function callback (strings are not evaluated)");
-    }
-    let delay = +arguments[1];
-    if (!(delay > 0)) delay = 0;
-    const args = [];
-    for (let i = 2; i < arguments.length; i++) args[args.length] = arguments[i];
-    const id = nextTimerId++;
-    if (!nativeStartTimer(id, delay)) throw new RangeErrorCtor("Too many pending timers in one script");
-    timers[id] = { callback: callback, args: args };
-    return id;
-  };
+  define(G, "console", consoleObject);
+  const setTimeoutFn = function setTimeout(callback) { return apply(part(1).set, undefined, arguments); };
   const clearTimeoutFn = function clearTimeout(id) {
-    if (typeof id === "number" && timers[id] !== undefined) {
-      delete timers[id];
-      nativeCancelTimer(id);
-    }
+    const timers = parts[1];
+    if (timers !== undefined) timers.clear(id);
   };
-  const fireTimer = function (id) {
-    const timer = timers[id];
-    if (timer === undefined) return;
-    delete timers[id];
-    apply(timer.callback, undefined, timer.args);
-  };
-  defineProperty(G, "setTimeout", { value: setTimeoutFn, writable: true, configurable: true, enumerable: false });
-  defineProperty(G, "clearTimeout", { value: clearTimeoutFn, writable: true, configurable: true, enumerable: false });
+  define(G, "setTimeout", setTimeoutFn);
+  define(G, "clearTimeout", clearTimeoutFn);
 
-  // A namespace answers every string key with an async tool function except the unreachable keys ("then",
-  // so that it is not a thenable, and "__proto__"). It coerces to "[server <name>]" (Symbol.toPrimitive) and
-  // serializes as that string: its toJSON, called by JSON.stringify with a string key, answers the string;
-  // called with anything else (tool arguments are an object), it is a tool call like every other key.
-  const unreachable = create(null);
-  const unreachableKeys = parse(unreachableJson);
-  for (let i = 0; i < unreachableKeys.length; i++) unreachable[unreachableKeys[i]] = true;
-  const toPrimitive = Symbol.toPrimitive;
-  const toStringTag = Symbol.toStringTag;
-  const namespaceLabels = new WeakMap();
-  const labelOf = WeakMap.prototype.get;
-  const setLabel = WeakMap.prototype.set;
-  const namespaceLabel = function (value) {
-    return value !== null && typeof value === "object" ? apply(labelOf, namespaceLabels, [value]) : undefined;
-  };
-  const makeResources = function (ns) {
-    const resources = create(null);
-    resources.list = function (args) { return callTool(ns, "$resources.list", args); };
-    resources.read = function (args) { return callTool(ns, "$resources.read", args); };
-    return freeze(resources);
-  };
+  // A namespace's traps (its get is part 0's, see there) refuse every change. Its label is kept here, so that
+  // console.log(srv) reads "[server srv]" without touching the namespace.
+  const refuse = function () { return false; };
   const makeNamespace = function (ns) {
     const label = "[server " + ns + "]";
-    const coerce = function () { return label; };
-    // srv.$resources.list() / .read({ uri }): host calls with keys "$resources.list" / "$resources.read"
-    // ("$" is not allowed in MCP tool names, so these never shadow a tool).
-    // Made on first use, so a script that never touches it costs nothing.
-    let resources;
     const handler = create(null);
-    handler.get = function (_target, key, receiver) {
-      if (key === toPrimitive) return coerce;
-      if (key === toStringTag) return "server " + ns;
-      if (typeof key !== "string" || unreachable[key] === true) return undefined;
-      if (key === "$resources") return resources === undefined ? (resources = makeResources(ns)) : resources;
-      if (key === "toJSON") {
-        return function (args) {
-          if (this === receiver && typeof args === "string") return label;
-          return callTool(ns, key, args);
-        };
-      }
-      return function (args) { return callTool(ns, key, args); };
-    };
-    handler.set = function () { return false; };
-    handler.defineProperty = function () { return false; };
-    handler.deleteProperty = function () { return false; };
+    handler.get = function (_target, key, receiver) { return part(0).get(ns, label, key, receiver); };
+    handler.set = handler.defineProperty = handler.deleteProperty = refuse;
     const proxy = new ProxyCtor(create(null), handler);
-    apply(setLabel, namespaceLabels, [proxy, label]);
+    apply(weakSet, namespaceLabels, [proxy, label]);
     return proxy;
   };
   // The meta-server's helpers: host calls under the helper namespace, with the arguments as one object.
   const helpers = create(null);
-  helpers.search = function search(query, options) {
-    const limit = options !== null && typeof options === "object" ? options.limit : undefined;
-    return callTool(${
-  JSON.stringify(HELPER_GLOBAL)
-}, "search", limit === undefined ? { query: query } : { query: query, limit: limit });
-  };
+  helpers.search = function search(query, options) { return part(0).search(query, options); };
   defineProperty(G, ${
   JSON.stringify(HELPER_GLOBAL)
 }, { value: freeze(helpers), writable: false, configurable: false, enumerable: false });
 
-  defineProperty(Array.prototype, "join", {
-    value: function join(separator) {
-      if (!isArray(this)) return apply(originalJoin, this, arguments);
-      const sep = separator === undefined ? "," : StringCtor(separator);
-      const length = this.length;
-      if (length > 1 && (length - 1) * sep.length > heapBudgetBytes) throw new OutOfMemory("out of memory");
-      return apply(originalJoin, this, [sep]);
-    },
-    writable: true, configurable: true, enumerable: false,
+  define(Array.prototype, "join", function join(separator) {
+    if (!isArray(this)) return apply(originalJoin, this, arguments);
+    const sep = separator === undefined ? "," : StringCtor(separator);
+    const length = this.length;
+    if (length > 1 && (length - 1) * sep.length > heapBudgetBytes) throw new OutOfMemory("out of memory");
+    return apply(originalJoin, this, [sep]);
   });
 
   const install = function (namespacesJson, heapLimitBytes) {
@@ -301,59 +192,37 @@ export const PRELUDE_SOURCE = String.raw`(function (native, unreachableJson) {
       }
     }
   };
-
   const run = async function (main) {
     let value = await main();
     if (typeof value === "function") value = await value();
     return value;
   };
-  // A top-level undefined has no JSON form: it reads "undefined", never "null".
+  const release = function () { reserve = undefined; };
+  // The reserve is freed first. A top-level undefined has no JSON form: it reads "undefined", never "null".
   const serialize = function (value) {
+    reserve = undefined;
     if (value === undefined) return "undefined";
     const json = toJson(value);
     return json === undefined ? "null" : json;
   };
-  const describe = function (thrown) {
-    try {
-      if (thrown !== null && typeof thrown === "object" && typeof thrown.message === "string") {
-        let name = typeof thrown.name === "string" && thrown.name !== "" ? thrown.name : "Error";
-        // class E2 extends Error {} keeps Error's name unless it sets one: show the class's.
-        const ctor = thrown.constructor;
-        if (name === "Error" && typeof ctor === "function" && ctor !== ErrorCtor && thrown instanceof ErrorCtor &&
-            typeof ctor.name === "string" && ctor.name !== "") name = ctor.name;
-        const stack = typeof thrown.stack === "string" ? thrown.stack : "";
-        const toStr = thrown.toString;
-        const head = typeof toStr === "function" && toStr !== errorToString ? StringCtor(apply(toStr, thrown, [])) : undefined;
-        const tool = apply(getToolError, toolErrors, [thrown]);
-        return stringify({ name: name, message: thrown.message, stack: stack, head: head, tool: tool });
-      }
-      return stringify({ text: typeof thrown === "string" ? stringify(thrown) : format(thrown) });
-    } catch (_error) {
-      return stringify({ text: "[unprintable thrown value]" });
-    }
-  };
+  const describe = function (thrown) { return part(2).describe(thrown); };
+  // "" when no record needs a line (the report part is then never compiled), else the lines as JSON.
   const unobserved = function () {
-    const lines = [];
-    const seen = new MapCtor();
     for (let i = 0; i < records.length; i++) {
       const record = records[i];
-      if (record.state === 2 && !record.handled) {
-        const reason = record.reason;
-        const text = reason instanceof ErrorCtor ? format(reason) : "Uncaught " + format(reason);
-        note("[error] Unhandled promise rejection" + (record.label === "" ? "" : " from " + record.label) +
-          ": " + text);
-      } else if (record.state === 0) {
-        note("[warn] " + record.label + " was still pending when the script returned and was cancelled; " +
-          "await every tool call");
-      }
+      if (record.state === 0 || (record.state === 2 && !record.handled)) return part(2).unobserved();
     }
-    // One line per distinct text, counted here: a flood of calls must not build a line per call.
-    const out = [];
-    seen.forEach(function (count, line) { out[out.length] = count > 1 ? line + " (×" + count + ")" : line; });
-    return stringify(out);
-    function note(line) { seen.set(line, (seen.get(line) || 0) + 1); }
+    return "";
   };
-  const release = function () { reserve = undefined; };
-  return { install: install, run: run, settle: settle, fireTimer: fireTimer, serialize: serialize,
-    describe: describe, unobserved: unobserved, release: release };
-})`;
+  const settle = function (id, ok, payload) { parts[0].settle(id, ok, payload); };
+  const fireTimer = function (id) {
+    const timers = parts[1];
+    if (timers !== undefined) timers.fire(id);
+  };
+  return [install, run, serialize, release, describe, unobserved, settle, fireTimer];
+})`);
+
+/** The parts' sources by index, compacted like the core (see `preludeParts` in `_prelude_parts.ts`). */
+export const PRELUDE_PART_SOURCES: readonly string[] = Object.freeze(
+  preludeParts(HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS).map(compactSource),
+);

@@ -75,7 +75,8 @@ export class OutcomeReader {
     if (ending.kind === "settled") {
       state = ctx.getPromiseState(mainPromise!);
       if (state.type === "fulfilled") {
-        this.#release(ctx);
+        // serialize() frees the reserve itself before it serializes.
+        this.#released = true;
         serialized = ctx.callFunction(src.internals!.serialize, ctx.undefined, state.value);
         if (state.value !== mainPromise) state.value.dispose();
         const stoppedMeanwhile = src.stopReason();
@@ -203,8 +204,10 @@ export class OutcomeReader {
       result.error.dispose();
       return;
     }
-    const lines = JSON.parse(ctx.getString(result.value)) as string[];
+    const text = ctx.getString(result.value);
     result.value.dispose();
+    if (text === "") return;
+    const lines = JSON.parse(text) as string[];
     const counts = new Map<string, number>();
     for (const line of lines) counts.set(line, (counts.get(line) ?? 0) + 1);
     for (const [line, count] of counts) {

@@ -78,15 +78,22 @@ export interface ConsoleDropped {
 
 /** The prelude's functions the host calls into (see `_prelude.ts`), owned by the run. */
 export interface Internals {
-  /** `install(namespacesJson)`: defines one namespace global per server. */
-  install: QuickJSHandle;
-  run: QuickJSHandle;
-  settle: QuickJSHandle;
-  fireTimer: QuickJSHandle;
-  serialize: QuickJSHandle;
-  describe: QuickJSHandle;
-  unobserved: QuickJSHandle;
-  release: QuickJSHandle;
+  /** `install(namespacesJson, heapLimitBytes)`: defines one namespace global per server. */
+  readonly install: QuickJSHandle;
+  /** `run(main) → promise` of the script's value. */
+  readonly run: QuickJSHandle;
+  /** `settle(id, ok, payload)`: delivers a host call's reply. */
+  readonly settle: QuickJSHandle;
+  /** `fireTimer(id)`: runs a due `setTimeout` callback. */
+  readonly fireTimer: QuickJSHandle;
+  /** `serialize(value) → JSON text` (frees the memory reserve first). */
+  readonly serialize: QuickJSHandle;
+  /** `describe(thrown) → JSON text` for `readThrown`. */
+  readonly describe: QuickJSHandle;
+  /** `unobserved() → ""` when nothing is to report, else the report lines as a JSON array. */
+  readonly unobserved: QuickJSHandle;
+  /** `release()`: frees the memory reserve. */
+  readonly release: QuickJSHandle;
 }
 
 /** How the running part of a run ended, before the outcome is assembled. */

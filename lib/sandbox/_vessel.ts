@@ -7,7 +7,7 @@
  * @module
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
-import { PRELUDE_FILE, PRELUDE_SOURCE, UNREACHABLE_TOOL_KEYS } from "./_prelude.ts";
+import { Internal, NativeOp, PRELUDE_FILE, PRELUDE_PART_SOURCES, PRELUDE_SOURCE } from "./_prelude.ts";
 import type { Internals } from "./_run_types.ts";
 import type { SandboxModule } from "./wasm_module.ts";
 
@@ -27,7 +27,7 @@ export interface VesselHost {
 const PREPARE_BUDGET_MS = 5_000;
 
 /**
- * A prepared runtime + context + prelude. `internals` are the prelude's functions (owned by the vessel);
+ * A prepared runtime + context + prelude core. `internals` are the prelude's functions (owned by the vessel);
  * `setupError` is set instead when evaluating the prelude threw inside QuickJS.
  */
 export class RunVessel {
@@ -51,43 +51,39 @@ export class RunVessel {
     const rt = this.rt = module.module.newRuntime();
     rt.setInterruptHandler(() => this.#host ? this.#host.shouldInterrupt() : Date.now() > preparedBy);
     const ctx = this.ctx = rt.newContext();
-    const native = this.#own(ctx.newObject());
-    const fn = (name: string, impl: (...args: QuickJSHandle[]) => QuickJSHandle | undefined) => {
-      const handle = ctx.newFunction(name, impl);
-      ctx.setProp(native, name, handle);
-      handle.dispose();
-    };
-    // Until a run is bound, nothing calls these: the prelude only captures them.
-    fn("call", (ns, key, argsJson) => this.#bound().call(ns!, key!, argsJson!));
-    fn("log", (line) => void this.#bound().log(ctx.getString(line!)));
-    fn("startTimer", (id, delay) => this.#bound().startTimer(ctx.getNumber(id!), ctx.getNumber(delay!)));
-    fn("cancelTimer", (id) => void this.#bound().cancelTimer(ctx.getNumber(id!)));
+    // One native function for every operation (see NativeOp): one crossing to make, none to attach.
+    // Until a run is bound, nothing calls it: the core only captures it.
+    const native = ctx.newFunction("native", (op, a, b, c) => {
+      switch (ctx.getNumber(op!)) {
+        case NativeOp.call:
+          return this.#bound().call(a!, b!, c!);
+        case NativeOp.log:
+          this.#bound().log(ctx.getString(a!));
+          return;
+        case NativeOp.startTimer:
+          return this.#bound().startTimer(ctx.getNumber(a!), ctx.getNumber(b!));
+        case NativeOp.cancelTimer:
+          this.#bound().cancelTimer(ctx.getNumber(a!));
+          return;
+        case NativeOp.load:
+          return loadPart(ctx, ctx.getNumber(a!));
+      }
+      throw new Error("Unknown sandbox operation");
+    });
     const factory = ctx.evalCode(PRELUDE_SOURCE, PRELUDE_FILE);
     if (factory.error) {
+      native.dispose();
       this.setupError = this.#own(factory.error);
       return;
     }
-    const unreachable = ctx.newString(JSON.stringify(UNREACHABLE_TOOL_KEYS));
-    const made = ctx.callFunction(factory.value, ctx.undefined, native, unreachable);
+    const made = ctx.callFunction(factory.value, ctx.undefined, native);
     factory.value.dispose();
-    unreachable.dispose();
+    native.dispose();
     if (made.error) {
       this.setupError = this.#own(made.error);
       return;
     }
-    const obj = made.value;
-    const get = (key: string) => this.#own(ctx.getProp(obj, key));
-    this.internals = {
-      install: get("install"),
-      run: get("run"),
-      settle: get("settle"),
-      fireTimer: get("fireTimer"),
-      serialize: get("serialize"),
-      describe: get("describe"),
-      unobserved: get("unobserved"),
-      release: get("release"),
-    };
-    obj.dispose();
+    this.internals = new PreludeInternals(ctx, this.#own(made.value), (handle) => this.#own(handle));
   }
 
   /**
@@ -127,5 +123,56 @@ export class RunVessel {
   #bound(): VesselHost {
     if (!this.#host) throw new Error("No run is bound to this sandbox context");
     return this.#host;
+  }
+}
+
+/** `native(load, index)`: evaluates the prelude part's source into its factory (or throws what it threw). */
+function loadPart(ctx: QuickJSContext, index: number): QuickJSHandle | { error: QuickJSHandle } {
+  const source = PRELUDE_PART_SOURCES[index];
+  if (source === undefined) throw new Error(`No sandbox prelude part ${index}`);
+  const result = ctx.evalCode(source, PRELUDE_FILE);
+  return result.error ? { error: result.error } : result.value;
+}
+
+/** The core's functions, each fetched from the array it returned on first use (owned by the vessel). */
+class PreludeInternals implements Internals {
+  readonly #ctx: QuickJSContext;
+  readonly #array: QuickJSHandle;
+  readonly #own: (handle: QuickJSHandle) => QuickJSHandle;
+  readonly #fetched: Array<QuickJSHandle | undefined> = [];
+
+  constructor(ctx: QuickJSContext, array: QuickJSHandle, own: (handle: QuickJSHandle) => QuickJSHandle) {
+    this.#ctx = ctx;
+    this.#array = array;
+    this.#own = own;
+  }
+
+  get install(): QuickJSHandle {
+    return this.#get(Internal.install);
+  }
+  get run(): QuickJSHandle {
+    return this.#get(Internal.run);
+  }
+  get serialize(): QuickJSHandle {
+    return this.#get(Internal.serialize);
+  }
+  get release(): QuickJSHandle {
+    return this.#get(Internal.release);
+  }
+  get describe(): QuickJSHandle {
+    return this.#get(Internal.describe);
+  }
+  get unobserved(): QuickJSHandle {
+    return this.#get(Internal.unobserved);
+  }
+  get settle(): QuickJSHandle {
+    return this.#get(Internal.settle);
+  }
+  get fireTimer(): QuickJSHandle {
+    return this.#get(Internal.fireTimer);
+  }
+
+  #get(index: number): QuickJSHandle {
+    return this.#fetched[index] ??= this.#own(this.#ctx.getProp(this.#array, index));
   }
 }
