@@ -56,6 +56,13 @@ export const MAX_LOG_DIR_BYTES = 100 * 1024 * 1024;
 /** Bytes of log lines waiting for the disk at most (1 MiB); lines past it are dropped and counted. */
 export const LOG_BUFFER_BYTES = 1024 * 1024;
 
+/**
+ * How long a line waits for others before the file write starts, in milliseconds (10): a session
+ * logging a line per request pays one write per burst instead of one (a thread hop) per line.
+ * `flush()` and `close()` write at once.
+ */
+export const LOG_COALESCE_MS = 10;
+
 /** A {@link Logger} that owns a file: call `close()` once at the end of the session. */
 export interface SessionLogger extends Logger {
   /**
@@ -97,6 +104,8 @@ export interface LoggerOptions {
   bufferBytes?: number | undefined;
   /** Clock for timestamps, ms since the epoch. @default Date.now */
   now?: (() => number) | undefined;
+  /** Wait before a write starts, ms; `0` writes at once. @default LOG_COALESCE_MS */
+  coalesceMs?: number | undefined;
 }
 
 /**
@@ -129,6 +138,9 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
   let dropped = { lines: 0, bytes: 0 };
   let totalDropped = 0;
   let writing: Promise<void> | undefined;
+  /** Ends the coalescing wait of the write scheduled (so `flush()` need not wait it out). */
+  let wake: (() => void) | undefined;
+  const coalesceMs = options.coalesceMs ?? LOG_COALESCE_MS;
   const logDir = options.logDir;
   if (logDir !== undefined) {
     const stamp = new Date(now()).toISOString().replace(/[:.]/g, "-");
@@ -205,6 +217,22 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
     }
   }
 
+  /** The next write, after the coalescing wait (cut short by `wake`). */
+  function drainSoon(): Promise<void> {
+    if (coalesceMs <= 0) return drain();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        wake = undefined;
+        resolve();
+      }, coalesceMs);
+      wake = () => {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      };
+    }).then(drain);
+  }
+
   /**
    * Queues a line for the file: within the file budget (the first line past it is replaced by the
    * end marker) and the buffer (a line that finds it full is counted as dropped).
@@ -228,7 +256,7 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
       pendingBytes += bytes.length;
       fileBytes += bytes.length;
     }
-    writing ??= drain();
+    writing ??= drainSoon();
   }
 
   function write(level: LogLevel, scope: string, message: string): void {
@@ -258,7 +286,10 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
   }
 
   async function flush(): Promise<void> {
-    while (writing !== undefined) await writing;
+    while (writing !== undefined) {
+      wake?.();
+      await writing;
+    }
   }
 
   const root = make("");

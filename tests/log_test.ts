@@ -210,3 +210,22 @@ Deno.test("createLogger() masks secrets in a line longer than its cut", async ()
   assert.match(lines[0]!, /^\[info\] sent \*\*\* y+…\n$/);
   assert.ok(lines[0]!.length < 100);
 });
+
+Deno.test("createLogger() writes a burst of lines together after its wait, and flush() does not wait it out", async () => {
+  const root = await Deno.makeTempDir();
+  const logger = createLogger({ logDir: `${root}/logs`, sessionName: "s.log", coalesceMs: 60_000 });
+  for (let i = 0; i < 3; i++) logger.info(`line ${i}`);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(await Deno.readTextFile(`${root}/logs/s.log`), "", "nothing is written during the wait");
+  const started = performance.now();
+  await logger.flush();
+  assert.ok(performance.now() - started < 30_000, "flush() waited out the wait");
+  assert.match(
+    await Deno.readTextFile(`${root}/logs/s.log`),
+    /INFO line 0\n.*INFO line 1\n.*INFO line 2\n$/s,
+  );
+  logger.info("after");
+  await logger.close();
+  assert.match(await Deno.readTextFile(`${root}/logs/s.log`), /INFO after\n$/);
+  await Deno.remove(root, { recursive: true });
+});

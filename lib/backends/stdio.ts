@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { deserializeMessage } from "@modelcontextprotocol/client";
+import { deserializeMessage } from "./_wire_message.ts";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import type { StdioServerSpec } from "../plugins/server_spec.ts";
 import type { Logger } from "../log.ts";

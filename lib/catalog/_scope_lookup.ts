@@ -37,7 +37,7 @@ export function unavailableNamespaces(resolution: Resolution): string[] {
  *   `REQUEST_FAILED` for a name no plugin declares.
  */
 export function specForNamespace(resolution: Resolution, namespace: string): ServerSpec {
-  const spec = resolution.servers.find((s) => namespaceKey(s.name) === namespace);
+  const spec = byNamespace(resolution.servers).get(namespace);
   if (spec) return spec;
   const unavailable = unavailableReason(resolution, namespace);
   if (unavailable) {
@@ -45,4 +45,21 @@ export function specForNamespace(resolution: Resolution, namespace: string): Ser
     throw new UserError(isDormant ? "SERVER_DORMANT" : "SERVER_REFUSED", unavailable);
   }
   throw new BackendError("REQUEST_FAILED", namespace, `no server named \`${namespace}\` is in scope`);
+}
+
+/** The servers in scope by script global, built once per resolution (a call looks its server up here). */
+const BY_NAMESPACE = new WeakMap<readonly ServerSpec[], Map<string, ServerSpec>>();
+
+function byNamespace(servers: readonly ServerSpec[]): Map<string, ServerSpec> {
+  let map = BY_NAMESPACE.get(servers);
+  if (map === undefined) {
+    map = new Map();
+    // The first server of a namespace wins, as `find()` in name order did.
+    for (const spec of servers) {
+      const key = namespaceKey(spec.name);
+      if (!map.has(key)) map.set(key, spec);
+    }
+    BY_NAMESPACE.set(servers, map);
+  }
+  return map;
 }

@@ -55,6 +55,7 @@ export function unwrapToolResult(result: ToolResultLike): Unwrapped {
   }
   if (content.length > 0 && content.every(isTextBlock)) {
     const joined = content.map((b) => b.text).join("\n");
+    if (!MAY_BE_JSON.test(joined)) return { ok: true, value: joined }; // Prose: no parse and throw.
     try {
       return { ok: true, value: JSON.parse(joined) };
     } catch {
@@ -63,6 +64,9 @@ export function unwrapToolResult(result: ToolResultLike): Unwrapped {
   }
   return { ok: true, value: content };
 }
+
+/** How every JSON text starts (after JSON whitespace): a text that does not is no JSON. */
+const MAY_BE_JSON = /^[ \t\n\r]*[{["0-9tfn-]/;
 
 function unwrapResultEnvelope(value: unknown): unknown {
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {

@@ -140,6 +140,10 @@ export function classifyValue(value: unknown): Classified {
   const request: Record<string, unknown> = { jsonrpc: "2.0", method: record.method };
   if (hasId) request.id = record.id;
   if ("params" in record) request.params = record.params;
+  // The common case (an `execute` call, a notification) skips the schemas: it is one they accept as it is.
+  if (isPlainRequest(record.method, request.params)) {
+    return { kind: "message", message: request as JSONRPCMessage };
+  }
   if (hasId && Object.hasOwn(CHECKED_PARAMS, record.method)) {
     const why = checkParams(record.method, request);
     if (why !== undefined) {
@@ -155,6 +159,37 @@ export function classifyValue(value: unknown): Classified {
   } catch (error) {
     return invalid(id, describeSchemaError(error));
   }
+}
+
+/** A JSON object that is not an array (a `JSON.parse` object has the plain prototype). */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Whether `params` of a request or notification of `method` (whose `jsonrpc`, `method` and `id` are
+ * checked already) is one the SDK's message schema and the {@link CHECKED_PARAMS} schema accept
+ * unchanged: absent, or an object whose `_meta` is absent or holds only a string or safe-integer
+ * `progressToken`; for `tools/call` also with a string `name` and `arguments` absent or an object.
+ * Anything else is left to the schemas (and their error messages).
+ */
+function isPlainRequest(method: string, params: unknown): boolean {
+  if (params === undefined) return !Object.hasOwn(CHECKED_PARAMS, method);
+  if (!isPlainObject(params)) return false;
+  const meta = params._meta;
+  if (meta !== undefined) {
+    if (!isPlainObject(meta)) return false;
+    for (const key in meta) if (key !== "progressToken") return false;
+    const token = meta.progressToken;
+    if (typeof token !== "string" && !(typeof token === "number" && Number.isSafeInteger(token))) {
+      return false;
+    }
+  }
+  if (method === "tools/call") {
+    if (typeof params.name !== "string" || params.task !== undefined) return false;
+    return params.arguments === undefined || isPlainObject(params.arguments);
+  }
+  return !Object.hasOwn(CHECKED_PARAMS, method);
 }
 
 /** `a string ("bogus")`, `a number (3)`, `null`, cut to 60 characters. */

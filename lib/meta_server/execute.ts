@@ -180,10 +180,21 @@ export function extractMedia(value: unknown): { value: unknown; blocks: MediaBlo
  * server merely starts a little early).
  */
 export function namedServers(catalog: Pick<Catalog, "servers">, script: string): ServerSpec[] {
-  return catalog.servers.filter((spec) => {
-    const name = namespaceKey(spec.name).replace(/\$/g, "\\$");
-    return new RegExp(`(^|[^\\w$.])${name}\\s*(\\?\\.|\\.|\\[)`).test(script);
-  });
+  return catalog.servers.filter((spec) => usePattern(spec.name).test(script));
+}
+
+/** {@link namedServers}' pattern per server name, built once per name (a session has a few). */
+const USE_PATTERNS = new Map<string, RegExp>();
+
+function usePattern(server: string): RegExp {
+  let pattern = USE_PATTERNS.get(server);
+  if (pattern === undefined) {
+    const name = namespaceKey(server).replace(/\$/g, "\\$");
+    pattern = new RegExp(`(^|[^\\w$.])${name}\\s*(\\?\\.|\\.|\\[)`);
+    if (USE_PATTERNS.size >= 1_000) USE_PATTERNS.clear();
+    USE_PATTERNS.set(server, pattern);
+  }
+  return pattern;
 }
 
 /** The argument object sent for a script's argument: `{}` for none/null, `{ value: x }` for non-objects. */
@@ -315,7 +326,7 @@ export async function runExecute(
           }
           : undefined,
       });
-      label = `${namespaceKey(outcome.server)}.${outcome.tool}`;
+      if (onProgress) label = `${namespaceKey(outcome.server)}.${outcome.tool}`;
       const unwrapped = unwrapToolResult(outcome.result);
       if (!unwrapped.ok) throw new Error(unwrapped.message);
       if (checker.check(outcome.definition.outputSchema, outcome.result, unwrapped.value) === "off-shape") {
@@ -327,7 +338,7 @@ export async function runExecute(
       return unwrapped.value;
     } finally {
       completed++;
-      if (!signal.aborted) {
+      if (onProgress && !signal.aborted) {
         report(completed, `${label} ${status} (${completed} call${completed === 1 ? "" : "s"} completed)`);
       }
     }

@@ -228,7 +228,10 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
       });
       await progress?.finish();
       const outcome = signal.aborted ? "cancelled by the agent" : result.isError ? "error" : "ok";
-      logger.info(`execute: ${outcome} in ${Date.now() - started} ms`);
+      // A run that went well is the log file's business (debug); stderr hears of the others.
+      const line = `execute: ${outcome} in ${Date.now() - started} ms`;
+      if (outcome === "ok") logger.debug(line);
+      else logger.info(line);
       if (WHOLE_RESULT_CLIENTS.test(server.getClientVersion()?.name ?? "")) delete result.structuredContent;
       return result;
     }

@@ -98,6 +98,16 @@ export const SHAPES: readonly Shape[] = [
   },
 ];
 
+/** The shortest text a shape of {@link SHAPES} matches: `?key=x`. */
+const MIN_SHAPE_CHARS = 6;
+
+/**
+ * What every shape of {@link SHAPES} needs somewhere in the text (whitespace after a scheme or in prose,
+ * `:` or `=` after a key or in a URL, `_`/`-` of a token prefix, `.` of a JWT, or `AKIA`/`ASIA`/`AIza`):
+ * a text without any (an object key, a number, a word) is left as it is without running the shapes.
+ */
+const MAY_HOLD_SHAPE = /[\s:=_.-]|AKIA|ASIA|AIza/;
+
 /**
  * Masks every credential shape of {@link SHAPES} in `text`.
  *
@@ -108,6 +118,7 @@ export const SHAPES: readonly Shape[] = [
  * ```
  */
 export function maskShapes(text: string): string {
+  if (text.length < MIN_SHAPE_CHARS || !MAY_HOLD_SHAPE.test(text)) return text;
   let out = text;
   for (const shape of SHAPES) {
     shape.pattern.lastIndex = 0;

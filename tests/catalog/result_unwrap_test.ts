@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { offShapeNotice, OutputShapeChecker, unwrapToolResult } from "../../lib/catalog/result_unwrap.ts";
 
 const text = (t: string) => ({ type: "text", text: t });
@@ -144,5 +145,31 @@ Deno.test("OutputShapeChecker.check() leaves a schema unchecked when RE2 cannot 
   assert.equal(
     new OutputShapeChecker().check(schema, { structuredContent: { v: "b" } }, { v: "b" }),
     "unchecked",
+  );
+});
+
+Deno.test("unwrapToolResult() parses a text exactly when JSON.parse accepts it", () => {
+  const reference = (text: string) => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  };
+  const text = fc.oneof(
+    fc.string(),
+    fc.jsonValue().map((v) => JSON.stringify(v)),
+    fc.tuple(fc.constantFrom(" ", "\t", "\n", "\r", "\u00a0", ""), fc.jsonValue()).map(([w, v]) =>
+      w + JSON.stringify(v)
+    ),
+  );
+  fc.assert(
+    fc.property(text, (t) => {
+      assert.deepEqual(unwrapToolResult({ content: [{ type: "text", text: t }] }), {
+        ok: true,
+        value: reference(t),
+      });
+    }),
+    { numRuns: 2_000 },
   );
 });
