@@ -70,25 +70,11 @@ export function compactSource(source: string): string {
  */
 export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
   "use strict";
-  const G = globalThis;
-  const P = Promise;
-  const stringify = JSON.stringify;
-  const parse = JSON.parse;
-  const ErrorCtor = Error;
-  const TypeErrorCtor = TypeError;
-  const StringCtor = String;
-  const create = Object.create;
-  const freeze = Object.freeze;
-  const defineProperty = Object.defineProperty;
-  const ProxyCtor = Proxy;
-  const apply = Reflect.apply;
-  const originalReject = P.reject;
-  const isArray = Array.isArray;
-  const originalJoin = Array.prototype.join;
+  const G = globalThis, P = Promise, apply = Reflect.apply, create = Object.create, freeze = Object.freeze;
+  const defineProperty = Object.defineProperty, stringify = JSON.stringify, parse = JSON.parse;
+  const StringCtor = String, ErrorCtor = Error, ProxyCtor = Proxy, WeakMapCtor = WeakMap;
+  const isArray = Array.isArray, originalJoin = Array.prototype.join, weakSet = WeakMapCtor.prototype.set;
   const OutOfMemory = typeof InternalError === "function" ? InternalError : ErrorCtor;
-  const WeakMapCtor = WeakMap;
-  const weakGet = WeakMapCtor.prototype.get;
-  const weakSet = WeakMapCtor.prototype.set;
   // The heap limit of the run (set by install): a join whose separators alone pass it fails at once as
   // out of memory, instead of walking a billion holes for a minute before the heap fills.
   let heapBudgetBytes = Infinity;
@@ -97,38 +83,36 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
   // BigInt has no JSON form: it crosses as its decimal string, in results, logs and tool arguments alike.
   const replacer = function (key, value) { return typeof value === "bigint" ? StringCtor(value) : value; };
   const toJson = function (value) { return stringify(value, replacer); };
-  const namespaceLabels = new WeakMapCtor();
-  const namespaceLabel = function (value) {
-    return value !== null && typeof value === "object" ? apply(weakGet, namespaceLabels, [value]) : undefined;
-  };
   // Tool-call promises (and Promise.reject) records: whether anything observed them, for the report of a
   // rejection nobody handled and of a call still pending when the script returned. Null-prototype lists:
   // a script's setters on Array.prototype never see them.
-  const records = create(null);
+  const records = create(null), parts = create(null), namespaceLabels = new WeakMapCtor();
   records.length = 0;
   // The parts compiled on first need (see _prelude_parts.ts), by index.
-  const parts = create(null);
   const part = function (index) {
     const loaded = parts[index];
     return loaded !== undefined ? loaded : (parts[index] = native(4, index)(I));
   };
   const I = freeze({
-    native: native, part: part, records: records, namespaceLabel: namespaceLabel, toJson: toJson,
-    P: P, then: P.prototype.then, originalReject: originalReject, species: Symbol.species, apply: apply,
-    toPrimitive: Symbol.toPrimitive, toStringTag: Symbol.toStringTag,
-    create: create, freeze: freeze, stringify: stringify, parse: parse, StringCtor: StringCtor,
-    ErrorCtor: ErrorCtor, TypeErrorCtor: TypeErrorCtor, RangeErrorCtor: RangeError,
-    errorToString: ErrorCtor.prototype.toString, hasInstance: Function.prototype[Symbol.hasInstance],
-    toolErrors: new WeakMapCtor(), weakGet: weakGet, weakSet: weakSet,
+    native: native, records: records, namespaceLabels: namespaceLabels, toJson: toJson, P: P,
+    then: P.prototype.then, originalReject: P.reject, species: Symbol.species, toPrimitive: Symbol.toPrimitive,
+    toStringTag: Symbol.toStringTag, apply: apply, create: create, freeze: freeze, stringify: stringify,
+    parse: parse, StringCtor: StringCtor, ErrorCtor: ErrorCtor, TypeErrorCtor: TypeError,
+    RangeErrorCtor: RangeError, errorToString: ErrorCtor.prototype.toString,
+    hasInstance: Function.prototype[Symbol.hasInstance], toolErrors: new WeakMapCtor(),
+    weakGet: WeakMapCtor.prototype.get, weakSet: weakSet,
   });
+  // A function named name that is part index's function of that name (called with the same this and
+  // arguments): the part compiles on the first call, not before.
+  const stub = function (index, name) {
+    return ({ [name]: function () { return apply(part(index)[name], this, arguments); } })[name];
+  };
   // A writable, configurable, non-enumerable property (as the built-ins it replaces or adds to).
   const define = function (target, key, value) {
     defineProperty(target, key, { value: value, writable: true, configurable: true });
   };
-  define(P, "reject", function reject(reason) {
-    return this !== P ? apply(originalReject, this, [reason]) : part(0).reject(reason);
-  });
-
+  define(P, "reject", stub(0, "reject"));
+  // Console lines of strings never need the formatting part.
   const logger = function (prefix) {
     return function () {
       let line = prefix;
@@ -140,38 +124,15 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
     };
   };
   const bare = logger("");
-  const consoleObject = {
+  define(G, "console", {
     log: bare, info: bare, debug: bare, trace: bare, dir: bare, table: bare,
     warn: logger("[warn] "), error: logger("[error] "),
-  };
-  define(G, "console", consoleObject);
-  const setTimeoutFn = function setTimeout(callback) { return apply(part(1).set, undefined, arguments); };
-  const clearTimeoutFn = function clearTimeout(id) {
-    const timers = parts[1];
-    if (timers !== undefined) timers.clear(id);
-  };
-  define(G, "setTimeout", setTimeoutFn);
-  define(G, "clearTimeout", clearTimeoutFn);
-
-  // A namespace's traps (its get is part 0's, see there) refuse every change. Its label is kept here, so that
-  // console.log(srv) reads "[server srv]" without touching the namespace.
-  const refuse = function () { return false; };
-  const makeNamespace = function (ns) {
-    const label = "[server " + ns + "]";
-    const handler = create(null);
-    handler.get = function (_target, key, receiver) { return part(0).get(ns, label, key, receiver); };
-    handler.set = handler.defineProperty = handler.deleteProperty = refuse;
-    const proxy = new ProxyCtor(create(null), handler);
-    apply(weakSet, namespaceLabels, [proxy, label]);
-    return proxy;
-  };
-  // The meta-server's helpers: host calls under the helper namespace, with the arguments as one object.
+  });
+  define(G, "setTimeout", stub(1, "setTimeout"));
+  define(G, "clearTimeout", stub(1, "clearTimeout"));
   const helpers = create(null);
-  helpers.search = function search(query, options) { return part(0).search(query, options); };
-  defineProperty(G, ${
-  JSON.stringify(HELPER_GLOBAL)
-}, { value: freeze(helpers), writable: false, configurable: false, enumerable: false });
-
+  helpers.search = stub(0, "search");
+  defineProperty(G, ${JSON.stringify(HELPER_GLOBAL)}, { value: freeze(helpers) });
   define(Array.prototype, "join", function join(separator) {
     if (!isArray(this)) return apply(originalJoin, this, arguments);
     const sep = separator === undefined ? "," : StringCtor(separator);
@@ -179,16 +140,26 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
     if (length > 1 && (length - 1) * sep.length > heapBudgetBytes) throw new OutOfMemory("out of memory");
     return apply(originalJoin, this, [sep]);
   });
-
+  // A namespace is a proxy whose get trap is part 0's (called with the handler, which names the server, as
+  // this); its other traps refuse every change. Its label is kept here, so that console.log(srv) reads
+  // "[server srv]" without touching the namespace.
+  const getKey = stub(0, "get");
+  const refuse = function () { return false; };
   const install = function (namespacesJson, heapLimitBytes) {
     if (typeof heapLimitBytes === "number" && heapLimitBytes > 0) heapBudgetBytes = heapLimitBytes;
     const names = parse(namespacesJson);
     for (let i = 0; i < names.length; i++) {
-      const name = names[i];
+      const handler = create(null);
+      handler.ns = names[i];
+      handler.label = "[server " + names[i] + "]";
+      handler.get = getKey;
+      handler.set = handler.defineProperty = handler.deleteProperty = refuse;
+      const proxy = new ProxyCtor(create(null), handler);
+      apply(weakSet, namespaceLabels, [proxy, handler.label]);
       try {
-        defineProperty(G, name, { value: makeNamespace(name), writable: false, configurable: false, enumerable: true });
+        defineProperty(G, names[i], { value: proxy, enumerable: true });
       } catch (_error) {
-        throw new TypeErrorCtor("Cannot install namespace " + stringify(name) + ": the global already exists and is fixed");
+        throw new I.TypeErrorCtor("Cannot install namespace " + stringify(names[i]) + ": the global already exists and is fixed");
       }
     }
   };
@@ -205,7 +176,6 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
     const json = toJson(value);
     return json === undefined ? "null" : json;
   };
-  const describe = function (thrown) { return part(2).describe(thrown); };
   // "" when no record needs a line (the report part is then never compiled), else the lines as JSON.
   const unobserved = function () {
     for (let i = 0; i < records.length; i++) {
@@ -214,12 +184,7 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
     }
     return "";
   };
-  const settle = function (id, ok, payload) { parts[0].settle(id, ok, payload); };
-  const fireTimer = function (id) {
-    const timers = parts[1];
-    if (timers !== undefined) timers.fire(id);
-  };
-  return [install, run, serialize, release, describe, unobserved, settle, fireTimer];
+  return [install, run, serialize, release, stub(2, "describe"), unobserved, stub(0, "settle"), stub(1, "fire")];
 })`);
 
 /** The parts' sources by index, compacted like the core (see `preludeParts` in `_prelude_parts.ts`). */

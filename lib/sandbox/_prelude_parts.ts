@@ -105,6 +105,7 @@ const CALLS = String.raw`(function (I) {
     entry.resolve(value);
   };
   const reject = function (reason) {
+    if (this !== P) return apply(I.originalReject, this, [reason]);
     return rejectedWith(reason, { label: "", tool: "", state: 2, handled: false, reason: reason });
   };
   const resources = function (ns) {
@@ -123,7 +124,10 @@ const CALLS = String.raw`(function (I) {
   UNREACHABLE
   const coercers = create(null);
   const madeResources = create(null);
-  const get = function (ns, label, key, receiver) {
+  // The namespaces' get trap: this is the namespace's handler ({ ns, label }).
+  const get = function (_target, key, receiver) {
+    const ns = this.ns;
+    const label = this.label;
     if (key === I.toPrimitive) {
       const coerce = coercers[ns];
       return coerce !== undefined ? coerce : (coercers[ns] = function () { return label; });
@@ -181,7 +185,7 @@ const TIMERS = String.raw`(function (I) {
     delete timers[id];
     I.apply(timer.callback, undefined, timer.args);
   };
-  return { set: set, clear: clear, fire: fire };
+  return { setTimeout: set, clearTimeout: clear, fire: fire };
 })`;
 
 /**
@@ -198,7 +202,7 @@ const REPORT = String.raw`(function (I) {
   const isError = function (value) { return apply(I.hasInstance, ErrorCtor, [value]); };
   const format = function (value) {
     if (typeof value === "string") return value;
-    const label = I.namespaceLabel(value);
+    const label = value !== null && typeof value === "object" ? apply(I.weakGet, I.namespaceLabels, [value]) : undefined;
     if (label !== undefined) return label;
     if (value === undefined) return "undefined";
     if (typeof value === "bigint" || typeof value === "symbol") return StringCtor(value);

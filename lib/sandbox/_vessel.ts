@@ -23,6 +23,13 @@ export interface VesselHost {
   shouldInterrupt(): boolean;
 }
 
+/**
+ * How the prelude's sources are evaluated: as a global script (no module detection) without debug info and
+ * source text (~10% less to compile; the prelude's frames are never shown, and its functions' toString()
+ * shows no source).
+ */
+const PRELUDE_EVAL = { type: "global", strip: true } as const;
+
 /** Longest a prelude may run before a run is bound (it is our own code; this only guards a bug), ms. */
 const PREPARE_BUDGET_MS = 5_000;
 
@@ -70,7 +77,7 @@ export class RunVessel {
       }
       throw new Error("Unknown sandbox operation");
     });
-    const factory = ctx.evalCode(PRELUDE_SOURCE, PRELUDE_FILE);
+    const factory = ctx.evalCode(PRELUDE_SOURCE, PRELUDE_FILE, PRELUDE_EVAL);
     if (factory.error) {
       native.dispose();
       this.setupError = this.#own(factory.error);
@@ -130,7 +137,7 @@ export class RunVessel {
 function loadPart(ctx: QuickJSContext, index: number): QuickJSHandle | { error: QuickJSHandle } {
   const source = PRELUDE_PART_SOURCES[index];
   if (source === undefined) throw new Error(`No sandbox prelude part ${index}`);
-  const result = ctx.evalCode(source, PRELUDE_FILE);
+  const result = ctx.evalCode(source, PRELUDE_FILE, PRELUDE_EVAL);
   return result.error ? { error: result.error } : result.value;
 }
 
