@@ -10,9 +10,12 @@ import { Server } from "@modelcontextprotocol/server";
 import type {
   CallToolRequest,
   CallToolResult,
+  JSONRPCRequest,
   ListToolsResult,
   LoggingLevel,
+  Result,
   ServerContext,
+  StandardSchemaV1,
   Transport,
 } from "@modelcontextprotocol/server";
 
@@ -32,6 +35,46 @@ export interface ToolHandlers {
   callTool(request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult>;
   setLevel(level: LoggingLevel): void;
 }
+
+type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
+
+/**
+ * The SDK server without its `tools/call` wrapper, which parses every request with zod a second time and
+ * then every result (the SDK's own hook for subclasses). The request was checked once already: by
+ * `lib/jsonrpc/` against the MCP schema (`-32602` with the reason) and by {@link CALL_PARAMS}; the
+ * results are the meta-server's own (`execute`'s and `list_tools`' text, structured content and media
+ * blocks whose type and base64 `extractMedia` checked).
+ */
+class LeanServer extends Server {
+  protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
+    return method === "tools/call" ? handler : super._wrapHandler(method, handler);
+  }
+}
+
+/**
+ * `tools/call` params as the handlers read them: an object with a string `name` and, when present, an
+ * object `arguments` and an object `_meta`. Refused otherwise (`-32602 Invalid params for tools/call`).
+ */
+const CALL_PARAMS: StandardSchemaV1<unknown, CallToolRequest["params"]> = {
+  "~standard": {
+    version: 1,
+    vendor: "cargo-agents",
+    validate(value: unknown) {
+      const isObject = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
+      const params = value as Record<string, unknown>;
+      if (!isObject(value) || typeof params.name !== "string") {
+        return { issues: [{ message: "params.name must be a string" }] };
+      }
+      if (params.arguments !== undefined && !isObject(params.arguments)) {
+        return { issues: [{ message: "params.arguments must be an object" }] };
+      }
+      if (params._meta !== undefined && !isObject(params._meta)) {
+        return { issues: [{ message: "params._meta must be an object" }] };
+      }
+      return { value: params as CallToolRequest["params"] };
+    },
+  },
+};
 
 /** A shell whose handlers come later (see {@link createServerShell}). */
 export interface ServerShell {
@@ -53,7 +96,7 @@ export function createServerShell(options: { onToolRequest?: () => void } = {}):
   const { promise, resolve } = Promise.withResolvers<ToolHandlers>();
   // A rejection nobody awaits yet (no request came) must not end the process.
   promise.catch(() => {});
-  const server = new Server(
+  const server = new LeanServer(
     { name: "symposium", version: META_SERVER_VERSION },
     { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
   );
@@ -65,9 +108,9 @@ export function createServerShell(options: { onToolRequest?: () => void } = {}):
     options.onToolRequest?.();
     return (await promise).listTools();
   });
-  server.setRequestHandler("tools/call", async (request, ctx) => {
+  server.setRequestHandler("tools/call", { params: CALL_PARAMS }, async (params, ctx) => {
     options.onToolRequest?.();
-    return (await promise).callTool(request, ctx);
+    return (await promise).callTool({ method: "tools/call", params }, ctx);
   });
   return { server, supply: (handlers) => resolve(handlers) };
 }

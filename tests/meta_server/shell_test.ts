@@ -50,6 +50,35 @@ Deno.test("connectServerShell() fails the waiting tool requests when loading fai
   await client.close();
 });
 
+Deno.test("the shell hands tools/call its name and arguments, and refuses a call without a string name", async () => {
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const shell = await connectServerShell(b);
+  const client = new Client({ name: "test-agent", version: "1" });
+  await client.connect(a);
+  const seen: unknown[] = [];
+  shell.supply({
+    listTools: () => Promise.resolve(TOOLS),
+    callTool: (request) => {
+      seen.push(request);
+      return Promise.resolve({ content: [{ type: "text", text: "done" }] });
+    },
+    setLevel: () => {},
+  });
+  const result = await client.callTool({ name: "execute", arguments: { script: "return 1" } });
+  assert.deepEqual(result.content, [{ type: "text", text: "done" }]);
+  assert.deepEqual(seen, [{
+    method: "tools/call",
+    params: { name: "execute", arguments: { script: "return 1" } },
+  }]);
+  // Past the stdin classifier (an in-memory transport has none), the shell still checks the params.
+  await assert.rejects(
+    client.request({ method: "tools/call", params: { name: 7 } } as never, { timeout: 5_000 }),
+    /name must be a string/,
+  );
+  assert.equal(seen.length, 1);
+  await client.close();
+});
+
 /** A runner that answers every script with the same successful object. */
 const objectRunner: ScriptRunner = {
   run: () => Promise.resolve({ text: '{"result":[1,2]}', isError: false, structured: { result: [1, 2] } }),
