@@ -11,6 +11,17 @@ import { MAX_PLUGIN_DEPTH, PLUGIN_MANIFEST_NAME } from "../plugins/mod.ts";
 
 /** The files whose change means re-resolution, besides the plugins folder: Cargo files and `config.toml`. */
 export function watchedFiles(loaded: LoadedResolution, cwd: string): string[] {
+  const held = WATCHED.get(loaded);
+  if (held?.cwd === cwd) return held.files;
+  const files = watchedFilesOf(loaded, cwd);
+  WATCHED.set(loaded, { cwd, files });
+  return files;
+}
+
+/** {@link watchedFiles} per resolution (every request's change check asks); the list is never changed. */
+const WATCHED = new WeakMap<LoadedResolution, { cwd: string; files: string[] }>();
+
+function watchedFilesOf(loaded: LoadedResolution, cwd: string): string[] {
   const root = loaded.workspace.root;
   const files = new Set<string>(loaded.workspace.manifests);
   if (root) files.add(`${root}/Cargo.lock`);

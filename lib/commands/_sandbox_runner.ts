@@ -169,17 +169,19 @@ function shapeResult(
   };
 }
 
+const UTF8 = new TextEncoder();
+
 /** The longest prefix of `text` within `maxBytes` UTF-8 bytes that does not split a character. */
 function cutUtf8(
   text: string,
   maxBytes: number,
 ): { text: string; originalBytes: number; truncated: boolean } {
-  const bytes = new TextEncoder().encode(text);
+  const bytes = UTF8.encode(text);
   if (bytes.length <= maxBytes) return { text, originalBytes: bytes.length, truncated: false };
   let cut = Math.max(0, Math.floor(maxBytes));
   while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--; // a continuation byte: back to the character's start
   return {
-    text: new TextDecoder().decode(bytes.subarray(0, cut)),
+    text: new TextDecoder().decode(bytes.subarray(0, cut)), // rare: a cut result
     originalBytes: bytes.length,
     truncated: true,
   };
