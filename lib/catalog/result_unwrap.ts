@@ -5,9 +5,7 @@
  *
  * @module
  */
-import { Ajv } from "ajv";
-import type { ValidateFunction } from "ajv";
-import { linearRegExp } from "./_linear_regexp.ts";
+import type { Ajv, ValidateFunction } from "ajv";
 
 /** The envelope fields the ladder reads (a subset of the SDK's `CallToolResult`). */
 export interface ToolResultLike {
@@ -87,14 +85,16 @@ export type ShapeVerdict = "conforms" | "off-shape" | "unchecked";
 /**
  * Checks results against declared `outputSchema`s with ajv. Compiled validators are cached per
  * schema text. A schema that cannot be compiled (a remote `$ref`, a pattern RE2 cannot compile) is
- * not checked. One checker lives for the session.
+ * not checked. One checker lives for the session. ajv and RE2 (about 3 MiB of a session's memory) are
+ * imported on the first result that has a schema to check, so a session whose tools declare none never
+ * loads them.
  *
  * The schema comes from the server, so nothing in it may run unbounded on the host thread:
  * `pattern`/`patternProperties` use RE2 (linear time, see `_linear_regexp.ts`), and
  * `uniqueItems`, whose check is quadratic in the array's length for objects, is not checked.
  */
 export class OutputShapeChecker {
-  readonly #ajv = linearAjv();
+  #ajv: Ajv | Promise<Ajv> | undefined;
   readonly #cache = new Map<string, ValidateFunction | null>();
   readonly #bySchema = new WeakMap<object, ValidateFunction | null>();
 
@@ -103,10 +103,12 @@ export class OutputShapeChecker {
    * @param result The raw result; `structuredContent` is checked when present (the schema
    *   describes it, FastMCP envelope included), else the unwrapped value.
    * @param unwrapped What {@link unwrapToolResult} produced for the script.
+   * @returns The verdict; the first check with a schema waits for ajv to load (tens of milliseconds).
    */
-  check(outputSchema: unknown, result: ToolResultLike, unwrapped: unknown): ShapeVerdict {
+  async check(outputSchema: unknown, result: ToolResultLike, unwrapped: unknown): Promise<ShapeVerdict> {
     if (typeof outputSchema !== "object" || outputSchema === null) return "unchecked";
-    const validate = this.#compile(outputSchema as Record<string, unknown>);
+    const ajv = this.#ajv ??= linearAjv().then((loaded) => this.#ajv = loaded);
+    const validate = this.#compile(outputSchema as Record<string, unknown>, await ajv);
     if (!validate) return "unchecked";
     const subject = result.structuredContent !== undefined && result.structuredContent !== null
       ? result.structuredContent
@@ -118,23 +120,23 @@ export class OutputShapeChecker {
     }
   }
 
-  #compile(schema: Record<string, unknown>): ValidateFunction | null {
+  #compile(schema: Record<string, unknown>, ajv: Ajv): ValidateFunction | null {
     // The same listing's schema object comes back on every call: found without serializing it.
     const held = this.#bySchema.get(schema);
     if (held !== undefined) return held;
-    const compiled = this.#compileText(schema);
+    const compiled = this.#compileText(schema, ajv);
     this.#bySchema.set(schema, compiled);
     return compiled;
   }
 
-  #compileText(schema: Record<string, unknown>): ValidateFunction | null {
+  #compileText(schema: Record<string, unknown>, ajv: Ajv): ValidateFunction | null {
     const key = JSON.stringify(schema);
     const cached = this.#cache.get(key);
     if (cached !== undefined) return cached;
     let compiled: ValidateFunction | null;
     try {
       const { $schema: _dialect, $id: _id, ...rest } = schema;
-      compiled = this.#ajv.compile(rest);
+      compiled = ajv.compile(rest);
     } catch {
       compiled = null; // Uncompilable (remote $ref, bad pattern): not checked, by design.
     }
@@ -144,7 +146,8 @@ export class OutputShapeChecker {
 }
 
 /** ajv with RE2 for patterns and `uniqueItems` reduced to a no-op (see {@link OutputShapeChecker}). */
-function linearAjv(): Ajv {
+async function linearAjv(): Promise<Ajv> {
+  const [{ Ajv }, { linearRegExp }] = await Promise.all([import("ajv"), import("./_linear_regexp.ts")]);
   const ajv = new Ajv({
     strict: false,
     validateSchema: false,

@@ -329,7 +329,10 @@ export async function runExecute(
       if (onProgress) label = `${namespaceKey(outcome.server)}.${outcome.tool}`;
       const unwrapped = unwrapToolResult(outcome.result);
       if (!unwrapped.ok) throw new Error(unwrapped.message);
-      if (checker.check(outcome.definition.outputSchema, outcome.result, unwrapped.value) === "off-shape") {
+      if (
+        (await checker.check(outcome.definition.outputSchema, outcome.result, unwrapped.value)) ===
+          "off-shape"
+      ) {
         const notice = offShapeNotice(outcome.server, outcome.tool);
         if (!offShape.has(notice)) logger.debug(notice);
         offShape.add(notice);

@@ -70,40 +70,46 @@ const COUNT_SCHEMA = {
   required: ["count", "bin"],
 };
 
-Deno.test("OutputShapeChecker.check() accepts a conforming result", () => {
+Deno.test("OutputShapeChecker.check() accepts a conforming result", async () => {
   const checker = new OutputShapeChecker();
   const result = { content: [], structuredContent: { count: 1, bin: "A" } };
-  assert.equal(checker.check(COUNT_SCHEMA, result, { count: 1, bin: "A" }), "conforms");
+  assert.equal(await checker.check(COUNT_SCHEMA, result, { count: 1, bin: "A" }), "conforms");
 });
 
-Deno.test("OutputShapeChecker.check() flags structured content missing a required key", () => {
+Deno.test("OutputShapeChecker.check() flags structured content missing a required key", async () => {
   const checker = new OutputShapeChecker();
   const result = { content: [], structuredContent: { bin: "A1" } };
-  assert.equal(checker.check(COUNT_SCHEMA, result, { bin: "A1" }), "off-shape");
+  assert.equal(await checker.check(COUNT_SCHEMA, result, { bin: "A1" }), "off-shape");
 });
 
-Deno.test("OutputShapeChecker.check() flags a text answer to a tool that declared an object", () => {
+Deno.test("OutputShapeChecker.check() flags a text answer to a tool that declared an object", async () => {
   const checker = new OutputShapeChecker();
-  assert.equal(checker.check(COUNT_SCHEMA, { content: [text("count: 7")] }, "count: 7"), "off-shape");
+  assert.equal(await checker.check(COUNT_SCHEMA, { content: [text("count: 7")] }, "count: 7"), "off-shape");
   const parsed = { content: [text('{"name":"Site"}')] };
   const schema = { type: "object", properties: { name: {}, version: {} }, required: ["name", "version"] };
-  assert.equal(checker.check(schema, parsed, { name: "Site" }), "off-shape");
+  assert.equal(await checker.check(schema, parsed, { name: "Site" }), "off-shape");
 });
 
-Deno.test("OutputShapeChecker.check() validates a {result} envelope before it is unwrapped", () => {
+Deno.test("OutputShapeChecker.check() validates a {result} envelope before it is unwrapped", async () => {
   const checker = new OutputShapeChecker();
   const schema = { type: "object", properties: { result: { type: "number" } }, required: ["result"] };
-  assert.equal(checker.check(schema, { content: [], structuredContent: { result: 42 } }, 42), "conforms");
+  assert.equal(
+    await checker.check(schema, { content: [], structuredContent: { result: 42 } }, 42),
+    "conforms",
+  );
 });
 
-Deno.test("OutputShapeChecker.check() does not check a schema it cannot compile", () => {
+Deno.test("OutputShapeChecker.check() does not check a schema it cannot compile", async () => {
   const checker = new OutputShapeChecker();
   const remote = { type: "object", properties: { a: { $ref: "https://example.com/schema.json" } } };
-  assert.equal(checker.check(remote, { content: [], structuredContent: { a: 1 } }, { a: 1 }), "unchecked");
-  assert.equal(checker.check(undefined, { content: [] }, []), "unchecked");
+  assert.equal(
+    await checker.check(remote, { content: [], structuredContent: { a: 1 } }, { a: 1 }),
+    "unchecked",
+  );
+  assert.equal(await checker.check(undefined, { content: [] }, []), "unchecked");
 });
 
-Deno.test("OutputShapeChecker.check() accepts draft 2020-12 schemas with $defs", () => {
+Deno.test("OutputShapeChecker.check() accepts draft 2020-12 schemas with $defs", async () => {
   const checker = new OutputShapeChecker();
   const schema = {
     $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -113,10 +119,13 @@ Deno.test("OutputShapeChecker.check() accepts draft 2020-12 schemas with $defs",
     $defs: { Item: { type: "object", properties: { id: { type: "number" } }, required: ["id"] } },
   };
   assert.equal(
-    checker.check(schema, { content: [], structuredContent: { item: { id: 1 } } }, null),
+    await checker.check(schema, { content: [], structuredContent: { item: { id: 1 } } }, null),
     "conforms",
   );
-  assert.equal(checker.check(schema, { content: [], structuredContent: { item: {} } }, null), "off-shape");
+  assert.equal(
+    await checker.check(schema, { content: [], structuredContent: { item: {} } }, null),
+    "off-shape",
+  );
 });
 
 Deno.test("offShapeNotice() names the server and the wire tool", () => {
@@ -126,7 +135,7 @@ Deno.test("offShapeNotice() names the server and the wire tool", () => {
   );
 });
 
-Deno.test("OutputShapeChecker.check() runs a backtracking pattern in linear time (RE2)", () => {
+Deno.test("OutputShapeChecker.check() runs a backtracking pattern in linear time (RE2)", async () => {
   const checker = new OutputShapeChecker();
   const schema = {
     type: "object",
@@ -135,15 +144,15 @@ Deno.test("OutputShapeChecker.check() runs a backtracking pattern in linear time
   };
   const v = "a".repeat(100_000) + "!";
   const started = performance.now();
-  assert.equal(checker.check(schema, { structuredContent: { v } }, { v }), "off-shape");
-  assert.equal(checker.check(schema, { structuredContent: { v: "aaa" } }, { v: "aaa" }), "conforms");
+  assert.equal(await checker.check(schema, { structuredContent: { v } }, { v }), "off-shape");
+  assert.equal(await checker.check(schema, { structuredContent: { v: "aaa" } }, { v: "aaa" }), "conforms");
   assert.ok(performance.now() - started < 5_000);
 });
 
-Deno.test("OutputShapeChecker.check() leaves a schema unchecked when RE2 cannot compile its pattern", () => {
+Deno.test("OutputShapeChecker.check() leaves a schema unchecked when RE2 cannot compile its pattern", async () => {
   const schema = { type: "object", properties: { v: { type: "string", pattern: "^(?=a)a$" } } };
   assert.equal(
-    new OutputShapeChecker().check(schema, { structuredContent: { v: "b" } }, { v: "b" }),
+    await new OutputShapeChecker().check(schema, { structuredContent: { v: "b" } }, { v: "b" }),
     "unchecked",
   );
 });
