@@ -17,10 +17,16 @@
  * session holding a 10,000-tool catalog stays 55 MiB smaller, at no measured cost in speed
  * (`bench/search.ts`), and with 1 MiB a session after 1,000 `execute`s is 10 MiB smaller again
  * (`bench/perf.ts`; every isolate, sandbox Workers included, gets the flag).
+ * `--unstable-lazy-dynamic-imports` (run only; the compile task does not pass it, a binary carries its
+ * whole module graph): `deno run` otherwise reads and resolves the module graph of every `import("…")`
+ * with a literal specifier before `main.ts` runs, i.e. of every command, the HTTP backend and OAuth,
+ * which made `main.ts` start ~80 ms later (`bench/cold_start.ts`); with it, a module loads when it is
+ * first imported.
  */
 export const DENO_RUN_FLAGS: readonly string[] = Object.freeze([
   "-q",
   "-P",
+  "--unstable-lazy-dynamic-imports",
   "--v8-flags=--stack-size=1800,--max-semi-space-size=1",
 ]);
 
@@ -28,12 +34,12 @@ export const DENO_RUN_FLAGS: readonly string[] = Object.freeze([
  * The arguments after the `deno` executable that run `main.ts` of the checkout at `repoDir`.
  *
  * @param repoDir Absolute path of the checkout, with or without a trailing `/`.
- * @returns e.g. `["run", "-q", "-P", "--v8-flags=--stack-size=1800,--max-semi-space-size=1", "--config",
+ * @returns e.g. `["run", "-q", "-P", "--unstable-lazy-dynamic-imports", "--v8-flags=--stack-size=1800,--max-semi-space-size=1", "--config",
  *   "/repo/deno.json", "/repo/main.ts"]`.
  * @example
  * ```ts
  * import { sourceRunArgs } from "./self_command.ts";
- * sourceRunArgs("/repo/")[5]; // "/repo/deno.json"
+ * sourceRunArgs("/repo/")[6]; // "/repo/deno.json"
  * ```
  */
 export function sourceRunArgs(repoDir: string): string[] {

@@ -1,8 +1,9 @@
 /**
  * `cargo-agents mcp-serve`: the meta-server on stdio until the agent closes stdin. The start path loads
  * only the MCP SDK, the stdin reader and the server shell, and reads `config.toml` for the message
- * budget, before it connects: `initialize` is answered first, then the catalog, the sandbox and the
- * declarations load (imported here on demand, not at the top).
+ * budget, before it connects: `initialize` is answered first, then the catalog loads and resolves, the
+ * servers an `execute` that already arrived names start, and only then the sandbox (its Worker), the
+ * rest of the meta-server and the declarations load (imported here on demand, not at the top).
  *
  * @module
  */
@@ -49,17 +50,33 @@ export async function runServe(ctx: CommandContext): Promise<number> {
   let session;
   try {
     await shell.firstAnswered;
-    const [{ openSession }, { serveMetaServer }] = await Promise.all([
+    // The catalog first, and the servers named by an `execute` that is already waiting start as soon as
+    // it is resolved: their start is most of a first `execute`, and the sandbox and the rest of the
+    // meta-server load meanwhile. A server no `execute` named stays unstarted.
+    // A server started that early is offered what the agent declared (elicitation, sampling, logs)
+    // as any other: the relay is the catalog's peer before.
+    const [{ openSession }, { startNamedServers }, { AgentRelay }] = await Promise.all([
       import("./_session.ts"),
-      import("../meta_server/mod.ts"),
+      import("../meta_server/named_servers.ts"),
+      import("../meta_server/agent_relay.ts"),
     ]);
-    session = await openSession(ctx);
+    let relay: InstanceType<typeof AgentRelay> | undefined;
+    session = await openSession(ctx, {
+      onCatalog: (catalog, logger) => {
+        const early = new AgentRelay(shell.server, { logger });
+        catalog.setPeer((spec) => early.peerFor(spec.name));
+        relay = early;
+        shell.onEarlyExecute((script) => startNamedServers(catalog, script));
+      },
+    });
+    const { serveMetaServer } = await import("../meta_server/mod.ts");
     agentLog.attach(session.logger.child("agent"));
     await serveMetaServer({
       shell,
       catalog: session.catalog,
       runner: session.runner,
       logger: session.logger,
+      relay,
     });
   } catch (error) {
     shell.supply(Promise.reject(error)); // Requests waiting for the tools get this error, not a hang.

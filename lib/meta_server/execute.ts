@@ -8,11 +8,14 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
-import { namespaceKey, type ServerSpec } from "../plugins/server_spec.ts";
+import { namespaceKey } from "../plugins/server_spec.ts";
 import { offShapeNotice, OutputShapeChecker, unwrapToolResult } from "../catalog/result_unwrap.ts";
 import { describeRefusal, dormantLines } from "./_problems.ts";
 import { answerHelperCall, HELPER_GLOBAL } from "./_script_search.ts";
 import { ToolConfirmer } from "./_confirm.ts";
+import { startNamedServers } from "./named_servers.ts";
+
+export { namedServers, startNamedServers } from "./named_servers.ts";
 
 /** Largest `execute` description, in UTF-8 bytes: past it the list of servers is cut and counted. */
 export const EXECUTE_DESCRIPTION_MAX_BYTES = 2_000;
@@ -174,29 +177,6 @@ export function extractMedia(value: unknown): { value: unknown; blocks: MediaBlo
   return blocks.length === 0 ? { value, blocks } : { value: replaced, blocks };
 }
 
-/**
- * The servers in scope whose global the script text uses as an object (`name.`, `name[`, `name?.`),
- * e.g. `github` in `await github.search(...)`; a mention in a comment or string counts too (then the
- * server merely starts a little early).
- */
-export function namedServers(catalog: Pick<Catalog, "servers">, script: string): ServerSpec[] {
-  return catalog.servers.filter((spec) => usePattern(spec.name).test(script));
-}
-
-/** {@link namedServers}' pattern per server name, built once per name (a session has a few). */
-const USE_PATTERNS = new Map<string, RegExp>();
-
-function usePattern(server: string): RegExp {
-  let pattern = USE_PATTERNS.get(server);
-  if (pattern === undefined) {
-    const name = namespaceKey(server).replace(/\$/g, "\\$");
-    pattern = new RegExp(`(^|[^\\w$.])${name}\\s*(\\?\\.|\\.|\\[)`);
-    if (USE_PATTERNS.size >= 1_000) USE_PATTERNS.clear();
-    USE_PATTERNS.set(server, pattern);
-  }
-  return pattern;
-}
-
 /** The argument object sent for a script's argument: `{}` for none/null, `{ value: x }` for non-objects. */
 export function toolArguments(args: unknown): Record<string, unknown> {
   if (args === undefined || args === null) return {};
@@ -272,9 +252,7 @@ export async function runExecute(
     };
   }
   // The servers the script names start now, while the sandbox gets ready, not at the first call.
-  for (const spec of namedServers(catalog, script)) {
-    catalog.listServerTools(spec, { live: true }).catch(() => {});
-  }
+  startNamedServers(catalog, script);
   const checker = options.checker ?? new OutputShapeChecker();
   const logger = options.logger ?? NULL_LOGGER;
   const offShape = new Set<string>();

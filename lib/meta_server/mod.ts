@@ -47,6 +47,7 @@ export {
   type ConnectedShell,
   connectServerShell,
   createServerShell,
+  EARLY_SCRIPTS_KEPT,
   FIRST_ANSWER_WAIT_MS,
   INSTRUCTIONS,
   META_SERVER_VERSION,
@@ -148,6 +149,11 @@ export interface MetaServerOptions {
   progressIntervalMs?: number | undefined;
   /** Shortest time between two `tools/list_changed` to the agent, ms. @default LIST_CHANGED_INTERVAL_MS */
   listChangedIntervalMs?: number | undefined;
+  /**
+   * The relay to the agent over this server, when servers may start before the handlers exist (the
+   * caller then made it the catalog's peer already). @default a new `AgentRelay`, made the catalog's peer
+   */
+  relay?: AgentRelay | undefined;
 }
 
 /**
@@ -179,7 +185,7 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     return fresh;
   };
   // Backing servers started from now on are offered what the agent declared (read at each start).
-  const relay = new AgentRelay(server, { logger });
+  const relay = options.relay ?? new AgentRelay(server, { logger });
   catalog.setPeer((spec) => relay.peerFor(spec.name));
   const confirmer = new ToolConfirmer(relay);
   const logAgent = () => {

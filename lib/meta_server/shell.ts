@@ -84,7 +84,16 @@ export interface ServerShell {
    * rejects, every tool request fails with its error (the agent sees an internal error).
    */
   supply(handlers: ToolHandlers | Promise<ToolHandlers>): void;
+  /**
+   * Calls `listener` with the script of each `execute` call that arrived before {@link supply} (kept, at
+   * most {@link EARLY_SCRIPTS_KEPT}) and of each that arrives until then, so `mcp-serve` can start the
+   * servers it names while the rest of the meta-server loads. One listener: a second replaces the first.
+   */
+  onEarlyExecute(listener: (script: string) => void): void;
 }
+
+/** Scripts of `execute` calls kept for {@link ServerShell.onEarlyExecute} before it is called; later ones are not. */
+export const EARLY_SCRIPTS_KEPT = 8;
 
 /**
  * Builds the `symposium` server with its `initialize` answer and tool handlers that wait for
@@ -96,6 +105,15 @@ export function createServerShell(options: { onToolRequest?: () => void } = {}):
   const { promise, resolve } = Promise.withResolvers<ToolHandlers>();
   // A rejection nobody awaits yet (no request came) must not end the process.
   promise.catch(() => {});
+  let supplied = false;
+  const earlyScripts: string[] = [];
+  let onEarly: ((script: string) => void) | undefined;
+  const noteEarly = (params: CallToolRequest["params"]) => {
+    const script = params.arguments?.script;
+    if (supplied || params.name !== "execute" || typeof script !== "string") return;
+    if (onEarly) onEarly(script);
+    else if (earlyScripts.length < EARLY_SCRIPTS_KEPT) earlyScripts.push(script);
+  };
   const server = new LeanServer(
     { name: "symposium", version: META_SERVER_VERSION },
     { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
@@ -110,9 +128,23 @@ export function createServerShell(options: { onToolRequest?: () => void } = {}):
   });
   server.setRequestHandler("tools/call", { params: CALL_PARAMS }, async (params, ctx) => {
     options.onToolRequest?.();
+    noteEarly(params);
     return (await promise).callTool({ method: "tools/call", params }, ctx);
   });
-  return { server, supply: (handlers) => resolve(handlers) };
+  return {
+    server,
+    supply: (handlers) => {
+      supplied = true;
+      earlyScripts.length = 0;
+      onEarly = undefined;
+      resolve(handlers);
+    },
+    onEarlyExecute: (listener) => {
+      if (supplied) return;
+      onEarly = listener;
+      for (const script of earlyScripts.splice(0)) listener(script);
+    },
+  };
 }
 
 /** A shell connected to its transport (see {@link connectServerShell}). */

@@ -6,6 +6,7 @@ import { Catalog } from "../../lib/catalog/mod.ts";
 import {
   connectServerShell,
   createMetaServer,
+  EARLY_SCRIPTS_KEPT,
   INSTRUCTIONS,
   type ScriptRunner,
   type ToolHandlers,
@@ -117,4 +118,55 @@ Deno.test("execute leaves structuredContent out for Cline CLI, which shows the m
   const result = await executeAs("@cline/core");
   assert.equal(result.structuredContent, undefined);
   assert.deepEqual(result.content, [{ type: "text", text: '{"result":[1,2]}' }]);
+});
+
+Deno.test("onEarlyExecute() hands over the scripts of executes sent before the handlers, then stops", async () => {
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const shell = await connectServerShell(b);
+  const client = new Client({ name: "test-agent", version: "1" });
+  await client.connect(a);
+  const calls = [
+    client.callTool({ name: "execute", arguments: { script: "return await alpha.echo({})" } }),
+    client.callTool({ name: "list_tools", arguments: { servers: ["beta"] } }),
+    client.callTool({ name: "execute", arguments: { script: 42 } }), // not a script: nothing to start
+  ];
+  await new Promise((resolve) => setTimeout(resolve, 20)); // the requests reach the shell
+  const seen: string[] = [];
+  shell.onEarlyExecute((script) => seen.push(script));
+  assert.deepEqual(seen, ["return await alpha.echo({})"], "kept from before the listener");
+  calls.push(client.callTool({ name: "execute", arguments: { script: "return beta.x()" } }));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.deepEqual(seen, ["return await alpha.echo({})", "return beta.x()"], "told at once while loading");
+  shell.supply({
+    listTools: () => Promise.resolve(TOOLS),
+    callTool: () => Promise.resolve({ content: [{ type: "text", text: "ok" }] }),
+    setLevel: () => {},
+  });
+  await Promise.all(calls);
+  await client.callTool({ name: "execute", arguments: { script: "return gamma.y()" } });
+  shell.onEarlyExecute((script) => seen.push(script)); // too late: the handlers run executes now
+  assert.deepEqual(seen, ["return await alpha.echo({})", "return beta.x()"]);
+  await client.close();
+});
+
+Deno.test("onEarlyExecute() keeps at most EARLY_SCRIPTS_KEPT scripts from before it is called", async () => {
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const shell = await connectServerShell(b);
+  const client = new Client({ name: "test-agent", version: "1" });
+  await client.connect(a);
+  const calls = Array.from(
+    { length: EARLY_SCRIPTS_KEPT + 5 },
+    (_, i) => client.callTool({ name: "execute", arguments: { script: `return s${i}.x()` } }),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const seen: string[] = [];
+  shell.onEarlyExecute((script) => seen.push(script));
+  assert.deepEqual(seen, Array.from({ length: EARLY_SCRIPTS_KEPT }, (_, i) => `return s${i}.x()`));
+  shell.supply({
+    listTools: () => Promise.resolve(TOOLS),
+    callTool: () => Promise.resolve({ content: [] }),
+    setLevel: () => {},
+  });
+  await Promise.all(calls); // every call is still answered
+  await client.close();
 });
