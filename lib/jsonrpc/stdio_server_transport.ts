@@ -43,6 +43,8 @@ export class LineStdioServerTransport implements Transport {
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined;
+  /** Every message handed to `onmessage` passed `classifyLine()` (the MCP message schema). */
+  readonly checksMessages = true;
 
   readonly #input: ReadableStream<Uint8Array>;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;

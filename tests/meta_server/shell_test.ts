@@ -12,6 +12,7 @@ import {
   type ToolHandlers,
 } from "../../lib/meta_server/mod.ts";
 import { fixtureServerToml, makeDirs, writePlugin } from "../_fakes_meta.ts";
+import { LineStdioServerTransport } from "../../lib/jsonrpc/mod.ts";
 
 const TOOLS = { tools: [{ name: "list_tools", inputSchema: { type: "object" as const } }] };
 
@@ -169,4 +170,61 @@ Deno.test("onEarlyExecute() keeps at most EARLY_SCRIPTS_KEPT scripts from before
   });
   await Promise.all(calls); // every call is still answered
   await client.close();
+});
+
+Deno.test("over the stdin transport, requests and notifications reach the shell's handlers (cancel included)", async () => {
+  const toServer = new TransformStream<Uint8Array, Uint8Array>();
+  const fromServer = new TransformStream<Uint8Array, Uint8Array>();
+  const transport = new LineStdioServerTransport({ input: toServer.readable, output: fromServer.writable });
+  const shell = await connectServerShell(transport);
+  const writer = toServer.writable.getWriter();
+  const send = (m: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
+  const replies = new Map<unknown, Record<string, unknown>>();
+  const reader = fromServer.readable.pipeThrough(new TextDecoderStream()).getReader();
+  const reading = (async () => {
+    let buffered = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      buffered += chunk.value;
+      for (let at = buffered.indexOf("\n"); at !== -1; at = buffered.indexOf("\n")) {
+        const m = JSON.parse(buffered.slice(0, at));
+        buffered = buffered.slice(at + 1);
+        if ("id" in m) replies.set(m.id, m);
+      }
+    }
+  })().catch(() => {});
+  const until = async (id: unknown) => {
+    for (let i = 0; i < 500 && !replies.has(id); i++) await new Promise((r) => setTimeout(r, 10));
+    return replies.get(id);
+  };
+  let aborted = false;
+  shell.supply({
+    listTools: () => Promise.resolve(TOOLS),
+    callTool: (_request, ctx) =>
+      new Promise((resolve) => {
+        ctx.mcpReq.signal.addEventListener("abort", () => {
+          aborted = true;
+          resolve({ content: [] });
+        });
+      }),
+    setLevel: () => {},
+  });
+  await send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  });
+  assert.ok(((await until(1))?.result as { serverInfo?: unknown })?.serverInfo, "initialize answered");
+  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  await send({ jsonrpc: "2.0", id: "p", method: "ping" });
+  assert.deepEqual((await until("p"))?.result, {});
+  await send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "execute", arguments: {} } });
+  await new Promise((r) => setTimeout(r, 50));
+  await send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "test" } });
+  for (let i = 0; i < 500 && !aborted; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(aborted, "the cancellation notification did not reach the running call");
+  await shell.server.close();
+  await writer.close().catch(() => {});
+  await reader.cancel();
+  await reading;
 });
