@@ -1,10 +1,12 @@
-// The sandbox's costs: QuickJS runtime creation, a warm `execute` through the Worker pool, host-call
+// The sandbox's costs: QuickJS runtime creation, a run's vessel (runtime + context + prelude core), the
+// prelude parts compiled on first need, a warm `execute` in-process and through the Worker pool, host-call
 // overhead (1,000 sequential awaited calls; 100 under Promise.all) in-process and across the Worker
 // boundary, and a leak check (RSS and WASM memory around 1,000 runs, printed to stderr first):
 //   deno bench -P --v8-flags=--stack-size=1800 bench/sandbox_bench.ts
 import { QuickJSEngine } from "../lib/sandbox/engine.ts";
 import { type HostCall, SandboxPool } from "../lib/sandbox/mod.ts";
 import { loadSandboxModule } from "../lib/sandbox/wasm_module.ts";
+import { RunVessel } from "../lib/sandbox/_vessel.ts";
 
 const MIB = 1024 * 1024;
 const limits = {
@@ -61,6 +63,10 @@ Deno.bench("QuickJS newRuntime() + newContext() + dispose", { group: "setup", ba
   rt.dispose();
 });
 
+Deno.bench("run vessel (runtime + context + prelude core) + dispose", { group: "setup" }, () => {
+  new RunVessel(sandbox).dispose();
+});
+
 Deno.bench(
   "sandbox Worker spawn until ready (own pool, nested Worker)",
   { group: "setup", n: 5, warmup: 1 },
@@ -76,6 +82,34 @@ Deno.bench(
 
 Deno.bench("execute `return 1`, in-process engine", { group: "execute", baseline: true }, async () => {
   await inProcess("return 1");
+});
+
+Deno.bench(
+  "execute `return 1`, in-process engine, vessel prepared ahead",
+  { group: "execute" },
+  async (b) => {
+    engine.prepareNext();
+    b.start();
+    await inProcess("return 1");
+    b.end();
+  },
+);
+
+// The first call, console value and timer of a run each compile a prelude part in that run.
+Deno.bench("execute one host call, in-process engine", { group: "execute" }, async () => {
+  await inProcess("return await srv.x(1)");
+});
+
+Deno.bench(
+  "execute console.log of an object + a timer, in-process engine",
+  { group: "execute" },
+  async () => {
+    await inProcess("console.log({ a: 1 }); await new Promise((r) => setTimeout(r, 0)); return 1");
+  },
+);
+
+Deno.bench("execute `throw new Error()`, in-process engine", { group: "execute" }, async () => {
+  await inProcess("throw new Error('x')");
 });
 
 Deno.bench("execute `return 1`, warm Worker pool", { group: "execute" }, async () => {
