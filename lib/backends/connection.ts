@@ -33,6 +33,7 @@ import { formatBytes, isTooLargeData, MESSAGE_BUDGET_KEY, MessageTooLargeError }
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
+import { dispatchCheckedMessages } from "./_checked_dispatch.ts";
 
 export type { CallToolResult, ReadResourceResult, Resource, Root, ServerCapabilities, Tool, Transport };
 export {
@@ -51,6 +52,8 @@ export {
 export interface OpenConnectionOptions {
   /** Server name as declared in the manifest (used in every message). */
   server: string;
+  /** The transport hands on only valid JSON-RPC messages (see `_checked_dispatch.ts`). @default false */
+  checkedMessages?: boolean | undefined;
   /** Longest wait for the handshake (transport start + `initialize`), in ms. */
   startupTimeoutMs: number;
   /**
@@ -237,6 +240,7 @@ export async function openConnection(
     options.signal?.removeEventListener("abort", onCallerAbort);
   }
 
+  if (options.checkedMessages === true) dispatchCheckedMessages(client, transport);
   const connectedAtMs = now();
   const info = client.getServerVersion();
   const serverCapabilities = client.getServerCapabilities() ?? {};

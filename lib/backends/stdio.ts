@@ -401,6 +401,7 @@ async function openStdioConnection(
 ): Promise<BackendConnection> {
   return await openConnection(transport, {
     server: spec.name,
+    checkedMessages: true, // every stdout line passes deserializeMessage (`_wire_message.ts`)
     startupTimeoutMs: spec.startupTimeoutMs,
     onStartupActivity: (listener) => transport.onActivity(listener),
     roots: ctx.roots,
