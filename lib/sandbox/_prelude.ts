@@ -41,7 +41,7 @@ export const NativeOp = Object.freeze({ call: 0, log: 1, startTimer: 2, cancelTi
 
 /**
  * Indices of the array the core returns (`[install, run, serialize, release, describe, unobserved, settle,
- * fireTimer]`); the host fetches each function on first use.
+ * fireTimer, part]`; `part(index)` loads a part ahead); the host fetches each function on first use.
  */
 export const Internal = Object.freeze({
   install: 0,
@@ -52,6 +52,7 @@ export const Internal = Object.freeze({
   unobserved: 5,
   settle: 6,
   fireTimer: 7,
+  part: 8,
 });
 
 /**
@@ -184,7 +185,8 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
     }
     return "";
   };
-  return [install, run, serialize, release, stub(2, "describe"), unobserved, stub(0, "settle"), stub(1, "fire")];
+  return [install, run, serialize, release, stub(2, "describe"), unobserved, stub(0, "settle"), stub(1, "fire"),
+    part];
 })`);
 
 /** The parts' sources by index, compacted like the core (see `preludeParts` in `_prelude_parts.ts`). */

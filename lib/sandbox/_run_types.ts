@@ -94,6 +94,8 @@ export interface Internals {
   readonly unobserved: QuickJSHandle;
   /** `release()`: frees the memory reserve. */
   readonly release: QuickJSHandle;
+  /** `part(index) → part`: compiles a prelude part unless it is loaded (see `_prelude_parts.ts`). */
+  readonly part: QuickJSHandle;
 }
 
 /** How the running part of a run ended, before the outcome is assembled. */

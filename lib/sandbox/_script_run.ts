@@ -84,6 +84,11 @@ export class ScriptRun {
     return outcome;
   }
 
+  /** Indices of the prelude parts the run's context compiled (empty before its vessel exists). */
+  get loadedParts(): ReadonlySet<number> {
+    return this.#vessel?.loadedParts ?? new Set();
+  }
+
   get #toolCalls(): number {
     return this.#bridge?.toolCalls ?? 0;
   }

@@ -44,6 +44,7 @@ export class RunVessel {
   /** What the prelude threw (owned by the vessel), when it failed. */
   readonly setupError: QuickJSHandle | undefined;
   readonly #owned: QuickJSHandle[] = [];
+  readonly #loadedParts = new Set<number>();
   #host: VesselHost | undefined;
   #disposed = false;
 
@@ -72,8 +73,12 @@ export class RunVessel {
         case NativeOp.cancelTimer:
           this.#bound().cancelTimer(ctx.getNumber(a!));
           return;
-        case NativeOp.load:
-          return loadPart(ctx, ctx.getNumber(a!));
+        case NativeOp.load: {
+          const index = ctx.getNumber(a!);
+          const factory = loadPart(ctx, index);
+          if (!("error" in factory)) this.#loadedParts.add(index);
+          return factory;
+        }
       }
       throw new Error("Unknown sandbox operation");
     });
@@ -101,6 +106,26 @@ export class RunVessel {
   bind(host: VesselHost): void {
     if (this.#host || this.#disposed) throw new Error("A sandbox context serves exactly one run");
     this.#host = host;
+  }
+
+  /** Indices of the prelude parts compiled in this context so far (see `_prelude_parts.ts`). */
+  get loadedParts(): ReadonlySet<number> {
+    return this.#loadedParts;
+  }
+
+  /**
+   * Compiles prelude part `index` now, before any script runs in the context (our own code, as the core is):
+   * a part the next script is likely to need then costs its run nothing. Never throws; a part that fails to
+   * load here loads on first need instead.
+   */
+  preload(index: number): void {
+    if (!this.internals || this.#host || this.#disposed || this.#loadedParts.has(index)) return;
+    const ctx = this.ctx;
+    const arg = ctx.newNumber(index);
+    const result = ctx.callFunction(this.internals.part, ctx.undefined, arg);
+    arg.dispose();
+    if (result.error) result.error.dispose();
+    else result.value.dispose();
   }
 
   /** Keeps `handle` alive until {@link dispose}. */
@@ -177,6 +202,9 @@ class PreludeInternals implements Internals {
   }
   get fireTimer(): QuickJSHandle {
     return this.#get(Internal.fireTimer);
+  }
+  get part(): QuickJSHandle {
+    return this.#get(Internal.part);
   }
 
   #get(index: number): QuickJSHandle {

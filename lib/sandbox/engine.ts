@@ -46,6 +46,8 @@ export class QuickJSEngine {
   #module: SandboxModule;
   #stripTypes: TypeStripper | undefined;
   #next: RunVessel | undefined;
+  /** The prelude parts the last run compiled: the next vessel compiles them ahead. */
+  #partsUsed: number[] = [];
 
   constructor(module: SandboxModule, options: EngineOptions = {}) {
     this.#module = module;
@@ -69,17 +71,24 @@ export class QuickJSEngine {
   ): Promise<EngineOutcome> {
     const vessel = this.#next;
     this.#next = undefined;
-    return new ScriptRun(this.#module, request, io, this.#stripTypes, vessel).execute(options.onOutcome);
+    const run = new ScriptRun(this.#module, request, io, this.#stripTypes, vessel);
+    return run.execute(options.onOutcome).then((outcome) => {
+      this.#partsUsed = [...run.loadedParts];
+      return outcome;
+    });
   }
 
   /**
-   * Prepares the runtime, context and prelude of the next run now, unless one is ready. Never throws: a
-   * failure leaves the next run to prepare its own (and report what fails).
+   * Prepares the runtime, context and prelude core of the next run now, unless one is ready, with the
+   * prelude parts the last run needed (a script that called a tool is likely followed by one that does).
+   * Never throws: a failure leaves the next run to prepare its own (and report what fails).
    */
   prepareNext(): void {
     if (this.#next) return;
     try {
-      this.#next = new RunVessel(this.#module);
+      const next = new RunVessel(this.#module);
+      for (const index of this.#partsUsed) next.preload(index);
+      this.#next = next;
     } catch {
       // The module failed (a WASM trap): the next run meets the same failure and reports it as a crash.
     }

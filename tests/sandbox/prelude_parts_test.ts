@@ -2,8 +2,9 @@
 // script patched, replaced or deleted the built-ins before the part was loaded, since a part reads only
 // what the core captured before the script ran.
 import assert from "node:assert/strict";
-import { failureOf, runInEngine, valueOf } from "../_fakes_sandbox.ts";
+import { failureOf, runInEngine, testEngine, valueOf } from "../_fakes_sandbox.ts";
 import { compactSource } from "../../lib/sandbox/_prelude.ts";
+import { RunVessel } from "../../lib/sandbox/_vessel.ts";
 
 /** Replaces the built-ins a part would otherwise reach for with values that throw or lie. */
 const PATCH_EVERYTHING = [
@@ -95,4 +96,28 @@ Deno.test("compactSource() drops comment lines, indentation and blank lines but 
     compactSource("(function () {\n  // note\n\n  const a = 1;\n    return a;\n})"),
     "(function () {\nconst a = 1;\nreturn a;\n})",
   );
+});
+
+Deno.test("RunVessel.preload() compiles a part before any script, once", async () => {
+  const { module } = await testEngine();
+  const vessel = new RunVessel(module);
+  try {
+    assert.deepEqual([...vessel.loadedParts], []);
+    vessel.preload(0);
+    vessel.preload(0);
+    assert.deepEqual([...vessel.loadedParts], [0]);
+  } finally {
+    vessel.dispose();
+  }
+});
+
+Deno.test("the next run's vessel has the parts the last run used, and its script still gets a fresh context", async () => {
+  const { engine } = await testEngine();
+  valueOf(await runInEngine("globalThis.leaked = await srv.x(1); console.log({ a: 1 }); return 1"));
+  engine.prepareNext();
+  const run = await runInEngine(
+    `${PATCH_EVERYTHING}\nconsole.log("b");\nconst r = await srv.y(2);\nreturn \`\${typeof leaked} \${r.args}\``,
+  );
+  assert.equal(valueOf(run), "undefined 2");
+  assert.deepEqual(run.console, ["b"]);
 });
