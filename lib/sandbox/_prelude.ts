@@ -89,13 +89,15 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
   // a script's setters on Array.prototype never see them.
   const records = create(null), parts = create(null), namespaceLabels = new WeakMapCtor();
   records.length = 0;
+  const namespaceHandlers = create(null);
+  namespaceHandlers.length = 0;
   // The parts compiled on first need (see _prelude_parts.ts), by index.
   const part = function (index) {
     const loaded = parts[index];
     return loaded !== undefined ? loaded : (parts[index] = native(4, index)(I));
   };
   const I = freeze({
-    native: native, records: records, namespaceLabels: namespaceLabels, toJson: toJson, P: P,
+    native: native, records: records, handlers: namespaceHandlers, namespaceLabels: namespaceLabels, toJson: toJson, P: P,
     then: P.prototype.then, originalReject: P.reject, species: Symbol.species, toPrimitive: Symbol.toPrimitive,
     toStringTag: Symbol.toStringTag, apply: apply, create: create, freeze: freeze, stringify: stringify,
     parse: parse, StringCtor: StringCtor, ErrorCtor: ErrorCtor, TypeErrorCtor: TypeError,
@@ -142,9 +144,11 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
     return apply(originalJoin, this, [sep]);
   });
   // A namespace is a proxy whose get trap is part 0's (called with the handler, which names the server, as
-  // this); its other traps refuse every change. Its label is kept here, so that console.log(srv) reads
-  // "[server srv]" without touching the namespace.
+  // this; until part 0 loads, a stub that loads it, and part 0 then puts its own get on every handler); its
+  // other traps refuse every change. Its label is kept here, so that console.log(srv) reads "[server srv]"
+  // without touching the namespace.
   const getKey = stub(0, "get");
+  const handlers = I.handlers;
   const refuse = function () { return false; };
   const install = function (namespacesJson, heapLimitBytes) {
     if (typeof heapLimitBytes === "number" && heapLimitBytes > 0) heapBudgetBytes = heapLimitBytes;
@@ -153,7 +157,8 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
       const handler = create(null);
       handler.ns = names[i];
       handler.label = "[server " + names[i] + "]";
-      handler.get = getKey;
+      handler.get = parts[0] !== undefined ? parts[0].get : getKey;
+      handlers[handlers.length++] = handler;
       handler.set = handler.defineProperty = handler.deleteProperty = refuse;
       const proxy = new ProxyCtor(create(null), handler);
       apply(weakSet, namespaceLabels, [proxy, handler.label]);

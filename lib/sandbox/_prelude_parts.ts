@@ -150,6 +150,8 @@ const CALLS = String.raw`(function (I) {
     const limit = options !== null && typeof options === "object" ? options.limit : undefined;
     return call(HELPER, "search", limit === undefined ? { query: query } : { query: query, limit: limit });
   };
+  const handlers = I.handlers;
+  for (let i = 0; i < handlers.length; i++) handlers[i].get = get;
   return { call: call, settle: settle, reject: reject, get: get, search: search };
 })`;
 

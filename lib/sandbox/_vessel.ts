@@ -172,6 +172,7 @@ class PreludeInternals implements Internals {
   readonly #array: QuickJSHandle;
   readonly #own: (handle: QuickJSHandle) => QuickJSHandle;
   readonly #fetched: Array<QuickJSHandle | undefined> = [];
+  #settle: QuickJSHandle | undefined;
 
   constructor(ctx: QuickJSContext, array: QuickJSHandle, own: (handle: QuickJSHandle) => QuickJSHandle) {
     this.#ctx = ctx;
@@ -197,14 +198,30 @@ class PreludeInternals implements Internals {
   get unobserved(): QuickJSHandle {
     return this.#get(Internal.unobserved);
   }
+  /** Part 0's settle once that part is loaded (a call was made), else the core's stub for it. */
   get settle(): QuickJSHandle {
-    return this.#get(Internal.settle);
+    return this.#settle ??= this.#partFunction(0, "settle") ?? this.#get(Internal.settle);
   }
   get fireTimer(): QuickJSHandle {
     return this.#get(Internal.fireTimer);
   }
   get part(): QuickJSHandle {
     return this.#get(Internal.part);
+  }
+
+  /** `part(index)[name]`, owned; `undefined` when loading the part failed (the caller then uses the stub). */
+  #partFunction(index: number, name: string): QuickJSHandle | undefined {
+    const ctx = this.#ctx;
+    const arg = ctx.newNumber(index);
+    const loaded = ctx.callFunction(this.part, ctx.undefined, arg);
+    arg.dispose();
+    if (loaded.error) {
+      loaded.error.dispose();
+      return undefined;
+    }
+    const fn = this.#own(ctx.getProp(loaded.value, name));
+    loaded.value.dispose();
+    return fn;
   }
 
   #get(index: number): QuickJSHandle {
