@@ -122,7 +122,9 @@ export class HostBridge {
     if (this.#toolCalls >= this.#hooks.request.limits.maxToolCalls) return this.#limitErrorHandle().dup();
     const namespace = ctx.getString(nsHandle);
     const key = ctx.getString(keyHandle);
-    const argsJson = ctx.typeof(argsHandle) === "string" ? ctx.getString(argsHandle) : undefined;
+    // The calls part passes JSON text or undefined, which reads as the word (never JSON text): one crossing.
+    const argsText = ctx.getString(argsHandle);
+    const argsJson = argsText === "undefined" ? undefined : argsText;
     if (argsJson !== undefined && tooLarge(argsJson)) {
       return ctx.newError({
         name: "RangeError",
