@@ -14,7 +14,8 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/client";
  * accept it. A line of the form `{"jsonrpc":"2.0","id":<string or safe integer>,"result":{…}}` with
  * no other member and no `_meta` in the result is taken as it is (the SDK's schema for it is a strict
  * envelope around a loose object, so it would accept the same message unchanged); every other line
- * (requests, notifications, errors, a result carrying `_meta`, a `"__proto__"` member anywhere) goes
+ * (requests, notifications, errors, a result carrying `_meta`, a `"__proto__"` member anywhere, a `\u` escape
+ * anywhere, which could spell either) goes
  * through the SDK's own parse.
  *
  * @param line One line without its newline.
@@ -27,7 +28,8 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/client";
  * ```
  */
 export function deserializeMessage(line: string): JSONRPCMessage {
-  if (line.includes('"__proto__"')) return sdkDeserializeMessage(line);
+  // A JSON escape can spell `__proto__` without its letters (`"\u005f_proto__"`): such lines take the SDK's path.
+  if (line.includes('"__proto__"') || line.includes("\\u")) return sdkDeserializeMessage(line);
   const value: unknown = JSON.parse(line);
   if (isPlainResultResponse(value)) return value as JSONRPCMessage;
   return sdkDeserializeMessage(line);

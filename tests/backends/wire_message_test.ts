@@ -26,6 +26,11 @@ const LINES = [
   '{"jsonrpc":"1.0","id":1,"result":{}}',
   '{"id":1,"result":{}}',
   '{"jsonrpc":"2.0","id":1,"result":{"__proto__":{"polluted":true}}}',
+  // `__proto__` spelled with JSON escapes is the same key once parsed.
+  String.raw`{"jsonrpc":"2.0","id":1,"result":{"content":[],"\u005f_proto__":{"isError":true}}}`,
+  String
+    .raw`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x","\u005F\u005Fproto\u005f\u005f":1}]}}`,
+  String.raw`{"jsonrpc":"2.0","id":1,"result":{"content":[],"\u005fmeta":{"k":1}}}`,
   '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no such method"}}',
   '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}',
   '{"jsonrpc":"2.0","id":4,"method":"roots/list"}',
