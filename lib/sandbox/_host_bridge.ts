@@ -126,7 +126,7 @@ export class HostBridge {
     const argsText = ctx.getString(argsHandle);
     const argsJson = argsText === "undefined" ? undefined : argsText;
     if (argsJson !== undefined && tooLarge(argsJson)) {
-      return ctx.newError({
+      return this.#newError({
         name: "RangeError",
         message:
           `The arguments of ${namespace}.${key}() are ${utf8ByteLength(argsJson)} bytes of JSON, more ` +
@@ -136,7 +136,7 @@ export class HostBridge {
     const chars = argsJson?.length ?? 0;
     const maxInFlight = this.#hooks.request.limits.maxInFlightChars ?? DEFAULT_MAX_IN_FLIGHT_CHARS;
     if (this.#inFlightChars + chars > maxInFlight) {
-      return ctx.newError({
+      return this.#newError({
         name: "RangeError",
         message:
           `${namespace}.${key}() was not sent: with its ${mib(chars)} MiB of arguments, the tool-call ` +
@@ -173,11 +173,31 @@ export class HostBridge {
 
   /** The `ToolCallLimitError` every call past `maxToolCalls` rejects with, made on the first such call. */
   #limitErrorHandle(): QuickJSHandle {
-    return this.#limitError ??= this.#hooks.own(this.#ctx.newError({
+    return this.#limitError ??= this.#hooks.own(this.#newError({
       name: "ToolCallLimitError",
       message:
         `This script reached its limit of ${this.#hooks.request.limits.maxToolCalls} tool calls (max-tool-calls)`,
     }));
+  }
+
+  /**
+   * An `Error` with own `name` and `message` defined by the core (`ctx.newError` assigns them, which runs
+   * any setter the script put on `Error.prototype`, inside this native call: a setter that calls a tool
+   * re-entered the host without end and overflowed its stack).
+   */
+  #newError(error: { name: string; message: string }): QuickJSHandle {
+    const ctx = this.#ctx;
+    const made = ctx.newError();
+    for (const key of ["name", "message"] as const) {
+      const keyHandle = ctx.newString(key);
+      const value = ctx.newString(error[key]);
+      const defined = ctx.callFunction(this.#internals.define, ctx.undefined, made, keyHandle, value);
+      keyHandle.dispose();
+      value.dispose();
+      if (defined.error) defined.error.dispose();
+      else defined.value.dispose();
+    }
+    return made;
   }
 
   #settle(id: number, reply: HostReply): Ending | undefined {

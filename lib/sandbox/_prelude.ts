@@ -41,7 +41,9 @@ export const NativeOp = Object.freeze({ call: 0, log: 1, startTimer: 2, cancelTi
 
 /**
  * Indices of the array the core returns (`[install, run, serialize, release, describe, unobserved, settle,
- * fireTimer, part]`; `part(index)` loads a part ahead); the host fetches each function on first use.
+ * fireTimer, part, define]`; `part(index)` loads a part ahead; `define(target, key, value)` defines a
+ * writable, configurable, non-enumerable property without running any setter of the script's, for the
+ * host's error objects); the host fetches each function on first use.
  */
 export const Internal = Object.freeze({
   install: 0,
@@ -53,6 +55,7 @@ export const Internal = Object.freeze({
   settle: 6,
   fireTimer: 7,
   part: 8,
+  define: 9,
 });
 
 /**
@@ -191,7 +194,7 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
     return "";
   };
   return [install, run, serialize, release, stub(2, "describe"), unobserved, stub(0, "settle"), stub(1, "fire"),
-    part];
+    part, define];
 })`);
 
 /** The parts' sources by index, compacted like the core (see `preludeParts` in `_prelude_parts.ts`). */

@@ -96,6 +96,8 @@ export interface Internals {
   readonly release: QuickJSHandle;
   /** `part(index) → part`: compiles a prelude part unless it is loaded (see `_prelude_parts.ts`). */
   readonly part: QuickJSHandle;
+  /** `define(target, key, value)`: an own writable, configurable, non-enumerable property (no setter runs). */
+  readonly define: QuickJSHandle;
 }
 
 /** How the running part of a run ended, before the outcome is assembled. */

@@ -208,6 +208,9 @@ class PreludeInternals implements Internals {
   get part(): QuickJSHandle {
     return this.#get(Internal.part);
   }
+  get define(): QuickJSHandle {
+    return this.#get(Internal.define);
+  }
 
   /** `part(index)[name]`, owned; `undefined` when loading the part failed (the caller then uses the stub). */
   #partFunction(index: number, name: string): QuickJSHandle | undefined {

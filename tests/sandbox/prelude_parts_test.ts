@@ -121,3 +121,22 @@ Deno.test("the next run's vessel has the parts the last run used, and its script
   assert.equal(valueOf(run), "undefined 2");
   assert.deepEqual(run.console, ["b"]);
 });
+
+Deno.test("the host's errors for a refused call are made without running the script's Error.prototype setters", async () => {
+  // A setter that calls again re-entered the host while it built the error, without end (a host-side stack
+  // overflow); a setter that swallows the value left the error without its name and message.
+  const run = await runInEngine(
+    "let n = 0;\n" +
+      "for (const key of ['name', 'message']) Object.defineProperty(Error.prototype, key, " +
+      "{ set(v) { n++; srv.again(n) }, get() { return 'patched' }, configurable: true });\n" +
+      "const seen = [];\n" +
+      "try { await srv.x('x'.repeat(9 * 1024 * 1024)) } catch (e) { seen.push(e.name) }\n" +
+      "for (let i = 0; i < 4; i++) { try { await srv.x(i) } catch (e) { seen.push(`${e.name}: ${e.message}`) } }\n" +
+      "return [n, seen]",
+    { limits: { maxToolCalls: 3 } },
+  );
+  assert.deepEqual(valueOf(run), [0, [
+    "RangeError",
+    "ToolCallLimitError: This script reached its limit of 3 tool calls (max-tool-calls)",
+  ]]);
+});
