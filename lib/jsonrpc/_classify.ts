@@ -82,8 +82,9 @@ export function classifyLine(line: string): Classified {
   let value: unknown;
   try {
     // A `"__proto__"` member is dropped (at any depth): later copies of the message (the SDK's
-    // schemas, spreads, `Object.assign`) must not turn it into an object's prototype.
-    value = line.includes('"__proto__"')
+    // schemas, spreads, `Object.assign`) must not turn it into an object's prototype. A `\u` escape
+    // can spell that key without its letters (`"\u005f_proto__"`), so such a line is revived too.
+    value = line.includes('"__proto__"') || line.includes("\\u")
       ? JSON.parse(line, (key, v) => key === "__proto__" ? undefined : v)
       : JSON.parse(line);
   } catch (error) {

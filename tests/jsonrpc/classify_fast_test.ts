@@ -79,3 +79,15 @@ Deno.test("classifyLine() still answers bad tools/call params with -32602 and th
     },
   });
 });
+
+Deno.test("classifyLine() drops a `__proto__` member spelled with JSON escapes, as the plain one", () => {
+  for (const key of [String.raw`\u005f_proto__`, String.raw`\u005F\u005Fproto\u005F\u005F`, "__proto__"]) {
+    const line = String.raw`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute",` +
+      String.raw`"arguments":{"script":"return 1","${key}":{"polluted":true}}}}`;
+    const classified = classifyLine(line);
+    assert.equal(classified.kind, "message", key);
+    const message = (classified as { message: unknown }).message as { params: { arguments: object } };
+    const params = message.params;
+    assert.deepEqual(Object.keys(params.arguments), ["script"], key);
+  }
+});
