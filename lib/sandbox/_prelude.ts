@@ -114,8 +114,10 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
     return ({ [name]: function () { return apply(part(index)[name], this, arguments); } })[name];
   };
   // A writable, configurable, non-enumerable property (as the built-ins it replaces or adds to).
+  // The descriptor has no prototype: the host defines its errors' members with this after the script ran,
+  // and a descriptor inheriting the script's Object.prototype.get or .enumerable would read (run) them.
   const define = function (target, key, value) {
-    defineProperty(target, key, { value: value, writable: true, configurable: true });
+    defineProperty(target, key, { __proto__: null, value: value, writable: true, configurable: true });
   };
   define(P, "reject", stub(0, "reject"));
   // Console lines of strings never need the formatting part.

@@ -140,3 +140,23 @@ Deno.test("the host's errors for a refused call are made without running the scr
     "ToolCallLimitError: This script reached its limit of 3 tool calls (max-tool-calls)",
   ]]);
 });
+
+Deno.test("the host's errors are made without reading the script's Object.prototype descriptor keys", async () => {
+  // Defining a property reads its descriptor's `enumerable`, `get`, …: from Object.prototype unless the
+  // descriptor has none.
+  const run = await runInEngine(
+    "let n = 0;\n" +
+      "Object.defineProperty(Object.prototype, 'enumerable', { get() { n++; srv.again(n); return false }, configurable: true });\n" +
+      "Object.prototype.get = function () { return 'patched' };\n" +
+      "const seen = [];\n" +
+      "try { await srv.x('x'.repeat(9 * 1024 * 1024)) } catch (e) { seen.push(e.name) }\n" +
+      "for (let i = 0; i < 4; i++) { try { await srv.x(i) } catch (e) { seen.push(`${e.name}: ${e.message}`) } }\n" +
+      "delete Object.prototype.get; delete Object.prototype.enumerable;\n" +
+      "return [n, seen]",
+    { limits: { maxToolCalls: 3 } },
+  );
+  assert.deepEqual(valueOf(run), [0, [
+    "RangeError",
+    "ToolCallLimitError: This script reached its limit of 3 tool calls (max-tool-calls)",
+  ]]);
+});
