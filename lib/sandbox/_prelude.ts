@@ -95,9 +95,13 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
   const namespaceHandlers = create(null);
   namespaceHandlers.length = 0;
   // The parts compiled on first need (see _prelude_parts.ts), by index.
+  // The host answers undefined when the heap has no room to compile the part.
   const part = function (index) {
     const loaded = parts[index];
-    return loaded !== undefined ? loaded : (parts[index] = native(4, index)(I));
+    if (loaded !== undefined) return loaded;
+    const factory = native(4, index);
+    if (typeof factory !== "function") throw new OutOfMemory("out of memory");
+    return (parts[index] = factory(I));
   };
   const I = freeze({
     native: native, records: records, handlers: namespaceHandlers, namespaceLabels: namespaceLabels, toJson: toJson, P: P,

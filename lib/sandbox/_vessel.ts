@@ -75,7 +75,7 @@ export class RunVessel {
           return;
         case NativeOp.load: {
           const index = ctx.getNumber(a!);
-          const factory = loadPart(ctx, index);
+          const factory = loadPart(module, ctx, index);
           if (!("error" in factory)) this.#loadedParts.add(index);
           return factory;
         }
@@ -158,10 +158,35 @@ export class RunVessel {
   }
 }
 
-/** `native(load, index)`: evaluates the prelude part's source into its factory (or throws what it threw). */
-function loadPart(ctx: QuickJSContext, index: number): QuickJSHandle | { error: QuickJSHandle } {
+/**
+ * Heap a part's compile needs free, bytes (256 KiB: its source and QuickJS's compile of it, with room): a
+ * part compiles while the script runs, maybe with the heap full. quickjs-emscripten copies source text into
+ * the heap with an unchecked `malloc`, whose failure wrote the text over address 0 (the engine then failed,
+ * or every later run in the module did).
+ */
+const PART_COMPILE_HEADROOM_BYTES = 256 * 1024;
+
+/** The Emscripten module under quickjs-emscripten's `QuickJSWASMModule` (its `module` member). */
+interface EmscriptenHeap {
+  _malloc(bytes: number): number;
+  _free(pointer: number): void;
+}
+
+/**
+ * `native(load, index)`: evaluates the prelude part's source into its factory (or throws what it threw);
+ * `undefined` when the heap lacks {@link PART_COMPILE_HEADROOM_BYTES} (the core then throws out of memory).
+ */
+function loadPart(
+  module: SandboxModule,
+  ctx: QuickJSContext,
+  index: number,
+): QuickJSHandle | { error: QuickJSHandle } {
   const source = PRELUDE_PART_SOURCES[index];
   if (source === undefined) throw new Error(`No sandbox prelude part ${index}`);
+  const heap = (module.module as unknown as { module: EmscriptenHeap }).module;
+  const probe = heap._malloc(PART_COMPILE_HEADROOM_BYTES);
+  if (probe === 0) return ctx.undefined;
+  heap._free(probe);
   const result = ctx.evalCode(source, PRELUDE_FILE, PRELUDE_EVAL);
   return result.error ? { error: result.error } : result.value;
 }

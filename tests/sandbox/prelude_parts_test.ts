@@ -160,3 +160,29 @@ Deno.test("the host's errors are made without reading the script's Object.protot
     "ToolCallLimitError: This script reached its limit of 3 tool calls (max-tool-calls)",
   ]]);
 });
+
+Deno.test("a part needed when the script filled the heap fails as out of memory, and the next run is sound", async () => {
+  // quickjs-emscripten copies a part's source into the heap with an unchecked malloc: when the heap was full,
+  // the part was written over address 0, and the engine failed then or in every later run.
+  const fill = "const keep = []; try { while (true) keep.push(new Array(32).fill(0)) } catch (e) {}\n";
+  for (
+    const use of [
+      "Promise.reject(1).catch(() => {})",
+      "srv.x(1)",
+      "setTimeout(() => {}, 1)",
+      "console.log({ a: 1 })",
+    ]
+  ) {
+    const run = await runInEngine(
+      `${fill}let failed = 0;\nfor (let i = 0; i < 3; i++) { try { ${use}; break } catch (e) { failed++ } }\n` +
+        "keep.length = 0; return failed",
+    );
+    assert.equal(run.outcome.poisoned, false, use);
+    assert.ok(run.outcome.ok, `${use}: ${JSON.stringify(run.outcome)}`);
+    assert.deepEqual(
+      valueOf(await runInEngine("return await srv.x(2)")),
+      { ns: "srv", key: "x", args: 2 },
+      use,
+    );
+  }
+});
