@@ -38,6 +38,7 @@ import { fingerprintOf, watchedFiles } from "./_fingerprint.ts";
 import { ChangeDetector } from "./_change_watch.ts";
 import { hiddenToolError, VisibleToolsMemo } from "./_tool_filter.ts";
 import { CatalogSearch } from "./_catalog_search.ts";
+import { Listings } from "./_listings.ts";
 
 export { readToolCacheState, TOOL_CACHE_TTL_MS, toolCachePath, type ToolCacheState } from "./tool_cache.ts";
 export type {
@@ -50,13 +51,6 @@ export type {
 export type { CallOutcome, CatalogOptions, ServerTools } from "./catalog_types.ts";
 export { MAX_RESOURCE_URI_CHARS, RESOURCE_METHODS } from "./_resources.ts";
 
-interface Listing {
-  tools: Tool[];
-  warnings: string[];
-  fetchedAtMs: number;
-  connection: BackendConnection;
-}
-
 /** The session's view of the servers in scope. Open with {@link Catalog.open}; `close()` at the end. */
 export class Catalog {
   #loaded: LoadedResolution;
@@ -64,7 +58,13 @@ export class Catalog {
   readonly #pool: ServerPool;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #listings = new Map<string, Listing>();
+  readonly #listings: Listings = new Listings({
+    keyOf: (spec) => this.#visible.keyOf(spec),
+    fetch: (spec, connection, signal) => connection.listTools({ timeoutMs: spec.toolCallTimeoutMs, signal }),
+    onCurrent: (spec, { tools, connection }) =>
+      this.#writeCache(spec, tools, connection.serverCapabilities.resources !== undefined),
+    now: () => this.#clock.now(),
+  });
   readonly #listeners = new Set<() => void>();
   readonly #cacheGone = new Set<string>();
   readonly #cacheMemo = new ToolCacheMemo();
@@ -199,21 +199,10 @@ export class Catalog {
   /** A flood of `tools/list_changed` costs one cache removal until the cache is written again. */
   #onServerToolsChanged(spec: ServerSpec): void {
     const key = this.#visible.keyOf(spec);
-    this.#listings.delete(key);
+    this.#listings.changed(spec);
     if (!this.#cacheGone.has(key)) void this.#removeCache(spec);
     this.#cacheGone.add(key);
     this.#emitChange();
-  }
-
-  async #live(spec: ServerSpec, connection: BackendConnection, signal?: AbortSignal): Promise<Listing> {
-    const key = this.#visible.keyOf(spec);
-    const held = this.#listings.get(key);
-    if (held && held.connection === connection && !connection.isClosed) return held;
-    const { tools, warnings } = await connection.listTools({ timeoutMs: spec.toolCallTimeoutMs, signal });
-    const listing = { tools, warnings, fetchedAtMs: this.#clock.now(), connection };
-    this.#listings.set(key, listing);
-    await this.#writeCache(spec, tools, connection.serverCapabilities.resources !== undefined);
-    return listing;
   }
 
   /**
@@ -258,7 +247,7 @@ export class Catalog {
     }
     const connection = running ??
       await this.#pool.acquire(spec, { signal: options.signal, waitForRestart: false });
-    const listing = await this.#live(spec, connection, options.signal);
+    const listing = await this.#listings.live(spec, connection, options.signal);
     return {
       spec,
       ...this.#visible.of(spec, listing.tools, this.config),
@@ -343,7 +332,7 @@ export class Catalog {
     signal: AbortSignal | undefined,
   ): Promise<{ connection: BackendConnection; definition: Tool }> {
     const connection = await this.#pool.acquire(spec, { signal, waitForRestart: true });
-    const listing = await this.#live(spec, connection, signal);
+    const listing = await this.#listings.live(spec, connection, signal);
     const { tools } = this.#visible.of(spec, listing.tools, this.config);
     const table = this.#visible.tableOf(tools);
     const resolved = resolveToolKey(table, spec.name, key);
@@ -393,7 +382,7 @@ export class Catalog {
     this.#changes.accept(accepted, isSameFileSet);
     this.#pool.configure(poolLimits(loaded.config));
     const keep = new Set(loaded.resolution.servers.map(spawnKey));
-    for (const key of [...this.#listings.keys()]) if (!keep.has(key)) this.#listings.delete(key);
+    this.#listings.retain(keep);
     await this.#pool.retain(keep);
     const changed = before.text !== this.#visibleState().text;
     this.#logger.info(

@@ -24,6 +24,10 @@
  * --stall-on-call-ms=N  at the first tools/call, block the event loop for N ms: stdin is not read
  *                       meanwhile (a server too busy to read; SIGTERM still kills it)
  * --starts-file=PATH    append one line per start (`<name> <pid>`) to PATH, before the handshake
+ * --lists-file=PATH     append one line per tools/list request (`tools/list`) to PATH
+ * --change-during-list  at the first tools/list: take the answer, then register tool b and send
+ *                       tools/list_changed, then answer the taken (now stale) list
+ * --fail-lists=TEXT     every tools/list fails with the error TEXT
  * --tools-file=PATH     list the tools of PATH instead (JSON: an array of tools, or `{ tools: [...] }`);
  *                       a call of one of them answers `{ tool, arguments }` as text and structured content
  *
@@ -149,8 +153,16 @@ const TOOLS = (): Tool[] => [
 ];
 
 const server = new Server({ name, version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
-server.setRequestHandler("tools/list", (request) => {
+let lists = 0;
+server.setRequestHandler("tools/list", async (request) => {
+  lists++;
+  if (flags.has("lists-file")) Deno.writeTextFileSync(flags.get("lists-file")!, "tools/list\n", { append: true });
+  if (flags.has("fail-lists")) throw new Error(flags.get("fail-lists"));
   const tools = fileTools ?? TOOLS();
+  if (lists === 1 && flags.has("change-during-list")) {
+    bEnabled = true;
+    await server.sendToolListChanged();
+  }
   if (flags.has("endless-cursor")) return { tools, nextCursor: "c1" };
   const size = num("page-size", 0);
   if (size > 0) {
