@@ -140,7 +140,11 @@ export class Listings {
           flight.controller.abort(signal.reason);
         }
         const server = flight.connection.server;
-        reject(new BackendError("CANCELLED", server, `${server} tools/list was cancelled`, { cause: signal.reason }));
+        reject(
+          new BackendError("CANCELLED", server, `${server} tools/list was cancelled`, {
+            cause: signal.reason,
+          }),
+        );
       };
       if (signal.aborted) onAbort();
       else signal.addEventListener("abort", onAbort, { once: true });

@@ -53,7 +53,11 @@ Deno.test("a cold start's listings of one server share one tools/list request", 
 Deno.test("a tools/list_changed during a listing costs one re-list, and a later one still refreshes", async () => {
   const dirs = await makeDirs();
   const lists = `${dirs.root}/lists.txt`;
-  await writePlugin(dirs.home, "fx", fixtureServerToml("fx", [`--lists-file=${lists}`, "--change-during-list"]));
+  await writePlugin(
+    dirs.home,
+    "fx",
+    fixtureServerToml("fx", [`--lists-file=${lists}`, "--change-during-list"]),
+  );
   const catalog = await open(dirs);
   try {
     // The first answer lacks `b`, though the server announced `b` before answering.
@@ -84,7 +88,11 @@ Deno.test("a tools/list_changed during a listing costs one re-list, and a later 
 Deno.test("a failed shared listing reaches every waiter with its message and is not kept", async () => {
   const dirs = await makeDirs();
   const lists = `${dirs.root}/lists.txt`;
-  await writePlugin(dirs.home, "fx", fixtureServerToml("fx", [`--lists-file=${lists}`, "--fail-lists=db is down"]));
+  await writePlugin(
+    dirs.home,
+    "fx",
+    fixtureServerToml("fx", [`--lists-file=${lists}`, "--fail-lists=db is down"]),
+  );
   const catalog = await open(dirs);
   try {
     const spec = catalog.servers[0]!;
@@ -108,7 +116,11 @@ Deno.test("a failed shared listing reaches every waiter with its message and is 
 Deno.test("a waiter that gives up leaves a shared listing running for the others", async () => {
   const dirs = await makeDirs();
   const lists = `${dirs.root}/lists.txt`;
-  await writePlugin(dirs.home, "fx", fixtureServerToml("fx", [`--lists-file=${lists}`, "--change-during-list"]));
+  await writePlugin(
+    dirs.home,
+    "fx",
+    fixtureServerToml("fx", [`--lists-file=${lists}`, "--change-during-list"]),
+  );
   const catalog = await open(dirs);
   try {
     const spec = catalog.servers[0]!;
