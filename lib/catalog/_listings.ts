@@ -120,18 +120,15 @@ export class Listings {
         if (this.#flights.get(key) === flight) this.#flights.delete(key);
       }
     };
+    this.#flights.set(key, flight);
     flight.promise = run();
     flight.promise.catch(() => {}); // each waiter hears of it; a flight all left is no unhandled rejection
-    this.#flights.set(key, flight);
     return flight;
   }
 
   async #wait(key: string, flight: Flight, signal: AbortSignal | undefined): Promise<Listing> {
-    if (!signal) {
-      flight.waiters++;
-      return await flight.promise;
-    }
     flight.waiters++;
+    if (!signal) return await flight.promise;
     let onAbort: (() => void) | undefined;
     const gaveUp = new Promise<never>((_, reject) => {
       onAbort = () => {
