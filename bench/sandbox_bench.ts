@@ -116,6 +116,23 @@ Deno.bench("execute `return 1`, warm Worker pool", { group: "execute" }, async (
   await inPool("return 1");
 });
 
+// Back to back (an agent's burst: the next script arrives as soon as the last answered) against a 2 ms pause
+// between scripts (time for the Worker to make its spare vessels, see SPARE_VESSELS in engine.ts).
+Deno.bench(
+  "execute `return 1`, warm Worker pool, back to back",
+  { group: "spares", baseline: true },
+  async () => {
+    await inPool("return 1");
+  },
+);
+
+Deno.bench("execute `return 1`, warm Worker pool, 2 ms after the last", { group: "spares" }, async (b) => {
+  await new Promise((resolve) => setTimeout(resolve, 2));
+  b.start();
+  await inPool("return 1");
+  b.end();
+});
+
 Deno.bench("1,000 sequential awaited host calls, in-process engine", { group: "calls", n: 20 }, async () => {
   await inProcess(SEQUENTIAL);
 });

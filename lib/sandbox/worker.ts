@@ -40,10 +40,30 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
     }
     | undefined;
   let nextCallId = 1;
+  let closing = false;
+  let refillTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Makes the current engine's spare vessels one step per macrotask, so that a `run` message that arrives
+   * meanwhile waits at most one step (~1 ms) instead of the whole making; stops when they are full, the
+   * module changed or the Worker is closing.
+   */
+  const scheduleRefill = () => {
+    if (refillTimer !== undefined || closing) return;
+    const target = loaded;
+    refillTimer = setTimeout(async () => {
+      refillTimer = undefined;
+      if (closing || loaded !== target || !target) return;
+      const { engine } = await target.ready;
+      if (!closing && loaded === target && engine.refillStep()) scheduleRefill();
+    }, 0);
+  };
 
   /** The engine for a memory limit (the limit is the module's heap cap, so another limit needs a module). */
   const engineFor = (heapLimitBytes: number): Promise<Loaded> => {
     if (loaded?.heapLimitBytes !== heapLimitBytes) {
+      // Another module: the old one's spares are freed, never used for it.
+      loaded?.ready.then((old) => old.engine.dispose(), () => {});
       const ready = loadSandboxModule(heapLimitBytes).then((module) => ({
         engine: new QuickJSEngine(module, { stripTypes: stripper.strip }),
         wasmBytes: module.wasmBytes,
@@ -82,16 +102,20 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
       posted = true;
       post({ type: "done", runId, outcome, wasmBytes: current.wasmBytes() });
     };
-    // The result is posted before the run's runtime is freed, and the next run's context is prepared after:
-    // both off the path of a result.
+    // The result is posted before the run's runtime is freed (~0.2 ms, kept here: freeing later would let the
+    // next run start in a module whose freeing may still fail), and the next runs' vessels are made after,
+    // one step per macrotask: both off the path of a result.
     const outcome = await current.engine.run(message, io, { onOutcome: done });
     if (!posted) done(outcome);
     else if (outcome.poisoned) {
       post({ type: "fatal", message: "QuickJS failed while freeing a finished run" });
     }
     // A poisoned module must not run again; the host replaces this Worker.
-    if (outcome.poisoned) scope.close();
-    else current.engine.prepareNext();
+    if (outcome.poisoned) {
+      closing = true;
+      clearTimeout(refillTimer);
+      scope.close();
+    } else scheduleRefill();
   };
 
   scope.onmessage = (event) => {
@@ -117,9 +141,9 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
     }
   };
   engineFor(init.heapLimitBytes).then(
-    (loaded) => {
-      loaded.engine.prepareNext();
+    () => {
       post({ type: "ready" });
+      scheduleRefill();
       // The TypeScript stripper (sucrase, ~5 MB of heap) is loaded on the first script that needs it.
     },
     (error: unknown) => post({ type: "fatal", message: String(error) }),
