@@ -24,6 +24,9 @@ interface WorkerScope {
   close(): void;
 }
 
+/** Empty macrotask hops (~0.03–0.1 ms each) between a run's end and the first step making spare vessels. */
+const REFILL_YIELDS = 2;
+
 /** Runs scripts the host sends until terminated, or until its module is poisoned. */
 function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
   const post = (message: FromSandbox) => scope.postMessage(message);
@@ -41,22 +44,33 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
     | undefined;
   let nextCallId = 1;
   let closing = false;
-  let refillTimer: ReturnType<typeof setTimeout> | undefined;
 
-  /**
-   * Makes the current engine's spare vessels one step per macrotask, so that a `run` message that arrives
-   * meanwhile waits at most one step (~1 ms) instead of the whole making; stops when they are full, the
-   * module changed or the Worker is closing.
-   */
-  const scheduleRefill = () => {
-    if (refillTimer !== undefined || closing) return;
+  // The spare vessels of the current engine are made one step per macrotask, so that a `run` message that
+  // arrives meanwhile waits at most one step (~1 ms) instead of the whole making. Steps follow one another
+  // through a MessageChannel (setTimeout(0) waits 1–2 ms in Deno); after a run, REFILL_YIELDS empty hops
+  // come first, so that a `run` message already queued behind the last result starts before any step. No
+  // step runs while a run is going (its host-call answers would wait); the run's end starts them again.
+  // They stop when the spares are full, the module is poisoned or the Worker is closing.
+  const ticks = new MessageChannel();
+  let stepQueued = false;
+  let yields = 0;
+  const scheduleRefill = (afterRun: boolean) => {
+    if (afterRun) yields = REFILL_YIELDS;
+    if (stepQueued || closing) return;
+    stepQueued = true;
+    ticks.port2.postMessage(null);
+  };
+  ticks.port1.onmessage = async () => {
+    stepQueued = false;
+    if (closing || active) return;
+    if (yields > 0) {
+      yields--;
+      return scheduleRefill(false);
+    }
     const target = loaded;
-    refillTimer = setTimeout(async () => {
-      refillTimer = undefined;
-      if (closing || loaded !== target || !target) return;
-      const { engine } = await target.ready;
-      if (!closing && loaded === target && engine.refillStep()) scheduleRefill();
-    }, 0);
+    const engine = (await target?.ready.catch(() => undefined))?.engine;
+    if (!engine || closing || active || loaded !== target) return;
+    if (engine.refillStep()) scheduleRefill(false);
   };
 
   /** The engine for a memory limit (the limit is the module's heap cap, so another limit needs a module). */
@@ -113,9 +127,9 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
     // A poisoned module must not run again; the host replaces this Worker.
     if (outcome.poisoned) {
       closing = true;
-      clearTimeout(refillTimer);
+      ticks.port1.close();
       scope.close();
-    } else scheduleRefill();
+    } else scheduleRefill(true);
   };
 
   scope.onmessage = (event) => {
@@ -143,7 +157,7 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
   engineFor(init.heapLimitBytes).then(
     () => {
       post({ type: "ready" });
-      scheduleRefill();
+      scheduleRefill(false);
       // The TypeScript stripper (sucrase, ~5 MB of heap) is loaded on the first script that needs it.
     },
     (error: unknown) => post({ type: "fatal", message: String(error) }),
