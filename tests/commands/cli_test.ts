@@ -41,6 +41,15 @@ Deno.test("main() lists every command in --help", async () => {
   }
 });
 
+Deno.test("main() --help says what --verbose does to mcp-serve's stderr (debug lines, as the README says)", async () => {
+  const { code, stdout } = await run(["--help"]);
+  assert.equal(code, 0);
+  assert.match(
+    stdout,
+    /-v, --verbose +Show causes and stacks with errors; mcp-serve also logs debug lines to stderr/,
+  );
+});
+
 Deno.test("main() prints the help of a command with its flags", async () => {
   const { code, stdout } = await run(["status", "--help"]);
   assert.equal(code, 0);
