@@ -42,7 +42,7 @@ const LOG_MARKS: [string, RegExp][] = [
   ["[everything] spawned", /\[everything\] spawned pid/],
   ["agent: handlers supplied", /INFO agent: /],
   ["[everything] connected (initialize answered)", /\[everything\] connected/],
-  ["execute: ok (result sent)", /INFO execute: ok/],
+  ["execute: ok (result sent)", /(?:INFO|DEBUG) execute: ok/], // debug since dfa63dd
 ];
 
 /** One cold start: ms from spawn for each mark seen. */
