@@ -185,7 +185,8 @@ ${Object.entries(COMMANDS).map(([name, def]) => `  ${name.padEnd(12)} ${def.summ
 Global options:
   -h, --help      Show help (also after a command)
   -V, --version   Show the version
-  -v, --verbose   Show causes and stacks with errors; mcp-serve also logs debug lines to stderr
+  -v, --verbose   Show causes and stacks with errors; mcp-serve also logs
+                  debug lines to stderr
 
 Configuration lives in $SYMPOSIUM_HOME, else $XDG_CONFIG_HOME/symposium, else ~/.symposium.`;
 

@@ -46,7 +46,7 @@ Deno.test("main() --help says what --verbose does to mcp-serve's stderr (debug l
   assert.equal(code, 0);
   assert.match(
     stdout,
-    /-v, --verbose +Show causes and stacks with errors; mcp-serve also logs debug lines to stderr/,
+    /-v, --verbose +Show causes and stacks with errors; mcp-serve also logs\n {18}debug lines to stderr\n/,
   );
 });
 
