@@ -29,11 +29,16 @@ import {
   type ConnectionEnd,
   MAX_TOOL_LIST_PAGES,
 } from "./connection_types.ts";
-import { formatBytes, isTooLargeData, MESSAGE_BUDGET_KEY, MessageTooLargeError } from "../jsonrpc/mod.ts";
+import {
+  dispatchCheckedMessages,
+  formatBytes,
+  isTooLargeData,
+  MESSAGE_BUDGET_KEY,
+  MessageTooLargeError,
+} from "../jsonrpc/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
-import { dispatchCheckedMessages } from "./_checked_dispatch.ts";
 
 export type { CallToolResult, ReadResourceResult, Resource, Root, ServerCapabilities, Tool, Transport };
 export {
@@ -52,8 +57,6 @@ export {
 export interface OpenConnectionOptions {
   /** Server name as declared in the manifest (used in every message). */
   server: string;
-  /** The transport hands on only valid JSON-RPC messages (see `_checked_dispatch.ts`). @default false */
-  checkedMessages?: boolean | undefined;
   /** Longest wait for the handshake (transport start + `initialize`), in ms. */
   startupTimeoutMs: number;
   /**
@@ -240,7 +243,8 @@ export async function openConnection(
     options.signal?.removeEventListener("abort", onCallerAbort);
   }
 
-  if (options.checkedMessages === true) dispatchCheckedMessages(client, transport);
+  // A transport that checks every message itself (stdio) skips the SDK's probes of each message's kind.
+  dispatchCheckedMessages(client, transport);
   const connectedAtMs = now();
   const info = client.getServerVersion();
   const serverCapabilities = client.getServerCapabilities() ?? {};

@@ -25,7 +25,7 @@ import {
   openConnection,
   type Root,
 } from "./connection.ts";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "../jsonrpc/mod.ts";
+import { type ChecksMessages, DEFAULT_MAX_MESSAGE_BYTES } from "../jsonrpc/mod.ts";
 import {
   MAX_NOISE_WARNINGS,
   oversizeAnswer,
@@ -87,7 +87,8 @@ function signalGroup(pgid: number, signal: Deno.Signal): boolean {
  * An SDK `Transport` over a child process (newline-delimited JSON-RPC on stdin/stdout).
  * `start()` spawns; `close()` ends the whole process group and resolves when the child is reaped.
  */
-export class StdioProcessTransport implements Transport {
+export class StdioProcessTransport implements Transport, ChecksMessages {
+  readonly checksMessages = true; // every line handed to `onmessage` passed `deserializeMessage`
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined;
@@ -401,7 +402,6 @@ async function openStdioConnection(
 ): Promise<BackendConnection> {
   return await openConnection(transport, {
     server: spec.name,
-    checkedMessages: true, // every stdout line passes deserializeMessage (`_wire_message.ts`)
     startupTimeoutMs: spec.startupTimeoutMs,
     onStartupActivity: (listener) => transport.onActivity(listener),
     roots: ctx.roots,

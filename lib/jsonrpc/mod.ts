@@ -31,4 +31,5 @@ export {
   MessageTooLargeError,
   type TooLargeData,
 } from "./message_budget.ts";
+export { type ChecksMessages, dispatchCheckedMessages } from "./checked_dispatch.ts";
 export { LineStdioServerTransport, type LineStdioServerTransportOptions } from "./stdio_server_transport.ts";

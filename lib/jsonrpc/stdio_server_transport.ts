@@ -10,6 +10,7 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
+import type { ChecksMessages } from "./checked_dispatch.ts";
 import { classifyLine, type ErrorReply, errorReply, INVALID_REQUEST } from "./_classify.ts";
 import { LineReader } from "./_line_reader.ts";
 import { isResponseKeys, sniffMessage } from "./_sniff_id.ts";
@@ -39,7 +40,7 @@ export const DRAIN_AFTER_EOF_MS = 10_000;
  * request it passed on has been answered, then `onclose`; writes each sent message as one line.
  * Lines are handled in order; one that fails hygiene is answered here and never reaches the SDK.
  */
-export class LineStdioServerTransport implements Transport {
+export class LineStdioServerTransport implements Transport, ChecksMessages {
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined;

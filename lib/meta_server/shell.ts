@@ -7,15 +7,13 @@
  * @module
  */
 import { Server } from "@modelcontextprotocol/server";
+import { dispatchCheckedMessages } from "../jsonrpc/mod.ts";
 import type {
   CallToolRequest,
   CallToolResult,
-  JSONRPCMessage,
-  JSONRPCNotification,
   JSONRPCRequest,
   ListToolsResult,
   LoggingLevel,
-  MessageExtraInfo,
   Result,
   ServerContext,
   StandardSchemaV1,
@@ -52,33 +50,6 @@ class LeanServer extends Server {
   protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
     return method === "tools/call" ? handler : super._wrapHandler(method, handler);
   }
-
-  /**
-   * Hands `transport`'s requests and notifications straight to the protocol's handlers instead of
-   * through the SDK's three zod probes of every message's kind (two of which fail, ~25 µs, for every
-   * request): only for a transport whose every message passed the MCP schema already (see
-   * {@link ChecksMessages}). Responses still take the SDK's path. Call right after `connect()`.
-   */
-  dispatchChecked(transport: Transport): void {
-    const viaSdk = transport.onmessage;
-    const protocol = this as unknown as {
-      _onrequest(request: JSONRPCRequest, extra?: MessageExtraInfo): void;
-    };
-    transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
-      const m = message as { method?: unknown };
-      if (typeof m.method !== "string") viaSdk?.(message, extra);
-      else if ("id" in message) protocol._onrequest(message as JSONRPCRequest, extra);
-      else this._onnotification(message as JSONRPCNotification, extra);
-    };
-  }
-}
-
-/**
- * A transport that hands on only valid JSON-RPC messages (requests and notifications checked against
- * the MCP message schema, e.g. `LineStdioServerTransport` of `lib/jsonrpc/`).
- */
-export interface ChecksMessages {
-  readonly checksMessages: true;
 }
 
 /**
@@ -218,9 +189,9 @@ export async function connectServerShell(
     signal?.addEventListener("abort", () => resolve(), { once: true });
   });
   void closed.then(markAnswered);
-  const isChecked = (transport as Partial<ChecksMessages>).checksMessages === true &&
-    transport.onmessage === undefined;
+  // Only a transport nothing else listens on (a wrapper set before connect keeps the SDK's path).
+  const unwrapped = transport.onmessage === undefined;
   await shell.server.connect(transport);
-  if (isChecked) (shell.server as LeanServer).dispatchChecked(transport);
+  if (unwrapped) dispatchCheckedMessages(shell.server, transport);
   return { ...shell, firstAnswered, closed };
 }
