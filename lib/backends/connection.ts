@@ -26,6 +26,7 @@ import {
   BackendError,
   type BackendPeer,
   CLIENT_INFO,
+  clipErrorDetail,
   type ConnectionEnd,
   MAX_TOOL_LIST_PAGES,
 } from "./connection_types.ts";
@@ -49,6 +50,7 @@ export {
   type CallOptions,
   CLIENT_INFO,
   type ConnectionEnd,
+  MAX_ERROR_DETAIL_CHARS,
   MAX_TOOL_LIST_PAGES,
   type ToolListing,
 } from "./connection_types.ts";
@@ -310,7 +312,9 @@ export async function openConnection(
       );
     }
     const message = error instanceof Error ? error.message : String(error);
-    return new BackendError("REQUEST_FAILED", server, `${what} failed: ${message}`, { cause: error });
+    return new BackendError("REQUEST_FAILED", server, `${what} failed: ${clipErrorDetail(message)}`, {
+      cause: error,
+    });
   }
 
   function requireResources(method: string): void {

@@ -100,6 +100,20 @@ export class BackendError extends UserError {
   }
 }
 
+/**
+ * Longest part of a backing server's error text kept in a {@link BackendError} message, in characters
+ * (2,000): past it the text ends with `… <n> more characters`. The server's JSON-RPC error message, or
+ * the SDK's list of schema issues with an answer (one pretty-printed issue per bad field: a 220 KB
+ * `tools/list` of 20,000 bad tools made 7.8 MB), would otherwise reach the script, the agent and the log whole.
+ */
+export const MAX_ERROR_DETAIL_CHARS = 2_000;
+
+/** `text` cut to {@link MAX_ERROR_DETAIL_CHARS}, saying how many characters were left out. */
+export function clipErrorDetail(text: string): string {
+  if (text.length <= MAX_ERROR_DETAIL_CHARS) return text;
+  return `${text.slice(0, MAX_ERROR_DETAIL_CHARS)}… ${text.length - MAX_ERROR_DETAIL_CHARS} more characters`;
+}
+
 /** How a connection ended. */
 export interface ConnectionEnd {
   /** Why, in words, e.g. `exited with code 1` or `closed by us`. */

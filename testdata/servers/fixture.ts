@@ -28,6 +28,7 @@
  * --change-during-list  at the first tools/list: take the answer, then register tool b and send
  *                       tools/list_changed, then answer the taken (now stale) list
  * --fail-lists=TEXT     every tools/list fails with the error TEXT
+ * --garbage-lists=N     every tools/list answers N tools whose name is a number (each fails the schema)
  * --tools-file=PATH     list the tools of PATH instead (JSON: an array of tools, or `{ tools: [...] }`);
  *                       a call of one of them answers `{ tool, arguments }` as text and structured content
  *
@@ -163,6 +164,7 @@ server.setRequestHandler("tools/list", async (request) => {
     bEnabled = true;
     await server.sendToolListChanged();
   }
+  if (flags.has("garbage-lists")) return { tools: Array.from({ length: num("garbage-lists", 1) }, () => ({ name: 5 })) } as never;
   if (flags.has("endless-cursor")) return { tools, nextCursor: "c1" };
   const size = num("page-size", 0);
   if (size > 0) {

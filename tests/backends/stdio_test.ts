@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { BackendError } from "../../lib/backends/connection.ts";
+import { BackendError, MAX_ERROR_DETAIL_CHARS } from "../../lib/backends/connection.ts";
 import { connectStdio, rootsForStdio, StdioProcessTransport } from "../../lib/backends/stdio.ts";
 import type { ConnectContext } from "../../lib/backends/stdio.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
@@ -318,6 +318,18 @@ Deno.test("listTools() over stdio stops when the server's cursor never advances"
   assert.equal(new Set(names).size, names.length);
   assert.ok(names.includes("echo"));
   assert.match(listing.warnings[0] ?? "", /^loopy: tools\/list cursor "c1" repeated/);
+  await conn.close();
+});
+
+Deno.test("listTools() over stdio: an answer off the schema fails with a bounded message", async () => {
+  // 20,000 tools named by a number (~220 KB) once made a ~7.8 MB error message (every zod issue, pretty-printed).
+  const conn = await connectStdio(fixtureSpec("junk", ["--garbage-lists=20000"]), ctx());
+  const error = await conn.listTools({ timeoutMs: 10_000 }).then(() => undefined, (e: unknown) => e);
+  assert.ok(error instanceof BackendError);
+  assert.equal(error.code, "REQUEST_FAILED");
+  assert.match(error.message, /^junk tools\/list failed: Invalid result for tools\/list/);
+  assert.ok(error.message.length <= MAX_ERROR_DETAIL_CHARS + 200, `${error.message.length} chars`);
+  assert.match(error.message, /… \d+ more characters$/);
   await conn.close();
 });
 
