@@ -40,6 +40,7 @@ import {
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
+import { guardListAnswers } from "./_list_guard.ts";
 
 export type { CallToolResult, ReadResourceResult, Resource, Root, ServerCapabilities, Tool, Transport };
 export {
@@ -247,6 +248,7 @@ export async function openConnection(
 
   // A transport that checks every message itself (stdio) skips the SDK's probes of each message's kind.
   dispatchCheckedMessages(client, transport);
+  guardListAnswers(transport);
   const connectedAtMs = now();
   const info = client.getServerVersion();
   const serverCapabilities = client.getServerCapabilities() ?? {};

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { BackendError, MAX_ERROR_DETAIL_CHARS } from "../../lib/backends/connection.ts";
+import { MAX_LIST_PAGE_ITEMS } from "../../lib/backends/_list_guard.ts";
 import { connectStdio, rootsForStdio, StdioProcessTransport } from "../../lib/backends/stdio.ts";
 import type { ConnectContext } from "../../lib/backends/stdio.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
@@ -321,16 +322,36 @@ Deno.test("listTools() over stdio stops when the server's cursor never advances"
   await conn.close();
 });
 
-Deno.test("listTools() over stdio: an answer off the schema fails with a bounded message", async () => {
-  // 20,000 tools named by a number (~220 KB) once made a ~7.8 MB error message (every zod issue, pretty-printed).
-  const conn = await connectStdio(fixtureSpec("junk", ["--garbage-lists=20000"]), ctx());
+Deno.test("listTools() over stdio: a server's long error text is cut in the message", async () => {
+  // The error text of a server (here 10,000 characters) reached the script, the agent and the log whole.
+  const conn = await connectStdio(fixtureSpec("junk", [`--fail-lists=${"e".repeat(10_000)}`]), ctx());
   const error = await conn.listTools({ timeoutMs: 10_000 }).then(() => undefined, (e: unknown) => e);
   assert.ok(error instanceof BackendError);
   assert.equal(error.code, "REQUEST_FAILED");
-  assert.match(error.message, /^junk tools\/list failed: Invalid result for tools\/list/);
+  assert.match(error.message, /^junk tools\/list failed: .*eee/);
   assert.ok(error.message.length <= MAX_ERROR_DETAIL_CHARS + 200, `${error.message.length} chars`);
   assert.match(error.message, /… \d+ more characters$/);
   await conn.close();
+});
+
+Deno.test("listTools() over stdio: a large off-schema page is refused naming its first bad tool, or its size", async () => {
+  // Through mcp-serve, 200,000 tools named by a number (2.2 MB) took the SDK's zod check 757 MB and 2.8 s of
+  // the main thread, and its message was 78 MB; 1,000,000 (11 MB) took 3.2 GB and 19 s.
+  const junk = await connectStdio(fixtureSpec("junk", ["--garbage-lists=4000"]), ctx());
+  await assert.rejects(junk.listTools({ timeoutMs: 10_000 }), {
+    code: "REQUEST_FAILED",
+    message: /^junk tools\/list failed: .*Invalid result for tools\/list: tools\[0\] has no string name$/,
+  });
+  assert.ok((await junk.callTool("echo", { message: "on" }, { timeoutMs: 5_000 })).content.length > 0);
+  await junk.close();
+  const big = await connectStdio(fixtureSpec("big", [`--garbage-lists=${MAX_LIST_PAGE_ITEMS + 1}`]), ctx());
+  await assert.rejects(big.listTools({ timeoutMs: 10_000 }), {
+    code: "REQUEST_FAILED",
+    message: new RegExp(
+      `tools/list answered a page of ${MAX_LIST_PAGE_ITEMS + 1} tools, more than the ${MAX_LIST_PAGE_ITEMS}`,
+    ),
+  });
+  await big.close();
 });
 
 Deno.test("callTool() over stdio fails with CALL_TIMEOUT on a hanging tool and the server stays usable", async () => {
