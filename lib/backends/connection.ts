@@ -28,6 +28,7 @@ import {
   CLIENT_INFO,
   clipErrorDetail,
   type ConnectionEnd,
+  listChangedLog,
   MAX_TOOL_LIST_PAGES,
 } from "./connection_types.ts";
 import {
@@ -167,8 +168,9 @@ export async function openConnection(
       );
     }
   }
+  const logChange = listChangedLog((line) => logger.debug(line), now);
   client.setNotificationHandler("notifications/tools/list_changed", () => {
-    logger.debug("tools/list_changed received");
+    logChange();
     options.onToolListChanged?.();
   });
 

@@ -114,6 +114,32 @@ export function clipErrorDetail(text: string): string {
   return `${text.slice(0, MAX_ERROR_DETAIL_CHARS)}… ${text.length - MAX_ERROR_DETAIL_CHARS} more characters`;
 }
 
+/**
+ * Shortest gap between two log lines about a server's `tools/list_changed`, in ms (1,000): the ones between
+ * are counted in the next line. One line per notification let a server flooding them (1,000/s) fill the
+ * 10 MiB session log in minutes, which then ended it for the rest of the session.
+ */
+export const LIST_CHANGED_LOG_INTERVAL_MS = 1_000;
+
+/**
+ * A debug line for `notifications/tools/list_changed` as {@link LIST_CHANGED_LOG_INTERVAL_MS} allows.
+ *
+ * @param now Clock, ms.
+ * @returns Call once per notification: `debug` gets `tools/list_changed received` (with `(and <n> more
+ *   since the last line)` when some were not logged), or nothing within the interval of the last line.
+ */
+export function listChangedLog(debug: (line: string) => void, now: () => number): () => void {
+  let loggedAtMs = -Infinity;
+  let unlogged = 0;
+  return () => {
+    const at = now();
+    if (at - loggedAtMs < LIST_CHANGED_LOG_INTERVAL_MS) return void unlogged++;
+    debug(`tools/list_changed received${unlogged > 0 ? ` (and ${unlogged} more since the last line)` : ""}`);
+    loggedAtMs = at;
+    unlogged = 0;
+  };
+}
+
 /** How a connection ended. */
 export interface ConnectionEnd {
   /** Why, in words, e.g. `exited with code 1` or `closed by us`. */

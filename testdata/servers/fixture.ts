@@ -28,6 +28,7 @@
  * --change-during-list  at the first tools/list: take the answer, then register tool b and send
  *                       tools/list_changed, then answer the taken (now stale) list
  * --fail-lists=TEXT     every tools/list fails with the error TEXT
+ * --change-burst=N     enable_b sends N tools/list_changed instead of one
  * --garbage-lists=N     every tools/list answers N tools whose name is a number (each fails the schema)
  * --tools-file=PATH     list the tools of PATH instead (JSON: an array of tools, or `{ tools: [...] }`);
  *                       a call of one of them answers `{ tool, arguments }` as text and structured content
@@ -276,7 +277,7 @@ async function callTool(rawArgs: unknown, tool: string, ctx: ServerContext): Pro
       return text("ok");
     case "enable_b":
       bEnabled = true;
-      await server.sendToolListChanged();
+      for (let i = num("change-burst", 1); i > 0; i--) await server.sendToolListChanged();
       return text("enabled");
     case "b":
       if (!bEnabled) return { content: [{ type: "text", text: "Unknown tool: b" }], isError: true };

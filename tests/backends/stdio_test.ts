@@ -354,6 +354,21 @@ Deno.test("listTools() over stdio: a large off-schema page is refused naming its
   await big.close();
 });
 
+Deno.test("a burst of tools/list_changed over stdio is logged at most once a second, with the count", async () => {
+  // 20,000 notifications wrote 20,000 debug lines (1.4 MB) to the session log, whose 10 MiB then ended it.
+  const lines: string[] = [];
+  let heard = 0;
+  const conn = await connectStdio(
+    fixtureSpec("burst", ["--change-burst=3000"], {}),
+    ctx(lines, { onToolListChanged: () => heard++ }),
+  );
+  await conn.callTool("enable_b", {}, { timeoutMs: 10_000 });
+  assert.ok(await waitFor(() => heard === 3000, 20_000), `${heard} heard`);
+  const logged = lines.filter((line) => line.includes("tools/list_changed"));
+  assert.ok(logged.length >= 1 && logged.length <= 3, `${logged.length} lines`);
+  await conn.close();
+});
+
 Deno.test("callTool() over stdio fails with CALL_TIMEOUT on a hanging tool and the server stays usable", async () => {
   const conn = await connectStdio(fixtureSpec("sleepy"), ctx());
   await assert.rejects(conn.callTool("hang", {}, { timeoutMs: 300 }), {
