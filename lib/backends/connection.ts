@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { Client, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
+import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import type {
   CallToolResult,
   LoggingLevel,
@@ -42,6 +42,7 @@ import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
 import { guardListAnswers } from "./_list_guard.ts";
+import { LeanClient } from "./_lean_client.ts";
 
 export type { CallToolResult, ReadResourceResult, Resource, Root, ServerCapabilities, Tool, Transport };
 export {
@@ -139,7 +140,7 @@ export async function openConnection(
   const server = options.server;
   const peer = options.peer;
   const offered = peer?.capabilities() ?? {};
-  const client = new Client(
+  const client = new LeanClient(
     { ...CLIENT_INFO },
     { capabilities: { ...(options.roots ? { roots: { listChanged: false } } : {}), ...offered } },
   );
