@@ -23,6 +23,13 @@ import {
  * pipe, in ms: past it the pump yields so the pipe keeps draining.
  */
 export const LINE_SLICE_MS = 4;
+/**
+ * Bytes read from a child's stdout at most per read, into one buffer reused from read to read (a
+ * default reader allocated a fresh 64 KiB buffer for every read: most of the reading cost per call).
+ */
+export const STDOUT_READ_BYTES = 64 * 1024;
+/** Bytes of the buffer a child's stdin messages are encoded into, reused from message to message (16 KiB). */
+export const STDIN_WRITE_BYTES = 16 * 1024;
 /** Longest stderr line logged whole, bytes; a longer one is logged cut, with its size. */
 export const STDERR_LINE_BYTES = 16 * 1024;
 /**
@@ -103,7 +110,8 @@ export interface StdoutPumpOptions {
 }
 
 /**
- * Reads stdout to EOF, one message per line under the message budget. Lines are handled as they
+ * Reads stdout to EOF, one message per line under the message budget, through a BYOB reader into one
+ * reused buffer of {@link STDOUT_READ_BYTES} (a fresh one only while a line spans reads). Lines are handled as they
  * arrive (the pipe waits meanwhile, so memory stays bounded), yielding every {@link LINE_SLICE_MS}
  * so a burst of messages never holds the event loop. Resolves at EOF (or a broken pipe).
  */
@@ -112,17 +120,23 @@ export async function pumpStdout(
   options: StdoutPumpOptions,
 ): Promise<void> {
   const lines = new LineReader(options.maxMessageBytes);
-  const reader = stream.getReader();
-  let sliceStart = performance.now();
+  const reader = stream.getReader({ mode: "byob" });
   const handle = (event: LineEvent) => {
     if (event.kind === "oversize") options.onOversize(event);
     else if (event.text.length > 0) options.onLine(event.text);
   };
+  let buffer = new ArrayBuffer(STDOUT_READ_BYTES);
   try {
     for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      for (const event of lines.push(value)) {
+      const { value, done } = await reader.read(new Uint8Array(buffer));
+      if (done || value === undefined) break;
+      // A slice starts at each read: waiting for the pipe is no line handling (counting it made every
+      // answer after a pause wait a timer turn before the next read).
+      let sliceStart = performance.now();
+      const events = lines.push(value);
+      // The next read reuses this memory, unless the reader still holds part of a line in it.
+      buffer = lines.pendingBytes > 0 ? new ArrayBuffer(STDOUT_READ_BYTES) : value.buffer as ArrayBuffer;
+      for (const event of events) {
         handle(event);
         if (performance.now() - sliceStart > LINE_SLICE_MS) {
           await new Promise((resolve) => setTimeout(resolve, 0));
@@ -254,6 +268,7 @@ export class StdinQueue {
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #logger: Logger;
   readonly #encoder = new TextEncoder();
+  readonly #buffer = new Uint8Array(STDIN_WRITE_BYTES);
   #queue: QueuedWrite[] = [];
   #writing = false;
   #ended: Error | undefined;
@@ -291,12 +306,23 @@ export class StdinQueue {
     });
   }
 
+  /**
+   * `text` as UTF-8: in the reused {@link STDIN_WRITE_BYTES} buffer when it surely fits (3 bytes per
+   * UTF-16 code unit at most), else in a fresh one. The buffer is free again once the write resolved
+   * (writes go one at a time).
+   */
+  #encode(text: string): Uint8Array {
+    if (text.length * 3 > STDIN_WRITE_BYTES) return this.#encoder.encode(text);
+    const { written } = this.#encoder.encodeInto(text, this.#buffer);
+    return this.#buffer.subarray(0, written);
+  }
+
   async #pump(): Promise<void> {
     this.#writing = true;
     try {
       for (let next = this.#queue.shift(); next !== undefined; next = this.#queue.shift()) {
         try {
-          await this.#writer.write(this.#encoder.encode(JSON.stringify(next.message) + "\n"));
+          await this.#writer.write(this.#encode(JSON.stringify(next.message) + "\n"));
           next.settle();
         } catch (error) {
           next.settle(error instanceof Error ? error : new Error(String(error)));
