@@ -285,7 +285,8 @@ export class ServerPool {
     options: { signal?: AbortSignal | undefined } = {},
   ): Promise<T> {
     const sup = this.#supervisor(spec);
-    await this.#takeSlot(sup, options.signal);
+    const waiting = this.#takeSlot(sup, options.signal);
+    if (waiting) await waiting; // a free slot is taken at once, not a turn of the event loop later
     try {
       return await call();
     } finally {
@@ -296,7 +297,7 @@ export class ServerPool {
     }
   }
 
-  #takeSlot(sup: Supervisor, signal: AbortSignal | undefined): Promise<void> {
+  #takeSlot(sup: Supervisor, signal: AbortSignal | undefined): Promise<void> | undefined {
     const cancelled = () =>
       new BackendError("CANCELLED", sup.spec.name, `${sup.spec.name}: call cancelled`, {
         cause: signal?.reason,
@@ -304,7 +305,7 @@ export class ServerPool {
     if (signal?.aborted) return Promise.reject(cancelled());
     if (sup.callsInFlight < this.#maxCallsInFlight) {
       sup.callsInFlight++;
-      return Promise.resolve();
+      return undefined;
     }
     return new Promise((resolve, reject) => {
       const grant = () => {

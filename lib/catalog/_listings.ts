@@ -75,14 +75,20 @@ export class Listings {
    *   (`<server> tools/list was cancelled`) when `signal` aborts first.
    */
   live(spec: ServerSpec, connection: BackendConnection, signal?: AbortSignal): Promise<Listing> {
+    const held = this.current(spec, connection);
+    if (held) return Promise.resolve(held);
     const key = this.#source.keyOf(spec);
-    const held = this.#held.get(key);
-    if (held && held.connection === connection && !connection.isClosed) return Promise.resolve(held);
     let flight = this.#flights.get(key);
     if (!flight || flight.connection !== connection || flight.generation !== this.#changeCount(key)) {
       flight = this.#start(spec, key, connection);
     }
     return this.#wait(key, flight, signal);
+  }
+
+  /** The listing {@link live} would resolve to at once (held for this open connection), else `undefined`. */
+  current(spec: ServerSpec, connection: BackendConnection): Listing | undefined {
+    const held = this.#held.get(this.#source.keyOf(spec));
+    return held && held.connection === connection && !connection.isClosed ? held : undefined;
   }
 
   /** `spec` said `tools/list_changed`: its held listing and any listing in flight are stale. */

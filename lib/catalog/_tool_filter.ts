@@ -59,7 +59,10 @@ export function hiddenToolError(spec: ServerSpec, all: Tool[], key: string): Use
  * that array changes). Entries go with their raw list (a `WeakMap`).
  */
 export class VisibleToolsMemo {
-  readonly #memo = new WeakMap<Tool[], { key: string; value: { tools: Tool[]; hiddenCount: number } }>();
+  readonly #memo = new WeakMap<
+    Tool[],
+    { key: string; spec: ServerSpec; readOnly: boolean; value: { tools: Tool[]; hiddenCount: number } }
+  >();
   readonly #tables = new WeakMap<Tool[], BindingTable>();
   readonly #keys = new WeakMap<ServerSpec, string>();
 
@@ -79,11 +82,17 @@ export class VisibleToolsMemo {
 
   /** Same as {@link visibleTools}, the result reused while `tools` and the filters are unchanged. */
   of(spec: ServerSpec, tools: Tool[], config: McpConfig): { tools: Tool[]; hiddenCount: number } {
-    const key = JSON.stringify([spec.enabledTools ?? null, spec.disabledTools ?? null, config.readOnly]);
     const held = this.#memo.get(tools);
-    if (held && held.key === key) return held.value;
+    // The same spec (never changed once made) and `read-only`: the same filters, without building the key.
+    if (held && held.spec === spec && held.readOnly === config.readOnly) return held.value;
+    const key = JSON.stringify([spec.enabledTools ?? null, spec.disabledTools ?? null, config.readOnly]);
+    if (held && held.key === key) {
+      held.spec = spec;
+      held.readOnly = config.readOnly;
+      return held.value;
+    }
     const value = visibleTools(spec, tools, config);
-    this.#memo.set(tools, { key, value });
+    this.#memo.set(tools, { key, spec, readOnly: config.readOnly, value });
     return value;
   }
 }

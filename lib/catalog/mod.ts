@@ -331,8 +331,11 @@ export class Catalog {
     key: string,
     signal: AbortSignal | undefined,
   ): Promise<{ connection: BackendConnection; definition: Tool }> {
-    const connection = await this.#pool.acquire(spec, { signal, waitForRestart: true });
-    const listing = await this.#listings.live(spec, connection, signal);
+    // A running server with a current listing (every call but the first) answers without a wait.
+    const connection = this.#pool.running(spec) ??
+      await this.#pool.acquire(spec, { signal, waitForRestart: true });
+    const listing = this.#listings.current(spec, connection) ??
+      await this.#listings.live(spec, connection, signal);
     const { tools } = this.#visible.of(spec, listing.tools, this.config);
     const table = this.#visible.tableOf(tools);
     const resolved = resolveToolKey(table, spec.name, key);

@@ -196,6 +196,18 @@ Deno.test("withCallSlot() runs at most maxCallsInFlight calls per server and sta
   await pool.close();
 });
 
+Deno.test("withCallSlot() starts a call at once when a slot is free, without a turn of the event loop", async () => {
+  const pool = new ServerPool({ connect: fakeConnector(new ManualClock()).connect, maxCallsInFlight: 1 });
+  const started: string[] = [];
+  const first = pool.withCallSlot(SPEC, () => Promise.resolve(started.push("first")));
+  assert.deepEqual(started, ["first"]); // synchronously
+  const second = pool.withCallSlot(SPEC, () => Promise.resolve(started.push("second")));
+  assert.deepEqual(started, ["first"]); // the only slot is taken: it waits its turn
+  await Promise.all([first, second]);
+  assert.deepEqual(started, ["first", "second"]);
+  await pool.close();
+});
+
 Deno.test("configure() with a raised call bound starts waiting calls at once; a lowered one lets calls drain", async () => {
   const pool = new ServerPool({ connect: fakeConnector(new ManualClock()).connect, maxCallsInFlight: 1 });
   const started: number[] = [];
