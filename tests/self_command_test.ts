@@ -21,3 +21,15 @@ Deno.test("the README's from-source mcp-serve line is sourceRunArgs() as a user 
   const line = ["deno", ...sourceRunArgs("/path/to/cargo-agents"), "mcp-serve"].join(" ");
   assert.ok(readme.includes(`\n${line}\n`), `README.md lacks the line:\n${line}`);
 });
+
+Deno.test("this Deno's V8 knows every V8 flag of DENO_RUN_FLAGS (an unknown one stops deno run at start)", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", v8Flags, "console.log('ok')"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, stderr);
+  assert.equal(new TextDecoder().decode(out.stdout).trim(), "ok");
+  assert.ok(v8Flags.includes("--memory-saver-mode"), v8Flags);
+});
