@@ -23,12 +23,6 @@
  * less after 1,000 `execute`s, with no cost above the noise in CPU per `execute`, per call, at start or
  * while indexing a 10,000-tool catalog (`bench/perf.ts`, `bench/search.ts`). They set when a full
  * collection runs, not how large a heap may grow.
- * `--memory-saver-mode`: V8's heuristics that favour memory over speed (as for a background tab) in every
- * isolate. Over 1,000 `execute`s RSS grew mostly by garbage kept between full collections (a sandbox
- * Worker's old space ~6 -> ~12 MiB at ~5 MiB live, the main isolate's +2.5 MiB at a constant ~14 MiB live)
- * and by malloc arenas; with the flag a session after 1,000 `execute`s is ~5 MiB smaller (median of 7
- * runs 135.5 -> 130.4 MiB, growth from 50 executes 1.10x -> 1.06x), with no cost above the noise in CPU
- * per `execute` or per call (`bench/perf.ts`).
  * `--unstable-lazy-dynamic-imports` (run only; the compile task does not pass it, a binary carries its
  * whole module graph): `deno run` otherwise reads and resolves the module graph of every `import("…")`
  * with a literal specifier before `main.ts` runs, i.e. of every command, the HTTP backend and OAuth,
@@ -39,14 +33,14 @@ export const DENO_RUN_FLAGS: readonly string[] = Object.freeze([
   "-q",
   "-P",
   "--unstable-lazy-dynamic-imports",
-  "--v8-flags=--stack-size=1800,--max-semi-space-size=1,--initial-old-space-size=8,--heap-growing-percent=50,--memory-saver-mode",
+  "--v8-flags=--stack-size=1800,--max-semi-space-size=1,--initial-old-space-size=8,--heap-growing-percent=50",
 ]);
 
 /**
  * The arguments after the `deno` executable that run `main.ts` of the checkout at `repoDir`.
  *
  * @param repoDir Absolute path of the checkout, with or without a trailing `/`.
- * @returns e.g. `["run", "-q", "-P", "--unstable-lazy-dynamic-imports", "--v8-flags=--stack-size=1800,--max-semi-space-size=1,--initial-old-space-size=8,--heap-growing-percent=50,--memory-saver-mode", "--config",
+ * @returns e.g. `["run", "-q", "-P", "--unstable-lazy-dynamic-imports", "--v8-flags=--stack-size=1800,--max-semi-space-size=1,--initial-old-space-size=8,--heap-growing-percent=50", "--config",
  *   "/repo/deno.json", "/repo/main.ts"]`.
  * @example
  * ```ts
