@@ -32,3 +32,16 @@ Deno.test("this Deno's V8 knows every V8 flag of DENO_RUN_FLAGS (an unknown one 
   assert.equal(out.code, 0, stderr);
   assert.equal(new TextDecoder().decode(out.stdout).trim(), "ok");
 });
+
+Deno.test("under DENO_RUN_FLAGS a sandbox Worker's isolate has gc(), so its HeapTrim collects (lib/sandbox/_heap_trim.ts)", async () => {
+  const code = "const w = new Worker(URL.createObjectURL(new Blob(['postMessage(typeof gc)'], " +
+    "{ type: 'text/javascript' })), { type: 'module' }); " +
+    "w.onmessage = (e) => { console.log(e.data); w.terminate(); };";
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", v8Flags, code],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.equal(new TextDecoder().decode(out.stdout).trim(), "function");
+});

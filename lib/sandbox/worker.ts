@@ -16,6 +16,7 @@ import {
   type ToSandbox,
 } from "./_protocol.ts";
 import { loadSandboxModule } from "./wasm_module.ts";
+import { HeapTrim } from "./_heap_trim.ts";
 
 /** The parts of the Worker global scope used here (typed locally so this file checks with the window lib). */
 interface WorkerScope {
@@ -44,6 +45,7 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
     | undefined;
   let nextCallId = 1;
   let closing = false;
+  const heapTrim = new HeapTrim();
 
   // The spare vessels of the current engine are made one step per macrotask, so that a `run` message that
   // arrives meanwhile waits at most one step (~1 ms) instead of the whole making. Steps follow one another
@@ -70,7 +72,9 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
     const target = loaded;
     const engine = (await target?.ready.catch(() => undefined))?.engine;
     if (!engine || closing || active || loaded !== target) return;
+    // Once the spares are ready, the heap's garbage is collected if it grew enough (`_heap_trim.ts`).
     if (engine.refillStep()) scheduleRefill(false);
+    else heapTrim.step();
   };
 
   /** The engine for a memory limit (the limit is the module's heap cap, so another limit needs a module). */
