@@ -54,7 +54,7 @@ export interface ProtocolInternals {
  * check of result answers. See the module doc.
  */
 export class LeanClient extends Client {
-  #timer: number | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
   /** Deadline the timer is armed for (`performance.now()` ms); `Infinity` when unarmed. */
   #timerAt = Infinity;
   #held = false;
@@ -98,7 +98,7 @@ export class LeanClient extends Client {
     this.#timerAt = deadline;
     this.timersArmed++;
     const delay = Math.min(MAX_TIMER_DELAY_MS, Math.max(0, deadline - performance.now()));
-    this.#timer = setTimeout(() => this.#fire(), delay) as unknown as number;
+    this.#timer = setTimeout(() => this.#fire(), delay);
     this.#held = true;
     this.hold((this as unknown as ProtocolInternals)._timeoutInfo.size > 0);
   }
@@ -111,8 +111,8 @@ export class LeanClient extends Client {
   hold(waiting: boolean): void {
     if (this.#timer === undefined || waiting === this.#held) return;
     this.#held = waiting;
-    if (waiting) Deno.refTimer(this.#timer);
-    else Deno.unrefTimer(this.#timer);
+    if (waiting) this.#timer.ref();
+    else this.#timer.unref();
   }
 
   /** Stops the shared timer (the connection closed). */

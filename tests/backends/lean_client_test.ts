@@ -185,3 +185,41 @@ Deno.test("LeanClient: closing settles the requests in flight and stops the shar
     (e: unknown) => e instanceof SdkError && e.code === SdkErrorCode.ConnectionClosed,
   );
 });
+
+Deno.test("LeanClient: the shared timer does not keep the process alive once no request waits", async () => {
+  // A process that answered one request and never closes its connection exits at once, not when the
+  // request's 60 s deadline would have passed.
+  const leanClient = new URL("../../lib/backends/_lean_client.ts", import.meta.url).href;
+  const callResult = new URL("../../lib/backends/_call_result.ts", import.meta.url).href;
+  const code = `
+    import { InMemoryTransport } from "@modelcontextprotocol/client";
+    import { LeanClient } from ${JSON.stringify(leanClient)};
+    import { CALL_RESULT_ENVELOPE } from ${JSON.stringify(callResult)};
+    const [c, s] = InMemoryTransport.createLinkedPair();
+    s.onmessage = (m) => {
+      if (m.method === "initialize") {
+        s.send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: {},
+          serverInfo: { name: "raw", version: "1" } } });
+      } else if (m.id !== undefined) s.send({ jsonrpc: "2.0", id: m.id, result: { content: [] } });
+    };
+    await s.start();
+    const client = new LeanClient({ name: "t", version: "1" });
+    await client.connect(c);
+    await client.request({ method: "tools/call", params: { name: "t" } }, CALL_RESULT_ENVELOPE, { timeout: 60000 });
+    if (!client.timerArmed) throw new Error("expected the shared timer to stay armed");
+    console.log("answered");
+  `;
+  const started = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--config", new URL("../../deno.json", import.meta.url).pathname, code],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const killer = setTimeout(() => child.kill(), 30_000);
+  const out = await child.output();
+  clearTimeout(killer);
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, stderr);
+  assert.match(new TextDecoder().decode(out.stdout), /answered/);
+  assert.ok(performance.now() - started < 25_000, "exited long before the 60 s deadline");
+});
