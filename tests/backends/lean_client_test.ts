@@ -14,7 +14,7 @@ import { CALL_RESULT_ENVELOPE } from "../../lib/backends/_call_result.ts";
 async function rawPair(onRequest: (request: JSONRPCRequest, send: (m: JSONRPCMessage) => void) => void) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const received: JSONRPCMessage[] = [];
-  const send = (m: JSONRPCMessage) => void serverSide.send(m);
+  const send = (m: JSONRPCMessage) => void serverSide.send(m).catch(() => {}); // after close: dropped
   serverSide.onmessage = (message) => {
     received.push(message);
     const m = message as JSONRPCRequest;
@@ -117,6 +117,7 @@ Deno.test("LeanClient: a shorter timeout after a longer one still fires at its o
 });
 
 Deno.test("LeanClient: progress pushes the deadline back, up to maxTotalTimeout", async () => {
+  const ticks: ReturnType<typeof setInterval>[] = [];
   const progress = (request: JSONRPCRequest, send: (m: JSONRPCMessage) => void, times: number) => {
     const token = (request.params as { _meta: { progressToken: number } })._meta.progressToken;
     let i = 0;
@@ -132,6 +133,7 @@ Deno.test("LeanClient: progress pushes the deadline back, up to maxTotalTimeout"
         send({ jsonrpc: "2.0", id: request.id, result: { content: [] } });
       }
     }, 40);
+    ticks.push(tick);
   };
   const pair = await rawPair((request, send) => progress(request, send, 8));
   const seen: number[] = [];
@@ -151,6 +153,7 @@ Deno.test("LeanClient: progress pushes the deadline back, up to maxTotalTimeout"
     }),
     { message: "Maximum total timeout exceeded" },
   );
+  for (const tick of ticks) clearInterval(tick); // the second tool would go on reporting
   await pair.close();
 });
 
