@@ -48,6 +48,8 @@ export class HostBridge {
   /** Arguments JSON of the calls sent and not yet answered, UTF-16 code units. */
   #inFlightChars = 0;
   readonly #timers = new Map<number, ReturnType<typeof setTimeout>>();
+  /** `Date.now()` at which each pending timer is due. */
+  readonly #timerDue = new Map<number, number>();
 
   /** @param internals The prelude's functions, evaluated in `ctx` (owned by the context's vessel). */
   constructor(ctx: QuickJSContext, internals: Internals, hooks: BridgeHooks) {
@@ -76,10 +78,18 @@ export class HostBridge {
     return this.#pendingCalls === 0 && this.#timers.size === 0;
   }
 
+  /** Milliseconds until the next pending timer is due (0 if overdue), `Infinity` when none is pending. */
+  nextTimerInMs(): number {
+    let next = Infinity;
+    for (const due of this.#timerDue.values()) next = Math.min(next, due);
+    return next === Infinity ? next : Math.max(0, next - Date.now());
+  }
+
   /** Cancels every pending timer (at the end of the run). */
   clearTimers(): void {
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
+    this.#timerDue.clear();
   }
 
   /** Defines the run's namespaces; returns an ending if that failed. */
@@ -105,6 +115,7 @@ export class HostBridge {
   cancelTimer(id: number): void {
     clearTimeout(this.#timers.get(id));
     this.#timers.delete(id);
+    this.#timerDue.delete(id);
   }
 
   /** `native.call(ns, key, argsJson)`: starts the host call; returns its id, or the error to reject with. */
@@ -225,8 +236,10 @@ export class HostBridge {
   #startTimer(id: number, delayMs: number): QuickJSHandle {
     const ctx = this.#ctx;
     if (this.#timers.size >= MAX_PENDING_TIMERS) return ctx.false;
+    const delay = Math.min(delayMs, 2 ** 31 - 1);
     const timer = setTimeout(() => {
       this.#timers.delete(id);
+      this.#timerDue.delete(id);
       if (this.#hooks.isFinished()) return;
       this.#hooks.push(() => {
         const idHandle = ctx.newNumber(id);
@@ -242,8 +255,9 @@ export class HostBridge {
         result.value.dispose();
         return undefined;
       });
-    }, Math.min(delayMs, 2 ** 31 - 1));
+    }, delay);
     this.#timers.set(id, timer);
+    this.#timerDue.set(id, Date.now() + (delay > 0 ? delay : 0));
     return ctx.true;
   }
 }

@@ -55,7 +55,7 @@ export class RunSession implements SlotSession {
     this.result = new Promise((resolve) => this.#resolve = resolve);
     slot.session = this;
     const { script, namespaces, limits } = options;
-    slot.post({ type: "run", runId, script, namespaces, limits });
+    slot.post({ type: "run", runId, script, namespaces, limits, channel: slot.beginRun() });
     this.#deadlineAt = performance.now() + limits.timeoutMs;
     this.#deadlineTimer = setTimeout(() => this.#stop("timeout"), limits.timeoutMs);
     options.signal?.addEventListener("abort", this.#onAbort, { once: true });
@@ -65,6 +65,7 @@ export class RunSession implements SlotSession {
     if (this.#finished || !("runId" in message) || message.runId !== this.#runId) return;
     switch (message.type) {
       case "call":
+        this.#slot.consumed(message.head);
         this.#call(message.callId, message.namespace, message.key, message.argsJson);
         break;
       case "console":
@@ -97,7 +98,7 @@ export class RunSession implements SlotSession {
   #call(callId: number, namespace: string, key: string, argsJson: string | undefined): void {
     this.#toolCalls++;
     const reply = (value: HostReply) => {
-      if (!this.#finished) this.#slot.post({ type: "reply", runId: this.#runId, callId, reply: value });
+      if (!this.#finished) this.#slot.send({ type: "reply", runId: this.#runId, callId, reply: value });
     };
     // The Worker refuses larger arguments already; this guards the host thread's JSON.parse regardless.
     if (argsJson !== undefined && argsJson.length > MAX_TOOL_ARGS_BYTES) {
@@ -137,7 +138,7 @@ export class RunSession implements SlotSession {
     if (this.#holds++ === 0) {
       clearTimeout(this.#deadlineTimer);
       this.#heldRemainingMs = Math.max(0, this.#deadlineAt - performance.now());
-      this.#slot.post({ type: "deadline", runId: this.#runId, remainingMs: null });
+      this.#slot.send({ type: "deadline", runId: this.#runId, remainingMs: null });
     }
     let released = false;
     return () => {
@@ -146,7 +147,7 @@ export class RunSession implements SlotSession {
       if (--this.#holds > 0 || this.#finished || this.#stopping) return;
       this.#deadlineAt = performance.now() + this.#heldRemainingMs;
       this.#deadlineTimer = setTimeout(() => this.#stop("timeout"), this.#heldRemainingMs);
-      this.#slot.post({ type: "deadline", runId: this.#runId, remainingMs: this.#heldRemainingMs });
+      this.#slot.send({ type: "deadline", runId: this.#runId, remainingMs: this.#heldRemainingMs });
     };
   }
 
@@ -158,6 +159,8 @@ export class RunSession implements SlotSession {
     Atomics.store(this.#slot.stopFlags, STOP_REASON, encodeStopReason(reason));
     Atomics.store(this.#slot.stopFlags, STOP_RUN_ID, this.#runId);
     this.#slot.post({ type: "stop", runId: this.#runId, reason });
+    // A Worker blocked on its reply channel wakes and reads the flags.
+    this.#slot.ring();
     this.#calls.abort(reason);
     this.#killTimer = setTimeout(() => {
       if (this.#stopping) this.#end(this.#stopFailure(this.#stopping), false);

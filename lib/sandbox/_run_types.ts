@@ -39,6 +39,16 @@ export interface EngineIo {
   /** Polled by the interrupt handler, so that a busy script can be stopped from another thread. */
   pollStop?: (() => StopReason | undefined) | undefined;
   /**
+   * Blocks this thread until the host sends the run something (replies are then delivered by resolving
+   * their `hostCall` promises, deadline changes through the `onDeadline` setter), the host rings for a stop,
+   * or `timeoutMs` (≥ 0) passes. Optional: without it the run waits for replies in its event loop. Called
+   * only when nothing else can run in QuickJS; must not throw.
+   *
+   * @returns `"woken"` (something arrived or the host rang), `"timeout"`, or `"event-loop"` when the next
+   *   message comes by `postMessage` (the run must wait for it in its event loop).
+   */
+  waitForHost?: ((timeoutMs: number) => "woken" | "timeout" | "event-loop") | undefined;
+  /**
    * Registers the run's deadline setter: the host calls it with `null` when a host call holds the
    * deadline clock, then with the milliseconds left when the clock runs again.
    */

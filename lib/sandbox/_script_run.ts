@@ -20,6 +20,14 @@ import { RunVessel } from "./_vessel.ts";
 import type { SandboxModule } from "./wasm_module.ts";
 
 /**
+ * Longest single block in `EngineIo.waitForHost`, milliseconds (500 ms), after which the run goes through
+ * its event loop once. The host rings for everything a waiting run needs; this bounds how long a
+ * `Worker.terminate()` waits to take effect: on Deno 2.9 it ends a Worker only when that returns to its
+ * event loop (JavaScript blocked in `Atomics.wait`, or busy, runs on).
+ */
+export const MAX_BLOCK_MS = 500;
+
+/**
  * One run: create it, call `execute()` once. It owns its vessel (runtime and context) and disposes it at the
  * end; a vessel prepared ahead is used only when it never served another run.
  */
@@ -101,6 +109,8 @@ export class ScriptRun {
       if (this.#finished) return;
       this.#deadline = remainingMs === null ? Infinity : Date.now() + remainingMs;
       this.#armDeadline();
+      // A loop waiting in the event loop waits again, on the reply channel if it can, with the new deadline.
+      this.#wake?.();
     });
     try {
       if (this.#io.signal?.aborted) onAbort();
@@ -225,9 +235,37 @@ export class ScriptRun {
           },
         };
       }
+      const waitForHost = this.#io.waitForHost;
+      if (waitForHost && (await this.#blockForHost(waitForHost))) continue;
       await new Promise<void>((resolve) => this.#wake = resolve);
       this.#wake = undefined;
     }
+  }
+
+  /**
+   * Waits for the host by blocking this thread (see `EngineIo.waitForHost`), at most until the next timer is
+   * due, the deadline passes (not while the clock is held) or {@link MAX_BLOCK_MS}; a wait that timed out
+   * goes through the event loop once, where due timers fire. Returns `false` when the loop must wait in the
+   * event loop instead.
+   */
+  async #blockForHost(waitForHost: NonNullable<EngineIo["waitForHost"]>): Promise<boolean> {
+    const untilDeadline = this.#deadline - Date.now();
+    const timeoutMs = Math.max(0, Math.min(untilDeadline, this.#bridge!.nextTimerInMs(), MAX_BLOCK_MS));
+    const waited = waitForHost(timeoutMs);
+    const polled = this.#io.pollStop?.();
+    if (polled) this.#stop(polled);
+    if (waited === "event-loop") return false;
+    if (waited === "woken") {
+      // The replies resolved their calls' promises; the reactions queued before this one push the events.
+      await Promise.resolve();
+      return true;
+    }
+    await new Promise<void>((resolve) => {
+      this.#wake = resolve;
+      setTimeout(resolve, 0);
+    });
+    this.#wake = undefined;
+    return true;
   }
 
   /** Turns the ending into an outcome (see `OutcomeReader`). */

@@ -5,6 +5,12 @@
  * @module
  */
 import { type FromSandbox, type SandboxInit, STOP_FLAGS_BYTES, type ToSandbox } from "./_protocol.ts";
+import {
+  type ChannelMessage,
+  type ChannelStart,
+  ChannelWriter,
+  REPLY_CHANNEL_BYTES,
+} from "./_reply_channel.ts";
 
 /** The run a slot is serving, as the slot sees it (`RunSession` implements it). */
 export interface SlotSession {
@@ -15,7 +21,8 @@ export interface SlotSession {
 }
 
 /**
- * One sandbox Worker: its stop flags and the run it is serving. Creating it blocks the calling thread until
+ * One sandbox Worker: its stop flags, its reply channel (`_reply_channel.ts`, used once the Worker says at
+ * `ready` that it can block on it) and the run it is serving. Creating it blocks the calling thread until
  * the Worker's isolate exists (15–40 ms, more on a loaded machine); the pool does that off the request path.
  */
 export class WorkerSlot {
@@ -31,6 +38,8 @@ export class WorkerSlot {
   readonly #onDead: (slot: WorkerSlot) => void;
   readonly #finishSpawn: (value: true | string) => void;
   #terminated = false;
+  /** The reply channel's writer, once the Worker said it reads the channel. */
+  #channel: ChannelWriter | undefined;
 
   constructor(
     workerUrl: URL | string,
@@ -59,10 +68,13 @@ export class WorkerSlot {
       queueMicrotask(() => this.died(error instanceof Error ? error.message : String(error)));
       return;
     }
+    const channelBuffer = newChannelBuffer();
     worker.onmessage = (event: MessageEvent<FromSandbox>) => {
       const message = event.data;
-      if (message.type === "ready") this.#finishSpawn(true);
-      else if (message.type === "fatal") this.died(message.message);
+      if (message.type === "ready") {
+        if (message.replyChannel === true && channelBuffer) this.#channel = new ChannelWriter(channelBuffer);
+        this.#finishSpawn(true);
+      } else if (message.type === "fatal") this.died(message.message);
       else this.session?.receive(message);
     };
     worker.onerror = (event: ErrorEvent) => {
@@ -74,12 +86,38 @@ export class WorkerSlot {
       type: "init",
       stopFlags: this.stopFlags.buffer as SharedArrayBuffer,
       heapLimitBytes: heapHintBytes,
+      replyChannel: channelBuffer,
     };
     worker.postMessage(init);
   }
 
   post(message: ToSandbox): void {
     if (!this.#terminated) this.#worker.postMessage(message);
+  }
+
+  /** A run starts: where its messages start in the reply channel, if the Worker reads one. */
+  beginRun(): ChannelStart | undefined {
+    return this.#channel?.beginRun();
+  }
+
+  /**
+   * Sends a run's reply or deadline change: through the reply channel when there is one (by message, with
+   * its sequence number, when it does not fit), else by message.
+   */
+  send(message: ChannelMessage): void {
+    if (this.#terminated) return;
+    if (this.#channel) this.#channel.send(message, (seq) => this.post({ ...message, seq }));
+    else this.post(message);
+  }
+
+  /** The Worker says how far it read the reply channel (an untrusted number; see `ChannelWriter`). */
+  consumed(head: unknown): void {
+    this.#channel?.consumed(head);
+  }
+
+  /** Wakes the Worker if it blocks on its reply channel (after the stop flags were set). */
+  ring(): void {
+    this.#channel?.ring();
   }
 
   /** The Worker cannot serve: fail its run (if any) and its start (if pending). */
@@ -97,5 +135,14 @@ export class WorkerSlot {
     this.#finishSpawn("terminated");
     this.#worker.terminate();
     this.isDead = true;
+  }
+}
+
+/** A reply channel's buffer, or `undefined` when shared memory cannot be had (replies then go by message). */
+function newChannelBuffer(): SharedArrayBuffer | undefined {
+  try {
+    return new SharedArrayBuffer(REPLY_CHANNEL_BYTES);
+  } catch {
+    return undefined;
   }
 }

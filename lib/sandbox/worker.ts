@@ -3,6 +3,11 @@
  * module and runs one script at a time, forwarding tool calls and console lines to the host. It may be
  * terminated at any moment and keeps no state worth saving.
  *
+ * When the host gives it a reply channel (`_reply_channel.ts`) and this thread may block in `Atomics.wait`
+ * (checked once, at init), a run that waits only on the host blocks on the channel's doorbell instead of
+ * returning to the event loop; replies that came by message instead (too large for the ring, or the ring
+ * full) are taken in the same order. Without the channel, replies come by message as they always did.
+ *
  * @module
  */
 import { type EngineIo, type EngineOutcome, type HostReply, QuickJSEngine } from "./engine.ts";
@@ -17,6 +22,7 @@ import {
 } from "./_protocol.ts";
 import { loadSandboxModule } from "./wasm_module.ts";
 import { HeapTrim } from "./_heap_trim.ts";
+import { type ChannelMessage, ChannelReader } from "./_reply_channel.ts";
 
 /** The parts of the Worker global scope used here (typed locally so this file checks with the window lib). */
 interface WorkerScope {
@@ -32,12 +38,17 @@ const REFILL_YIELDS = 2;
 function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
   const post = (message: FromSandbox) => scope.postMessage(message);
   const stopFlags = new Int32Array(init.stopFlags);
+  const reader = channelReader(init.replyChannel);
   const stripper = createTypeStripper();
   type Loaded = { engine: QuickJSEngine; wasmBytes(): number };
   let loaded: { heapLimitBytes: number; ready: Promise<Loaded> } | undefined;
   let active:
     | {
       runId: number;
+      /** The reply channel, when this run's messages come through it. */
+      channel?: ChannelReader | undefined;
+      /** Delivers every message of the channel that is here; `false` when the channel is corrupt. */
+      pump(): boolean;
       replies: Map<number, (reply: HostReply) => void>;
       stop: AbortController;
       setDeadline?: ((remainingMs: number | null) => void) | undefined;
@@ -95,23 +106,70 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
     const { runId } = message;
     const replies = new Map<number, (reply: HostReply) => void>();
     const stop = new AbortController();
-    const entry: NonNullable<typeof active> = { runId, replies, stop };
+    const channel = reader && message.channel ? reader : undefined;
+    channel?.beginRun(runId, message.channel!);
+    const deliver = (incoming: ChannelMessage) => {
+      if (incoming.type === "deadline") return entry.setDeadline?.(incoming.remainingMs);
+      const resolve = replies.get(incoming.callId);
+      replies.delete(incoming.callId);
+      resolve?.(incoming.reply);
+    };
+    /** Delivers what is here; says how many, and whether the next one comes by message. */
+    const drain = (): { delivered: number; next: "empty" | "mailbox" | "corrupt" } => {
+      let delivered = 0;
+      for (;;) {
+        const taken = channel!.take();
+        if (taken.type === "message") {
+          deliver(taken.message);
+          delivered++;
+        } else {
+          if (taken.type === "corrupt") {
+            // Only the host writes the channel: a bad record means this Worker cannot be trusted to go on.
+            post({ type: "fatal", message: taken.why });
+            closing = true;
+            scope.close();
+          }
+          return { delivered, next: taken.type };
+        }
+      }
+    };
+    const entry: NonNullable<typeof active> = {
+      runId,
+      channel,
+      pump: () => drain().next !== "corrupt",
+      replies,
+      stop,
+    };
     active = entry;
+    const pollStop = () =>
+      Atomics.load(stopFlags, STOP_RUN_ID) === runId
+        ? decodeStopReason(Atomics.load(stopFlags, STOP_REASON))
+        : undefined;
+    const waitForHost = (timeoutMs: number): "woken" | "timeout" | "event-loop" => {
+      const until = performance.now() + timeoutMs;
+      for (;;) {
+        const seen = channel!.doorbell();
+        const { delivered, next } = drain();
+        if (delivered > 0 || pollStop()) return "woken";
+        if (next !== "empty") return "event-loop";
+        const left = until - performance.now();
+        if (left <= 0) return "timeout";
+        channel!.wait(seen, left);
+      }
+    };
     const io: EngineIo = {
+      ...(channel ? { waitForHost } : {}),
       onDeadline: (set) => (entry.setDeadline = set),
       hostCall: (namespace, key, argsJson) =>
         new Promise<HostReply>((resolve) => {
           const callId = nextCallId++;
           replies.set(callId, resolve);
-          post({ type: "call", runId, callId, namespace, key, argsJson });
+          post({ type: "call", runId, callId, namespace, key, argsJson, head: channel?.head });
         }),
       onConsole: (line) => post({ type: "console", runId, line }),
       onConsoleDropped: () => post({ type: "consoleDropped", runId }),
       signal: stop.signal,
-      pollStop: () =>
-        Atomics.load(stopFlags, STOP_RUN_ID) === runId
-          ? decodeStopReason(Atomics.load(stopFlags, STOP_REASON))
-          : undefined,
+      pollStop,
     };
     const current = await engineFor(message.limits.memoryLimitBytes);
     let posted = false;
@@ -144,7 +202,12 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
         run(message).catch((error: unknown) => post({ type: "fatal", message: String(error) }));
         break;
       case "reply":
-        if (active?.runId === message.runId) {
+        if (active?.runId !== message.runId) break;
+        if (active.channel && message.seq !== undefined) {
+          const { runId, callId, reply } = message;
+          active.channel.posted(message.seq, { type: "reply", runId, callId, reply });
+          active.pump();
+        } else {
           const resolve = active.replies.get(message.callId);
           active.replies.delete(message.callId);
           resolve?.(message.reply);
@@ -154,18 +217,37 @@ function serveSandbox(scope: WorkerScope, init: SandboxInit): void {
         if (active?.runId === message.runId) active.stop.abort(message.reason);
         break;
       case "deadline":
-        if (active?.runId === message.runId) active.setDeadline?.(message.remainingMs);
+        if (active?.runId !== message.runId) break;
+        if (active.channel && message.seq !== undefined) {
+          const { runId, remainingMs } = message;
+          active.channel.posted(message.seq, { type: "deadline", runId, remainingMs });
+          active.pump();
+        } else active.setDeadline?.(message.remainingMs);
         break;
     }
   };
   engineFor(init.heapLimitBytes).then(
     () => {
-      post({ type: "ready" });
+      post({ type: "ready", replyChannel: reader !== undefined });
       scheduleRefill(false);
       // The TypeScript stripper (sucrase, ~5 MB of heap) is loaded on the first script that needs it.
     },
     (error: unknown) => post({ type: "fatal", message: String(error) }),
   );
+}
+
+/**
+ * The reader of the host's reply channel, if there is one and this thread may block in `Atomics.wait` (some
+ * hosts forbid it on some threads); `undefined` means replies come by message.
+ */
+function channelReader(buffer: SharedArrayBuffer | undefined): ChannelReader | undefined {
+  if (!buffer) return undefined;
+  try {
+    if (Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 1, 0) !== "not-equal") return undefined;
+    return new ChannelReader(buffer);
+  } catch {
+    return undefined;
+  }
 }
 
 // Anything written to stdout would corrupt the MCP stdio channel of `mcp-serve`; these Workers have nothing
