@@ -173,9 +173,11 @@ Deno.test("a part needed when the script filled the heap fails as out of memory,
       "console.log({ a: 1 })",
     ]
   ) {
+    // Filling the heap takes ~1 s alone; a generous deadline keeps a loaded machine from ending it first.
     const run = await runInEngine(
       `${fill}let failed = 0;\nfor (let i = 0; i < 3; i++) { try { ${use}; break } catch (e) { failed++ } }\n` +
         "keep.length = 0; return failed",
+      { limits: { timeoutMs: 20_000 } },
     );
     assert.equal(run.outcome.poisoned, false, use);
     assert.ok(run.outcome.ok, `${use}: ${JSON.stringify(run.outcome)}`);
