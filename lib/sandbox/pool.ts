@@ -3,7 +3,9 @@
  * cancellation from outside (shared stop flags for a busy script, a stop message and aborted host calls for
  * a waiting one) and kills a Worker that has not answered `hardKillGraceMs` later, because QuickJS polls its
  * interrupt handler only between interpreter steps and a native built-in can run for minutes. A Worker
- * whose WASM module failed is replaced too.
+ * whose WASM module failed is replaced too. Host-call replies reach a Worker whose script waits on them
+ * through its reply channel (`_reply_channel.ts`, 256 KiB of shared memory per Worker), on which the Worker
+ * blocks in `Atomics.wait` instead of idling in its event loop; a stop rings the channel's doorbell.
  *
  * Workers are created on the host thread (a Worker created inside another Worker starts about 1 s late on
  * Deno 2.9), which blocks it for the 15–40 ms a new isolate takes, so the pool does that off the request
