@@ -6,7 +6,8 @@
  */
 import { type EngineOutcome, type HostReply, QuickJSEngine } from "../lib/sandbox/engine.ts";
 import { createTypeStripper } from "../lib/sandbox/normalize.ts";
-import type { HostCallRequest, SandboxLimits } from "../lib/sandbox/types.ts";
+import type { HostCallRequest, SandboxLimits, SandboxResult } from "../lib/sandbox/types.ts";
+import { SandboxPool } from "../lib/sandbox/pool.ts";
 import { loadSandboxModule, type SandboxModule } from "../lib/sandbox/wasm_module.ts";
 
 /** Heap cap of the in-process test engine, bytes. */
@@ -124,4 +125,23 @@ export function barrierHost(count: number): { hostCall: EngineHostCall; maxPendi
       }),
     maxPending: () => maxPending,
   };
+}
+
+/** The value of a successful pool run (its JSON parsed). @throws Error naming the failure otherwise. */
+export function resultValue(result: SandboxResult): unknown {
+  if (!result.ok) throw new Error(`expected success, got ${JSON.stringify(result.failure)}`);
+  return JSON.parse(result.valueJson);
+}
+
+/** Runs `fn` with a new {@link SandboxPool} made with `options`, closing the pool after, whatever happens. */
+export async function withPool<T>(
+  options: ConstructorParameters<typeof SandboxPool>[0],
+  fn: (pool: SandboxPool) => Promise<T>,
+): Promise<T> {
+  const pool = new SandboxPool(options);
+  try {
+    return await fn(pool);
+  } finally {
+    await pool.close();
+  }
 }

@@ -76,6 +76,24 @@ function seqAtOrAfter(a: number, b: number): boolean {
 }
 
 const align8 = (n: number) => (n + 7) & ~7;
+
+/**
+ * The header words, ring bytes and ring words of a channel's buffer (both ends view it alike).
+ *
+ * @throws RangeError when `buffer` is not {@link REPLY_CHANNEL_BYTES} long.
+ */
+function channelViews(
+  buffer: SharedArrayBuffer,
+): { words: Int32Array; bytes: Uint8Array; ring32: Int32Array } {
+  if (buffer.byteLength !== REPLY_CHANNEL_BYTES) {
+    throw new RangeError(`A reply channel is ${REPLY_CHANNEL_BYTES} bytes, not ${buffer.byteLength}`);
+  }
+  return {
+    words: new Int32Array(buffer, 0, CHANNEL_HEADER_BYTES / 4),
+    bytes: new Uint8Array(buffer, CHANNEL_HEADER_BYTES, REPLY_RING_BYTES),
+    ring32: new Int32Array(buffer, CHANNEL_HEADER_BYTES, REPLY_RING_BYTES / 4),
+  };
+}
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -95,12 +113,7 @@ export class ChannelWriter {
 
   /** @throws RangeError when `buffer` is not {@link REPLY_CHANNEL_BYTES} long. */
   constructor(buffer: SharedArrayBuffer) {
-    if (buffer.byteLength !== REPLY_CHANNEL_BYTES) {
-      throw new RangeError(`A reply channel is ${REPLY_CHANNEL_BYTES} bytes, not ${buffer.byteLength}`);
-    }
-    this.#words = new Int32Array(buffer, 0, CHANNEL_HEADER_BYTES / 4);
-    this.#bytes = new Uint8Array(buffer, CHANNEL_HEADER_BYTES, REPLY_RING_BYTES);
-    this.#ring32 = new Int32Array(buffer, CHANNEL_HEADER_BYTES, REPLY_RING_BYTES / 4);
+    ({ words: this.#words, bytes: this.#bytes, ring32: this.#ring32 } = channelViews(buffer));
   }
 
   /**
@@ -221,12 +234,7 @@ export class ChannelReader {
 
   /** @throws RangeError when `buffer` is not {@link REPLY_CHANNEL_BYTES} long. */
   constructor(buffer: SharedArrayBuffer) {
-    if (buffer.byteLength !== REPLY_CHANNEL_BYTES) {
-      throw new RangeError(`A reply channel is ${REPLY_CHANNEL_BYTES} bytes, not ${buffer.byteLength}`);
-    }
-    this.#words = new Int32Array(buffer, 0, CHANNEL_HEADER_BYTES / 4);
-    this.#bytes = new Uint8Array(buffer, CHANNEL_HEADER_BYTES, REPLY_RING_BYTES);
-    this.#ring32 = new Int32Array(buffer, CHANNEL_HEADER_BYTES, REPLY_RING_BYTES / 4);
+    ({ words: this.#words, bytes: this.#bytes, ring32: this.#ring32 } = channelViews(buffer));
   }
 
   /** How far the Worker has read (sent to the host so it can reuse the space). */

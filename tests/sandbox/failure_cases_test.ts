@@ -2,12 +2,7 @@
 // run through a real SandboxPool with the case's own scripts.
 import assert from "node:assert/strict";
 import { type HostCall, SandboxPool, type SandboxResult } from "../../lib/sandbox/mod.ts";
-import { testLimits } from "../_fakes_sandbox.ts";
-
-function valueOf(result: SandboxResult): unknown {
-  if (!result.ok) throw new Error(`expected success, got ${JSON.stringify(result.failure)}`);
-  return JSON.parse(result.valueJson);
-}
+import { resultValue as valueOf, testLimits } from "../_fakes_sandbox.ts";
 
 async function withPool(
   fn: (run: (script: string, hostCall?: HostCall) => Promise<SandboxResult>) => Promise<void>,

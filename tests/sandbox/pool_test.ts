@@ -1,15 +1,10 @@
 // SandboxPool with real Workers: the hostile set, the three deadline layers, cancellation, queueing,
 // crashed and poisoned Workers, and the host event loop staying responsive throughout.
 import assert from "node:assert/strict";
-import { type HostCall, SandboxPool, type SandboxResult } from "../../lib/sandbox/mod.ts";
-import { testLimits } from "../_fakes_sandbox.ts";
+import { type HostCall, SandboxPool } from "../../lib/sandbox/mod.ts";
+import { resultValue as valueOf, testLimits, withPool } from "../_fakes_sandbox.ts";
 
 const MIB = 1024 * 1024;
-
-function valueOf(result: SandboxResult): unknown {
-  if (!result.ok) throw new Error(`expected success, got ${JSON.stringify(result.failure)}`);
-  return JSON.parse(result.valueJson);
-}
 
 /** Echoes `{key, args}`; `never` waits until its signal aborts, then rejects. */
 const echoHost: HostCall = (req, signal) => {
@@ -39,18 +34,6 @@ function eventLoopProbe(): { stop(): number } {
 /** Runs a trivial script so the pool's Worker is started before a test measures durations. */
 async function warm(pool: SandboxPool): Promise<void> {
   valueOf(await pool.run({ script: "return 0", namespaces: [], limits: testLimits(), hostCall: echoHost }));
-}
-
-async function withPool<T>(
-  options: ConstructorParameters<typeof SandboxPool>[0],
-  fn: (pool: SandboxPool) => Promise<T>,
-): Promise<T> {
-  const pool = new SandboxPool(options);
-  try {
-    return await fn(pool);
-  } finally {
-    await pool.close();
-  }
 }
 
 Deno.test("SandboxPool.run() returns the value, console lines and counts", async () => {

@@ -3,26 +3,9 @@
 // blocks in Atomics.wait, terminate() of a blocked Worker, a Worker that cannot block, and a Worker that
 // scribbles over its channel.
 import assert from "node:assert/strict";
-import { type HostCall, SandboxPool, type SandboxResult } from "../../lib/sandbox/mod.ts";
+import { type HostCall, SandboxPool } from "../../lib/sandbox/mod.ts";
 import { REPLY_RING_BYTES } from "../../lib/sandbox/_reply_channel.ts";
-import { testLimits } from "../_fakes_sandbox.ts";
-
-function valueOf(result: SandboxResult): unknown {
-  if (!result.ok) throw new Error(`expected success, got ${JSON.stringify(result.failure)}`);
-  return JSON.parse(result.valueJson);
-}
-
-async function withPool<T>(
-  options: ConstructorParameters<typeof SandboxPool>[0],
-  fn: (pool: SandboxPool) => Promise<T>,
-): Promise<T> {
-  const pool = new SandboxPool(options);
-  try {
-    return await fn(pool);
-  } finally {
-    await pool.close();
-  }
-}
+import { resultValue as valueOf, testLimits, withPool } from "../_fakes_sandbox.ts";
 
 const noWaitWorker = new URL("../../testdata/sandbox/no_wait_worker.ts", import.meta.url);
 
