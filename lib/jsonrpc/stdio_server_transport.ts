@@ -28,7 +28,8 @@ export interface PullSource {
 /**
  * A byte sink that can be written synchronously, as `Deno.stdout` is: `writeSync()` returns the bytes
  * written (possibly fewer than given) and throws `Deno.errors.WouldBlock` when the pipe is non-blocking
- * and full; `write()` is its asynchronous twin.
+ * and full; `write()` is its asynchronous twin (which, as `Deno.stdout.write`, throws `WouldBlock` too on
+ * a full non-blocking pipe instead of waiting).
  */
 export interface SyncSink {
   writeSync(p: Uint8Array): number;
@@ -41,6 +42,30 @@ export interface SyncSink {
  * pipe buffer (64 KiB on Linux). Messages queue behind a pending asynchronous write, in order.
  */
 export const SYNC_WRITE_MAX_BYTES = 64 * 1024;
+
+/**
+ * Longest pause between two tries to write to a full non-blocking stdout, in milliseconds (pauses double
+ * from 1 ms up to this while the agent does not read).
+ */
+const WOULD_BLOCK_MAX_WAIT_MS = 50;
+
+/** Bytes of the line buffer of Rust's stdout, through which `Deno.stdout` writes (std's `LineWriter`). */
+const STDOUT_LINE_BUFFER_BYTES = 1024;
+
+/**
+ * The next piece of `message` (one line, ending in its only newline) to write from byte `at`. On a full
+ * non-blocking pipe `Deno.stdout` throws `WouldBlock` from the flush it does after each write even when
+ * the write took bytes (into Rust's line buffer, or partly sent), so neither retrying (bytes twice) nor
+ * giving up (a cut line) would be right. Pieces that cannot take that path: the rest of the text without
+ * its newline while that is at least the line buffer (written around the buffer: a partial write says
+ * what it wrote, a `WouldBlock` that it wrote nothing), then the last at most 1 KiB with the newline (at
+ * most `PIPE_BUF`: all or nothing on a pipe).
+ */
+function nextPiece(message: Uint8Array, at: number): Uint8Array {
+  return message.length - 1 - at >= STDOUT_LINE_BUFFER_BYTES
+    ? message.subarray(at, message.length - 1)
+    : message.subarray(at);
+}
 
 /** Bytes asked of a {@link PullSource} per read. */
 const READ_CHUNK_BYTES = 64 * 1024;
@@ -198,23 +223,39 @@ export class LineStdioServerTransport implements Transport, ChecksMessages {
 
   /**
    * Writes `bytes` to the sink: synchronously when nothing is queued and the message is small, else (or
-   * from where a non-blocking pipe said it is full) behind the queue. Resolves once written.
+   * from where a non-blocking pipe said it is full) behind the queue, waiting for room while the sink
+   * says `WouldBlock`. Each write is one {@link nextPiece}, so that a `WouldBlock` means nothing of it was
+   * taken. Resolves once written.
    *
-   * @throws What the sink throws (e.g. `Deno.errors.BrokenPipe` when the agent is gone).
+   * @throws What the sink throws but `WouldBlock` (e.g. `Deno.errors.BrokenPipe` when the agent is gone).
    */
   #writeToSink(sink: SyncSink, bytes: Uint8Array): Promise<void> | void {
     let at = 0;
     if (this.#sinkQueue === undefined && bytes.length <= SYNC_WRITE_MAX_BYTES) {
       try {
-        while (at < bytes.length) at += sink.writeSync(bytes.subarray(at));
-        return;
+        for (let n = -1; at < bytes.length && n !== 0; at += n) n = sink.writeSync(nextPiece(bytes, at));
+        if (at === bytes.length) return;
       } catch (error) {
         if (!(error instanceof Deno.errors.WouldBlock)) throw error;
       }
     }
-    const rest = bytes.subarray(at);
     const write = async () => {
-      for (let done = 0; done < rest.length;) done += await sink.write(rest.subarray(done));
+      for (let waitMs = 1; at < bytes.length;) {
+        let n = 0;
+        try {
+          n = await sink.write(nextPiece(bytes, at));
+        } catch (error) {
+          // A full non-blocking pipe (the agent made it so): Deno's write fails instead of waiting.
+          if (!(error instanceof Deno.errors.WouldBlock)) throw error;
+        }
+        if (n > 0) {
+          at += n;
+          waitMs = 1;
+          continue;
+        }
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        waitMs = Math.min(waitMs * 2, WOULD_BLOCK_MAX_WAIT_MS);
+      }
     };
     const queued = (this.#sinkQueue ?? Promise.resolve()).then(write);
     // The queue goes on after a failed write (the next message tries again); this message's send fails.
