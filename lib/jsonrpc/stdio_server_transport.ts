@@ -213,11 +213,15 @@ export class LineStdioServerTransport implements Transport, ChecksMessages {
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) throw new Error("the transport is closed");
     const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
-    if (this.#writer) await this.#writer.write(bytes);
-    else await this.#writeToSink(this.#sink!, bytes);
-    const m = message as { id?: unknown; method?: unknown };
-    if (m.method === undefined && m.id !== undefined && this.#unanswered.delete(JSON.stringify(m.id))) {
-      if (this.#unanswered.size === 0) this.#allAnswered?.();
+    try {
+      if (this.#writer) await this.#writer.write(bytes);
+      else await this.#writeToSink(this.#sink!, bytes);
+    } finally {
+      // An answer that could not be written (the agent closed stdout) is not waited for after EOF either.
+      const m = message as { id?: unknown; method?: unknown };
+      if (m.method === undefined && m.id !== undefined && this.#unanswered.delete(JSON.stringify(m.id))) {
+        if (this.#unanswered.size === 0) this.#allAnswered?.();
+      }
     }
   }
 
