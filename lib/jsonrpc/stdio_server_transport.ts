@@ -67,6 +67,14 @@ function nextPiece(message: Uint8Array, at: number): Uint8Array {
     : message.subarray(at);
 }
 
+/**
+ * Bytes of answers waiting for the agent to read stdout (written asynchronously, behind a full pipe or a
+ * slow reader) past which stdin is not read until they are written (8 MiB): an agent that sends requests
+ * and does not read the answers makes its own stdin wait instead of growing our memory. Requests already
+ * read are still answered, so the queue can pass this by their answers.
+ */
+export const QUEUED_WRITE_MAX_BYTES = 8 * 1024 * 1024;
+
 /** Bytes asked of a {@link PullSource} per read. */
 const READ_CHUNK_BYTES = 64 * 1024;
 
@@ -114,6 +122,8 @@ export class LineStdioServerTransport implements Transport, ChecksMessages {
   readonly #sink: SyncSink | undefined;
   /** The asynchronous writes still going to {@link #sink}, in order (later messages wait behind them). */
   #sinkQueue: Promise<void> | undefined;
+  /** Bytes of the messages in {@link #sinkQueue} not written yet. */
+  #queuedBytes = 0;
   readonly #maxBytes: number;
   readonly #logger: Logger;
   readonly #encoder = new TextEncoder();
@@ -163,6 +173,10 @@ export class LineStdioServerTransport implements Transport, ChecksMessages {
         if (chunk === null) break;
         for (const event of lines.push(chunk)) this.#handle(event);
         if (this.#closed) return;
+        // Answers waiting for an agent that does not read stdout: read no more requests until they are out.
+        while (this.#queuedBytes > QUEUED_WRITE_MAX_BYTES && this.#sinkQueue && !this.#closed) {
+          await this.#sinkQueue;
+        }
       }
       for (const event of lines.end()) this.#handle(event);
       await this.#drain();
@@ -243,6 +257,8 @@ export class LineStdioServerTransport implements Transport, ChecksMessages {
         if (!(error instanceof Deno.errors.WouldBlock)) throw error;
       }
     }
+    const queuedBytes = bytes.length - at;
+    this.#queuedBytes += queuedBytes;
     const write = async () => {
       for (let waitMs = 1; at < bytes.length;) {
         let n = 0;
@@ -261,7 +277,9 @@ export class LineStdioServerTransport implements Transport, ChecksMessages {
         waitMs = Math.min(waitMs * 2, WOULD_BLOCK_MAX_WAIT_MS);
       }
     };
-    const queued = (this.#sinkQueue ?? Promise.resolve()).then(write);
+    const queued = (this.#sinkQueue ?? Promise.resolve()).then(write).finally(() => {
+      this.#queuedBytes -= queuedBytes;
+    });
     // The queue goes on after a failed write (the next message tries again); this message's send fails.
     const tail = this.#sinkQueue = queued.catch(() => {}).then(() => {
       if (this.#sinkQueue === tail) this.#sinkQueue = undefined;

@@ -1,0 +1,83 @@
+// An agent that keeps sending requests and does not read the answers: once QUEUED_WRITE_MAX_BYTES of
+// answers wait, mcp-serve stops reading stdin (the agent's writes stall) instead of queueing answers in
+// memory without end; once the agent reads, every answer arrives and reading goes on.
+import assert from "node:assert/strict";
+import { denoServerToml, makeRawWorld } from "../../bench/_raw_serve.ts";
+import { QUEUED_WRITE_MAX_BYTES } from "../../lib/jsonrpc/stdio_server_transport.ts";
+import { sourceRunArgs } from "../../lib/self_command.ts";
+import { REPO_ROOT } from "../_fakes_foundation.ts";
+
+// Each answer carries the value twice (text and structuredContent): ~10 answers fill the budget.
+const ANSWER_BYTES = 400_000;
+const REQUESTS = Math.ceil(QUEUED_WRITE_MAX_BYTES / ANSWER_BYTES) + 40;
+
+Deno.test("answers the agent does not read past QUEUED_WRITE_MAX_BYTES stop mcp-serve reading stdin", async () => {
+  const world = await makeRawWorld(denoServerToml("fx", "fixture.ts"), "max-result-bytes = 1000000");
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [...sourceRunArgs(`${REPO_ROOT}/`), "mcp-serve"],
+      cwd: world.ws,
+      env: { SYMPOSIUM_HOME: world.home, HOME: world.home },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    const send = (m: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
+    await send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "deaf", version: "1" } },
+    });
+    await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    // Each request is ~4 KiB (a comment pads the script), so the stdin pipe holds only a few of them.
+    const script = `return "x".repeat(${ANSWER_BYTES}) // ${"p".repeat(4000)}`;
+    let sent = 0;
+    const sending = (async () => {
+      for (let i = 0; i < REQUESTS; i++) {
+        await send({
+          jsonrpc: "2.0",
+          id: 10 + i,
+          method: "tools/call",
+          params: { name: "execute", arguments: { script } },
+        });
+        sent++;
+        // One at a time, so that answers are written (and wait) while the agent still sends.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 7_000));
+    const sentWhileDeaf = sent;
+    // Then the agent reads: every answer arrives whole, and the rest of the requests are read.
+    const ids = new Set<number>();
+    const decoder = new TextDecoder();
+    let buffered = "";
+    const reader = child.stdout.getReader();
+    const timer = setTimeout(() => reader.cancel(), 120_000);
+    while (ids.size < REQUESTS + 1) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffered += decoder.decode(value, { stream: true });
+      for (let nl = buffered.indexOf("\n"); nl !== -1; nl = buffered.indexOf("\n")) {
+        const reply = JSON.parse(buffered.slice(0, nl));
+        buffered = buffered.slice(nl + 1);
+        if (reply.id !== 1) assert.equal(reply.result.structuredContent.result.length, ANSWER_BYTES);
+        ids.add(reply.id);
+      }
+    }
+    clearTimeout(timer);
+    await sending;
+    assert.equal(ids.size, REQUESTS + 1, "every request was answered once the agent read");
+    assert.ok(
+      sentWhileDeaf < REQUESTS - 15,
+      `the agent sent ${sentWhileDeaf} of ${REQUESTS} requests while not reading`,
+    );
+    await writer.close();
+    reader.releaseLock();
+    await child.stdout.cancel();
+    await child.status;
+  } finally {
+    await world.remove();
+  }
+});
