@@ -341,9 +341,24 @@ export function realDeps(): MainDeps {
     execPath: Deno.execPath(),
     selfCommand: selfCommand(),
     writeOut: (t) => void Deno.stdout.writeSync(enc.encode(t)),
-    writeErr: (t) => void Deno.stderr.writeSync(enc.encode(t)),
+    writeErr: (t) => writeStderr(enc.encode(t)),
     signal: controller.signal,
   };
+}
+
+/**
+ * Writes `bytes` to stderr, best effort: stderr is for humans (the session log has every line), so when the
+ * agent closed its end (`BrokenPipe`) or stderr is a full non-blocking pipe (`WouldBlock`) the rest of the
+ * text is dropped instead of throwing into whatever logged (which ended `mcp-serve` with exit code 1).
+ */
+function writeStderr(bytes: Uint8Array): void {
+  try {
+    for (let at = 0, n = -1; at < bytes.length && n !== 0; at += n) {
+      n = Deno.stderr.writeSync(bytes.subarray(at));
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.BrokenPipe || error instanceof Deno.errors.WouldBlock)) throw error;
+  }
 }
 
 /**
@@ -352,7 +367,7 @@ export function realDeps(): MainDeps {
  */
 function reportUncaught(error: unknown): void {
   const text = renderDiagnostic(error, { verbose: true });
-  Deno.stderr.writeSync(new TextEncoder().encode(maskSecrets(`internal error: ${text}\n`)));
+  writeStderr(new TextEncoder().encode(maskSecrets(`internal error: ${text}\n`)));
   Deno.exit(70);
 }
 
