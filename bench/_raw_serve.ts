@@ -313,6 +313,39 @@ export function toolText(reply: RawMessage): { text: string; isError: boolean } 
   return { text, isError: result.isError === true };
 }
 
+/**
+ * Spawns `mcp-serve` from source (the permission set and flags of `sourceRunArgs`) in `world`, stdin and
+ * stdout piped, for tests that speak raw JSON-RPC to it.
+ *
+ * @param options.prefix Arguments of a Deno program to run first, which runs the rest as its command
+ *   (e.g. `["run", "-A", wrapper.ts]`): `deno <prefix…> deno run … main.ts mcp-serve`. Default: none.
+ * @param options.stderr @default "null"
+ */
+export function spawnRawServe(
+  world: RawWorld,
+  options: { prefix?: string[]; stderr?: "piped" | "null" } = {},
+): Deno.ChildProcess {
+  const serve = [...sourceRunArgs(REPO), "mcp-serve"];
+  return new Deno.Command(Deno.execPath(), {
+    args: options.prefix ? [...options.prefix, Deno.execPath(), ...serve] : serve,
+    cwd: world.ws,
+    env: { SYMPOSIUM_HOME: world.home, HOME: world.home },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: options.stderr ?? "null",
+  }).spawn();
+}
+
+/** The agent's `initialize` request (id `id`, client named `name`), as a raw JSON-RPC message. */
+export function rawInitialize(name: string, id: number = 1): RawMessage {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name, version: "1" } },
+  };
+}
+
 /** A temporary home and workspace; `remove()` deletes them. */
 export interface RawWorld {
   root: string;

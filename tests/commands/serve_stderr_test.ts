@@ -1,31 +1,19 @@
 // mcp-serve's stderr is for humans and best effort: an agent that closed its end (EPIPE), or a stderr that
 // is a full non-blocking pipe (here the one stdout also is, `2>&1`), must not end the session.
 import assert from "node:assert/strict";
-import { denoServerToml, makeRawWorld } from "../../bench/_raw_serve.ts";
-import { sourceRunArgs } from "../../lib/self_command.ts";
+import { denoServerToml, makeRawWorld, rawInitialize, spawnRawServe } from "../../bench/_raw_serve.ts";
 import { REPO_ROOT } from "../_fakes_foundation.ts";
 
 const encoder = new TextEncoder();
-const initialize = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-}) + "\n" + JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n";
+const initialize = JSON.stringify(rawInitialize("t")) + "\n" +
+  JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n";
 /** An unparseable line: answered -32700 on stdout, and a warning on stderr. */
 const BAD_LINE = '{"jsonrpc":"2.0","id":7,"method":\n';
 
 Deno.test("mcp-serve goes on when the agent closed its end of stderr", async () => {
   const world = await makeRawWorld(denoServerToml("fx", "fixture.ts"));
   try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [...sourceRunArgs(`${REPO_ROOT}/`), "mcp-serve"],
-      cwd: world.ws,
-      env: { SYMPOSIUM_HOME: world.home, HOME: world.home },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const child = spawnRawServe(world, { stderr: "piped" });
     await child.stderr.cancel();
     const writer = child.stdin.getWriter();
     const call = {
@@ -60,8 +48,8 @@ Deno.test("mcp-serve goes on when the agent closed its end of stderr", async () 
 Deno.test("mcp-serve goes on when stderr is the same full non-blocking pipe as stdout", async () => {
   const world = await makeRawWorld(denoServerToml("fx", "fixture.ts"));
   try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
+    const child = spawnRawServe(world, {
+      prefix: [
         "run",
         "-A",
         `${REPO_ROOT}/testdata/jsonrpc/nonblocking_stdout.ts`,
@@ -69,16 +57,8 @@ Deno.test("mcp-serve goes on when stderr is the same full non-blocking pipe as s
         "-c",
         'exec "$@" 2>&1',
         "sh",
-        Deno.execPath(),
-        ...sourceRunArgs(`${REPO_ROOT}/`),
-        "mcp-serve",
       ],
-      cwd: world.ws,
-      env: { SYMPOSIUM_HOME: world.home, HOME: world.home },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    });
     const writer = child.stdin.getWriter();
     // Thousands of bad lines: answers and warnings fill the shared pipe while the agent does not read.
     await writer.write(encoder.encode(initialize + BAD_LINE.repeat(3_000)));

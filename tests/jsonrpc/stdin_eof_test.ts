@@ -1,32 +1,14 @@
 // An agent that writes its requests and closes stdin at once (`echo … | mcp-serve`) still gets every
 // answer: the stdin reader waits for the answers to the requests it read before the session ends.
 import assert from "node:assert/strict";
-import { denoServerToml, makeRawWorld } from "../../bench/_raw_serve.ts";
-import { sourceRunArgs } from "../../lib/self_command.ts";
-import { REPO_ROOT } from "../_fakes_foundation.ts";
+import { denoServerToml, makeRawWorld, rawInitialize, spawnRawServe } from "../../bench/_raw_serve.ts";
 
 Deno.test("mcp-serve answers the requests it read before stdin closed", async () => {
   const world = await makeRawWorld(denoServerToml("fx", "fixture.ts"));
   try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [...sourceRunArgs(`${REPO_ROOT}/`), "mcp-serve"],
-      cwd: world.ws,
-      env: { SYMPOSIUM_HOME: world.home, HOME: world.home },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    const child = spawnRawServe(world);
     const lines = [
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "pipe", version: "1" },
-        },
-      },
+      rawInitialize("pipe"),
       { jsonrpc: "2.0", method: "notifications/initialized" },
       {
         jsonrpc: "2.0",

@@ -2,10 +2,8 @@
 // answers wait, mcp-serve stops reading stdin (the agent's writes stall) instead of queueing answers in
 // memory without end; once the agent reads, every answer arrives and reading goes on.
 import assert from "node:assert/strict";
-import { denoServerToml, makeRawWorld } from "../../bench/_raw_serve.ts";
+import { denoServerToml, makeRawWorld, rawInitialize, spawnRawServe } from "../../bench/_raw_serve.ts";
 import { QUEUED_WRITE_MAX_BYTES } from "../../lib/jsonrpc/stdio_server_transport.ts";
-import { sourceRunArgs } from "../../lib/self_command.ts";
-import { REPO_ROOT } from "../_fakes_foundation.ts";
 
 // Each answer carries the value twice (text and structuredContent): ~10 answers fill the budget.
 const ANSWER_BYTES = 400_000;
@@ -14,22 +12,10 @@ const REQUESTS = Math.ceil(QUEUED_WRITE_MAX_BYTES / ANSWER_BYTES) + 40;
 Deno.test("answers the agent does not read past QUEUED_WRITE_MAX_BYTES stop mcp-serve reading stdin", async () => {
   const world = await makeRawWorld(denoServerToml("fx", "fixture.ts"), "max-result-bytes = 1000000");
   try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [...sourceRunArgs(`${REPO_ROOT}/`), "mcp-serve"],
-      cwd: world.ws,
-      env: { SYMPOSIUM_HOME: world.home, HOME: world.home },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    const child = spawnRawServe(world);
     const writer = child.stdin.getWriter();
     const send = (m: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
-    await send({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "deaf", version: "1" } },
-    });
+    await send(rawInitialize("deaf"));
     await send({ jsonrpc: "2.0", method: "notifications/initialized" });
     // Each request is ~8 KiB (a comment pads the script), so the stdin pipe holds only a few of them.
     const script = `return "x".repeat(${ANSWER_BYTES}) // ${"p".repeat(8000)}`;

@@ -1,30 +1,16 @@
 // An agent that closed its end of mcp-serve's stdout (EPIPE on every answer), then stdin: mcp-serve ends
 // without waiting out DRAIN_AFTER_EOF_MS for answers that can no longer be delivered.
 import assert from "node:assert/strict";
-import { denoServerToml, makeRawWorld } from "../../bench/_raw_serve.ts";
+import { denoServerToml, makeRawWorld, rawInitialize, spawnRawServe } from "../../bench/_raw_serve.ts";
 import { DRAIN_AFTER_EOF_MS } from "../../lib/jsonrpc/stdio_server_transport.ts";
-import { sourceRunArgs } from "../../lib/self_command.ts";
-import { REPO_ROOT } from "../_fakes_foundation.ts";
 
 Deno.test("mcp-serve with a closed stdout ends soon after stdin closes, not after the drain wait", async () => {
   const world = await makeRawWorld(denoServerToml("fx", "fixture.ts"));
   try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [...sourceRunArgs(`${REPO_ROOT}/`), "mcp-serve"],
-      cwd: world.ws,
-      env: { SYMPOSIUM_HOME: world.home, HOME: world.home },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    const child = spawnRawServe(world);
     const writer = child.stdin.getWriter();
     const send = (m: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
-    await send({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "gone", version: "1" } },
-    });
+    await send(rawInitialize("gone"));
     const reader = child.stdout.getReader();
     assert.ok(((await reader.read()).value?.length ?? 0) > 0, "initialize was answered");
     await reader.cancel(); // the agent's read end closes: every later answer meets EPIPE

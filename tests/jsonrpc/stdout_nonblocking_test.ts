@@ -3,40 +3,18 @@
 // and in order once it reads. Deno's asynchronous write fails with WouldBlock on such a pipe when full
 // instead of waiting, so the transport must wait for room itself.
 import assert from "node:assert/strict";
-import { denoServerToml, makeRawWorld } from "../../bench/_raw_serve.ts";
-import { sourceRunArgs } from "../../lib/self_command.ts";
+import { denoServerToml, makeRawWorld, rawInitialize, spawnRawServe } from "../../bench/_raw_serve.ts";
 import { REPO_ROOT } from "../_fakes_foundation.ts";
 
 Deno.test("a full non-blocking stdout: large and small answers arrive whole once the agent reads", async () => {
   const world = await makeRawWorld(denoServerToml("fx", "fixture.ts"), "max-result-bytes = 1000000");
   try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        `${REPO_ROOT}/testdata/jsonrpc/nonblocking_stdout.ts`,
-        Deno.execPath(),
-        ...sourceRunArgs(`${REPO_ROOT}/`),
-        "mcp-serve",
-      ],
-      cwd: world.ws,
-      env: { SYMPOSIUM_HOME: world.home, HOME: world.home },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    const child = spawnRawServe(world, {
+      prefix: ["run", "-A", `${REPO_ROOT}/testdata/jsonrpc/nonblocking_stdout.ts`],
+    });
     const sizes = [300_000, 20_000, 20_000, 20_000, 20_000, 100_000, 20_000, 20_000, 20_000, 50];
     const lines: unknown[] = [
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "slow", version: "1" },
-        },
-      },
+      rawInitialize("slow"),
       { jsonrpc: "2.0", method: "notifications/initialized" },
       ...sizes.map((n, i) => ({
         jsonrpc: "2.0",
