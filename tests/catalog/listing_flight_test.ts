@@ -29,47 +29,51 @@ function coldExecute(catalog: Catalog, tool: string): Promise<unknown[]> {
   ]);
 }
 
-function textOf(result: unknown): string {
-  return (result as { content: { text?: string }[] }).content.map((c) => c.text ?? "").join("");
-}
-
-Deno.test("a cold start's listings of one server share one tools/list request", async () => {
+/**
+ * Runs `fn` with a catalog of one fixture server `fx` started with `flags` plus `--lists-file` (whose
+ * `tools/list` count `lists()` reads), and removes everything after.
+ */
+async function withFixture(
+  flags: string[],
+  fn: (catalog: Catalog, lists: () => Promise<number>, dirs: TestDirs) => Promise<void>,
+): Promise<void> {
   const dirs = await makeDirs();
   const lists = `${dirs.root}/lists.txt`;
-  await writePlugin(dirs.home, "fx", fixtureServerToml("fx", [`--lists-file=${lists}`]));
+  await writePlugin(dirs.home, "fx", fixtureServerToml("fx", [`--lists-file=${lists}`, ...flags]));
   const catalog = await open(dirs);
   try {
-    const [, , outcome] = await coldExecute(catalog, "echo");
-    assert.equal(textOf((outcome as { result: unknown }).result), "x");
-    assert.equal(await listsSeen(lists), 1);
-    await catalog.call("fx", "echo", { message: "again" });
-    assert.equal(await listsSeen(lists), 1, "a held listing is reused");
+    await fn(catalog, () => listsSeen(lists), dirs);
   } finally {
     await catalog.close();
     await dirs.remove();
   }
-});
+}
 
-Deno.test("a tools/list_changed during a listing costs one re-list, and a later one still refreshes", async () => {
-  const dirs = await makeDirs();
-  const lists = `${dirs.root}/lists.txt`;
-  await writePlugin(
-    dirs.home,
-    "fx",
-    fixtureServerToml("fx", [`--lists-file=${lists}`, "--change-during-list"]),
-  );
-  const catalog = await open(dirs);
-  try {
+function textOf(result: unknown): string {
+  return (result as { content: { text?: string }[] }).content.map((c) => c.text ?? "").join("");
+}
+
+Deno.test("a cold start's listings of one server share one tools/list request", () =>
+  withFixture([], async (catalog, lists) => {
+    const [, , outcome] = await coldExecute(catalog, "echo");
+    assert.equal(textOf((outcome as { result: unknown }).result), "x");
+    assert.equal(await lists(), 1);
+    await catalog.call("fx", "echo", { message: "again" });
+    assert.equal(await lists(), 1, "a held listing is reused");
+  }));
+
+Deno.test("a tools/list_changed during a listing costs one re-list, and a later one still refreshes", () =>
+  withFixture(["--change-during-list"], async (catalog, lists, dirs) => {
     // The first answer lacks `b`, though the server announced `b` before answering.
     await coldExecute(catalog, "echo");
-    assert.equal(await listsSeen(lists), 1);
+    assert.equal(await lists(), 1);
     assert.equal(textOf((await catalog.call("fx", "b", {})).result), "B-OK");
-    assert.equal(await listsSeen(lists), 2, "one re-list for the change seen during the listing");
+    assert.equal(await lists(), 2, "one re-list for the change seen during the listing");
     await Promise.all([catalog.call("fx", "b", {}), catalog.call("fx", "echo", { message: "y" })]);
-    assert.equal(await listsSeen(lists), 2, "the re-listed tools are kept");
+    assert.equal(await lists(), 2, "the re-listed tools are kept");
     await catalog.call("fx", "enable_b", {}); // a real tools/list_changed, after every listing ended
     await catalog.call("fx", "b", {});
-    assert.equal(await listsSeen(lists), 3, "a later tools/list_changed re-lists once");
+    assert.equal(await lists(), 3, "a later tools/list_changed re-lists once");
     // The tool cache holds the listing taken after the change, not the stale one.
     const again = await open(dirs);
     try {
@@ -79,22 +83,10 @@ Deno.test("a tools/list_changed during a listing costs one re-list, and a later 
     } finally {
       await again.close();
     }
-  } finally {
-    await catalog.close();
-    await dirs.remove();
-  }
-});
+  }));
 
-Deno.test("a failed shared listing reaches every waiter with its message and is not kept", async () => {
-  const dirs = await makeDirs();
-  const lists = `${dirs.root}/lists.txt`;
-  await writePlugin(
-    dirs.home,
-    "fx",
-    fixtureServerToml("fx", [`--lists-file=${lists}`, "--fail-lists=db is down"]),
-  );
-  const catalog = await open(dirs);
-  try {
+Deno.test("a failed shared listing reaches every waiter with its message and is not kept", () =>
+  withFixture(["--fail-lists=db is down"], async (catalog, lists) => {
     const spec = catalog.servers[0]!;
     const settled = await Promise.allSettled([
       catalog.listServerTools(spec, { live: true }),
@@ -104,25 +96,13 @@ Deno.test("a failed shared listing reaches every waiter with its message and is 
     const messages = settled.map((s) => s.status === "rejected" ? String(s.reason?.message) : "fulfilled");
     assert.match(messages[0]!, /fx tools\/list failed: .*db is down/);
     assert.deepEqual(messages, [messages[0], messages[0], messages[0]]);
-    assert.equal(await listsSeen(lists), 1);
+    assert.equal(await lists(), 1);
     await assert.rejects(catalog.listServerTools(spec), { message: messages[0] });
-    assert.equal(await listsSeen(lists), 2, "the next listing asks again");
-  } finally {
-    await catalog.close();
-    await dirs.remove();
-  }
-});
+    assert.equal(await lists(), 2, "the next listing asks again");
+  }));
 
-Deno.test("a waiter that gives up leaves a shared listing running for the others", async () => {
-  const dirs = await makeDirs();
-  const lists = `${dirs.root}/lists.txt`;
-  await writePlugin(
-    dirs.home,
-    "fx",
-    fixtureServerToml("fx", [`--lists-file=${lists}`, "--change-during-list"]),
-  );
-  const catalog = await open(dirs);
-  try {
+Deno.test("a waiter that gives up leaves a shared listing running for the others", () =>
+  withFixture(["--change-during-list"], async (catalog, lists) => {
     const spec = catalog.servers[0]!;
     await catalog.listServerTools(spec, { live: true }); // running; its listing is stale, so not held
     const gaveUp = new AbortController();
@@ -136,9 +116,5 @@ Deno.test("a waiter that gives up leaves a shared listing running for the others
     assert.equal(left.status, "rejected");
     assert.equal(left.reason.code, "CANCELLED");
     assert.equal(left.reason.message, "fx tools/list was cancelled");
-    assert.equal(await listsSeen(lists), 2);
-  } finally {
-    await catalog.close();
-    await dirs.remove();
-  }
-});
+    assert.equal(await lists(), 2);
+  }));
