@@ -386,7 +386,10 @@ function maskConsole(): void {
   console.warn = console.error = writer(Deno.stderr);
 }
 
-if (import.meta.main) {
+if (import.meta.main && Deno.args[0] === "__sandbox-guest") {
+  // The sandbox process (`lib/sandbox/guest/main.ts`): no command table, no permissions, frames on stdio.
+  await (await import("./lib/sandbox/guest/main.ts")).serveGuest();
+} else if (import.meta.main) {
   maskConsole();
   globalThis.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();

@@ -3,10 +3,10 @@
 // overhead (1,000 sequential awaited calls; 100 under Promise.all) in-process and across the Worker
 // boundary, and a leak check (RSS and WASM memory around 1,000 runs, printed to stderr first):
 //   deno bench -P --v8-flags=--stack-size=1800 bench/sandbox_bench.ts
-import { QuickJSEngine } from "../lib/sandbox/engine.ts";
+import { QuickJSEngine } from "../lib/sandbox/guest/engine.ts";
 import { type HostCall, SandboxPool } from "../lib/sandbox/mod.ts";
-import { loadSandboxModule } from "../lib/sandbox/wasm_module.ts";
-import { RunVessel } from "../lib/sandbox/_vessel.ts";
+import { loadSandboxModule } from "../lib/sandbox/guest/wasm_module.ts";
+import { PreparedContext } from "../lib/sandbox/guest/_prepared_context.ts";
 
 const MIB = 1024 * 1024;
 const limits = {
@@ -64,7 +64,7 @@ Deno.bench("QuickJS newRuntime() + newContext() + dispose", { group: "setup", ba
 });
 
 Deno.bench("run vessel (runtime + context + prelude core) + dispose", { group: "setup" }, () => {
-  new RunVessel(sandbox).dispose();
+  new PreparedContext(sandbox).dispose();
 });
 
 Deno.bench(

@@ -4,11 +4,12 @@
  *
  * @module
  */
-import { type EngineOutcome, type HostReply, QuickJSEngine } from "../lib/sandbox/engine.ts";
-import { createTypeStripper } from "../lib/sandbox/normalize.ts";
-import type { HostCallRequest, SandboxLimits, SandboxResult } from "../lib/sandbox/types.ts";
-import { SandboxPool } from "../lib/sandbox/pool.ts";
-import { loadSandboxModule, type SandboxModule } from "../lib/sandbox/wasm_module.ts";
+import { type EngineOutcome, type HostReply, QuickJSEngine } from "../lib/sandbox/guest/engine.ts";
+import { createTypeStripper } from "../lib/sandbox/guest/normalize.ts";
+import type { HostCallRequest, SandboxLimits, SandboxResult } from "../lib/sandbox/protocol/types.ts";
+import { SandboxPool } from "../lib/sandbox/host/pool.ts";
+import { type GuestLaunch, guestLaunch } from "../lib/sandbox/host/_guest_launch.ts";
+import { loadSandboxModule, type SandboxModule } from "../lib/sandbox/guest/wasm_module.ts";
 
 /** Heap cap of the in-process test engine, bytes. */
 export const TEST_HEAP_BYTES = 64 * 1024 * 1024;
@@ -144,4 +145,16 @@ export async function withPool<T>(
   } finally {
     await pool.close();
   }
+}
+
+/**
+ * A `SandboxPoolOptions.launch` that starts `testdata/sandbox/<name>` exactly as the real guest is started
+ * (same runtime, flags, empty environment and OS cap), in place of `lib/sandbox/guest/main.ts`.
+ */
+export function standInGuest(name: string): (heapHintBytes: number) => GuestLaunch {
+  const module = new URL(`../testdata/sandbox/${name}`, import.meta.url).pathname;
+  return (heapLimitBytes) => {
+    const launch = guestLaunch({ heapLimitBytes });
+    return { ...launch, args: [...launch.args.slice(0, -1), module] };
+  };
 }

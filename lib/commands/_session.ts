@@ -71,7 +71,7 @@ export async function openSession(
     // sandbox and meta-server modules nor for the Worker, which is created last, when this thread has
     // nothing left to load (a Worker loading QuickJS meanwhile made module loading here 2-3x slower),
     // and is ready before the server is.
-    const { createSandboxRunner } = await import("./_sandbox_runner.ts");
+    const { createSandboxRunner } = await import("../meta_server/script_runner.ts");
     runner = createSandboxRunner(() => catalog.config, logger);
   } catch (error) {
     await catalog.close();

@@ -1,7 +1,19 @@
 /**
  * `execute`'s engine: runs one JavaScript (or TypeScript) script in QuickJS against host-call callbacks under
- * hard limits, in Workers the host can kill. It must never import servers, MCP or the catalog: it knows only
- * namespaces, a `hostCall` callback and `SandboxLimits` (`limitsFromConfig()` reads just the `[mcp]` type).
+ * hard limits, in child processes the host can always kill. It must never import servers, MCP or the
+ * catalog: it knows only namespaces, a `hostCall` callback and `SandboxLimits` (`limitsFromConfig()` reads
+ * just the `[mcp]` type).
+ *
+ * Three sides, one folder each:
+ * - `host/`: in `mcp-serve`'s process. The pool of sandbox processes (`pool.ts`), one run's deadline,
+ *   cancellation and host calls (`_run_session.ts`), starting and killing a process (`_guest_process.ts`,
+ *   `_guest_launch.ts`), and the text the agent sees (`render.ts`).
+ * - `guest/`: in the sandbox process, which holds no permission. Its entry (`main.ts`), the QuickJS engine
+ *   (`engine.ts`), one run's state machine (`_script_run.ts`), contexts prepared ahead
+ *   (`_prepared_context.ts`), the prelude, compile, and the bridge the script's calls cross
+ *   (`_script_bridge.ts`).
+ * - `protocol/`: what both sides share. The messages (`messages.ts`) and their framing (`frames.ts`), the
+ *   public shapes (`types.ts`), limits, and the engine's outcome types.
  *
  * @example
  * ```ts ignore
@@ -21,13 +33,14 @@
  */
 export type {
   HostCall,
+  HostCallControl,
   HostCallRequest,
   RunOptions,
   SandboxFailure,
   SandboxLimits,
   SandboxResult,
-} from "./types.ts";
-export { clampStackBytes, limitsFromConfig, MAX_SCRIPT_STACK_BYTES } from "./limits.ts";
+} from "./protocol/types.ts";
+export { clampStackBytes, limitsFromConfig, MAX_SCRIPT_STACK_BYTES } from "./protocol/limits.ts";
 export {
   DEFAULT_HARD_KILL_GRACE_MS,
   DEFAULT_IDLE_RETIRE_MS,
@@ -36,8 +49,11 @@ export {
   DEFAULT_SPAWN_TIMEOUT_MS,
   SandboxPool,
   type SandboxPoolOptions,
-} from "./pool.ts";
-export { type ExecuteStructured, renderExecuteText } from "./render.ts";
-export { MAX_TOOL_ARGS_BYTES } from "./_run_types.ts";
-export { MAX_RESULT_DEPTH } from "./_json_depth.ts";
-export { HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS } from "./_prelude.ts";
+} from "./host/pool.ts";
+export { type GuestLaunch, guestLaunch } from "./host/_guest_launch.ts";
+export { type ExecuteStructured, renderExecuteText } from "./host/render.ts";
+export { MAX_TOOL_ARGS_BYTES } from "./protocol/run_types.ts";
+export { MAX_RESULT_DEPTH } from "./protocol/json_depth.ts";
+export { truncateUtf8 } from "./protocol/utf8.ts";
+export { GUEST_SUBCOMMAND } from "./protocol/messages.ts";
+export { HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS } from "./guest/_prelude.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Catalog } from "../../lib/catalog/mod.ts";
-import { createSandboxRunner } from "../../lib/commands/_sandbox_runner.ts";
+import { createSandboxRunner } from "../../lib/meta_server/script_runner.ts";
 import { NULL_LOGGER } from "../../lib/log.ts";
 import {
   DECLARATIONS_MAX_BYTES,

@@ -3,8 +3,8 @@
 // what the core captured before the script ran.
 import assert from "node:assert/strict";
 import { failureOf, runInEngine, testEngine, valueOf } from "../_fakes_sandbox.ts";
-import { compactSource } from "../../lib/sandbox/_prelude.ts";
-import { RunVessel } from "../../lib/sandbox/_vessel.ts";
+import { compactSource } from "../../lib/sandbox/guest/_prelude.ts";
+import { PreparedContext } from "../../lib/sandbox/guest/_prepared_context.ts";
 
 /** Replaces the built-ins a part would otherwise reach for with values that throw or lie. */
 const PATCH_EVERYTHING = [
@@ -98,9 +98,9 @@ Deno.test("compactSource() drops comment lines, indentation and blank lines but 
   );
 });
 
-Deno.test("RunVessel.preload() compiles a part before any script, once", async () => {
+Deno.test("PreparedContext.preload() compiles a part before any script, once", async () => {
   const { module } = await testEngine();
-  const vessel = new RunVessel(module);
+  const vessel = new PreparedContext(module);
   try {
     assert.deepEqual([...vessel.loadedParts], []);
     vessel.preload(0);

@@ -2,9 +2,9 @@
 // one run with a fresh context, freed when the engine is dropped; through the Worker pool, back-to-back runs
 // and a change of memory limit (another module) never share a context.
 import assert from "node:assert/strict";
-import { QuickJSEngine, SPARE_VESSELS } from "../../lib/sandbox/engine.ts";
+import { QuickJSEngine, SPARE_VESSELS } from "../../lib/sandbox/guest/engine.ts";
 import { type HostCall, SandboxPool, type SandboxResult } from "../../lib/sandbox/mod.ts";
-import { loadSandboxModule } from "../../lib/sandbox/wasm_module.ts";
+import { loadSandboxModule } from "../../lib/sandbox/guest/wasm_module.ts";
 import { failureOf, runInEngine, testEngine, testLimits, valueOf } from "../_fakes_sandbox.ts";
 
 const MIB = 1024 * 1024;

@@ -14,9 +14,9 @@ import {
   javascriptCandidates,
   normalizeScript,
   startsWithStatement,
-} from "../../lib/sandbox/normalize.ts";
-import { truncateUtf8, utf8ByteLength } from "../../lib/sandbox/_utf8.ts";
-import { jsonNestingDepth } from "../../lib/sandbox/_json_depth.ts";
+} from "../../lib/sandbox/guest/normalize.ts";
+import { truncateUtf8, utf8ByteLength } from "../../lib/sandbox/protocol/utf8.ts";
+import { jsonNestingDepth } from "../../lib/sandbox/protocol/json_depth.ts";
 
 const base = { console: [], consoleDropped: false, toolCalls: 0, durationMs: 1 };
 

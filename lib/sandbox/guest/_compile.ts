@@ -18,7 +18,7 @@ import {
 } from "./normalize.ts";
 import { readThrown, SCRIPT_FILE, syntaxFailure } from "./_guest_errors.ts";
 import { type PositionMap, sameLayoutPositionMap, wrapperPositionMap } from "./_positions.ts";
-import type { SandboxFailure } from "./types.ts";
+import type { SandboxFailure } from "../protocol/types.ts";
 
 /**
  * The script's main function (with the map from its compiled source's positions to the script as sent),

@@ -1,28 +1,38 @@
 /**
- * One run on one sandbox Worker, seen from the host: the deadline timer, cancellation, host calls, console
- * lines, and the kill when a stopped Worker does not answer within the grace period.
+ * One run in one sandbox process, seen from the host: the deadline timer, cancellation, host calls, console
+ * lines, and the kill when a stopped guest does not answer within the grace period. While a host call holds
+ * the deadline clock (a person is asked to confirm), the guest's CPU time is watched instead: a script that
+ * keeps computing while it waits spends the time it had left, and is then stopped and killed.
  *
  * @module
  */
-import { type EngineOutcome, type HostReply, MAX_TOOL_ARGS_BYTES, type StopReason } from "./_run_types.ts";
-import { encodeStopReason, type FromSandbox, STOP_REASON, STOP_RUN_ID } from "./_protocol.ts";
-import type { RunOptions, SandboxFailure, SandboxResult } from "./types.ts";
-import type { SlotSession, WorkerSlot } from "./_worker_slot.ts";
+import {
+  type EngineOutcome,
+  type HostReply,
+  MAX_TOOL_ARGS_BYTES,
+  type StopReason,
+} from "../protocol/run_types.ts";
+import type { FromGuest } from "../protocol/messages.ts";
+import type { RunOptions, SandboxFailure, SandboxResult } from "../protocol/types.ts";
+import type { GuestProcess, GuestSession } from "./_guest_process.ts";
+
+/** How often the guest's CPU time is read while the deadline clock is held, milliseconds. */
+export const HELD_CPU_POLL_MS = 100;
 
 /** How a session ended. */
 export interface SessionEnd {
   result: SandboxResult;
-  /** `false` when the Worker was killed, crashed or its module is poisoned. */
+  /** `false` when the guest was killed, crashed or its module is poisoned. */
   slotUsable: boolean;
-  /** Size of the Worker's WASM memory after the run, bytes; `undefined` when the Worker did not answer. */
+  /** Size of the guest's WASM memory after the run, bytes; `undefined` when the guest did not answer. */
   wasmBytes: number | undefined;
 }
 
-/** One run on one Worker: deadline, cancellation, host calls, console, and the kill if the Worker hangs. */
-export class RunSession implements SlotSession {
-  /** The result, whether the Worker can serve another run, and its WASM memory size when it said so. */
+/** One run in one guest: deadline, cancellation, host calls, console, and the kill if the guest hangs. */
+export class RunSession implements GuestSession {
+  /** The result, whether the guest can serve another run, and its WASM memory size when it said so. */
   readonly result: Promise<SessionEnd>;
-  readonly #slot: WorkerSlot;
+  readonly #slot: GuestProcess;
   readonly #runId: number;
   readonly #options: RunOptions;
   readonly #graceMs: number;
@@ -41,31 +51,49 @@ export class RunSession implements SlotSession {
   #holds = 0;
   /** Milliseconds left when the clock was held. */
   #heldRemainingMs = 0;
+  /** The guest's CPU time when the clock was held, milliseconds (`undefined`: it cannot be read here). */
+  #heldCpuAtMs: number | undefined;
+  #heldCpuTimer: ReturnType<typeof setInterval> | undefined;
   #killTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The guest's next timer, when it blocks on its pipe (see the `wake` message). */
+  #wakeTimer: ReturnType<typeof setTimeout> | undefined;
   #resolve: (value: SessionEnd) => void = () => {};
   #wasmBytes: number | undefined;
   readonly #onAbort = () => this.#stop("cancelled");
 
-  constructor(slot: WorkerSlot, runId: number, options: RunOptions, graceMs: number, startedAt: number) {
+  /**
+   * Starts the run in `slot` (which must be ready and serving nothing).
+   *
+   * @param timing.graceMs Time a stopped run gets before its process is killed, milliseconds.
+   * @param timing.startedAt `performance.now()` when `SandboxPool.run()` was called (for `durationMs`).
+   * @param timing.timeoutMs Time the run has left, milliseconds (its limit less the wait for a process);
+   *   a timeout still reports the whole `limits.timeoutMs`.
+   */
+  constructor(
+    slot: GuestProcess,
+    runId: number,
+    options: RunOptions,
+    timing: { graceMs: number; startedAt: number; timeoutMs: number },
+  ) {
     this.#slot = slot;
     this.#runId = runId;
     this.#options = options;
-    this.#graceMs = graceMs;
-    this.#startedAt = startedAt;
+    this.#graceMs = timing.graceMs;
+    this.#startedAt = timing.startedAt;
     this.result = new Promise((resolve) => this.#resolve = resolve);
     slot.session = this;
-    const { script, namespaces, limits } = options;
-    slot.post({ type: "run", runId, script, namespaces, limits, channel: slot.beginRun() });
+    const { script, namespaces } = options;
+    const limits = { ...options.limits, timeoutMs: timing.timeoutMs };
+    slot.post({ type: "run", runId, script, namespaces, limits });
     this.#deadlineAt = performance.now() + limits.timeoutMs;
     this.#deadlineTimer = setTimeout(() => this.#stop("timeout"), limits.timeoutMs);
     options.signal?.addEventListener("abort", this.#onAbort, { once: true });
   }
 
-  receive(message: FromSandbox): void {
+  receive(message: FromGuest): void {
     if (this.#finished || !("runId" in message) || message.runId !== this.#runId) return;
     switch (message.type) {
       case "call":
-        this.#slot.consumed(message.head);
         this.#call(message.callId, message.namespace, message.key, message.argsJson);
         break;
       case "console":
@@ -74,6 +102,13 @@ export class RunSession implements SlotSession {
       case "consoleDropped":
         this.#consoleDropped = true;
         break;
+      case "wake":
+        // One wake-up at a time: the guest asks again each time it blocks.
+        clearTimeout(this.#wakeTimer);
+        this.#wakeTimer = setTimeout(() => {
+          if (!this.#finished) this.#slot.post({ type: "tick", runId: this.#runId });
+        }, Math.min(message.delayMs, 2 ** 31 - 1));
+        break;
       case "done":
         this.#wasmBytes = message.wasmBytes;
         this.#finishWith(message.outcome);
@@ -81,12 +116,12 @@ export class RunSession implements SlotSession {
     }
   }
 
-  /** The Worker died or cannot run: the run fails and the Worker is replaced. */
+  /** The guest died or cannot run: the run fails and the guest is replaced. */
   crash(reason: string): void {
     if (this.#finished) return;
     const failure: SandboxFailure = this.#stopping
       ? this.#stopFailure(this.#stopping)
-      : { error: "internal", message: `The sandbox worker failed: ${reason}` };
+      : { error: "internal", message: `The sandbox process failed: ${reason}` };
     this.#end(failure, false);
   }
 
@@ -98,9 +133,9 @@ export class RunSession implements SlotSession {
   #call(callId: number, namespace: string, key: string, argsJson: string | undefined): void {
     this.#toolCalls++;
     const reply = (value: HostReply) => {
-      if (!this.#finished) this.#slot.send({ type: "reply", runId: this.#runId, callId, reply: value });
+      if (!this.#finished) this.#slot.post({ type: "reply", runId: this.#runId, callId, reply: value });
     };
-    // The Worker refuses larger arguments already; this guards the host thread's JSON.parse regardless.
+    // The guest refuses larger arguments already; this guards the host thread's JSON.parse regardless.
     if (argsJson !== undefined && argsJson.length > MAX_TOOL_ARGS_BYTES) {
       return reply({
         ok: false,
@@ -138,29 +173,56 @@ export class RunSession implements SlotSession {
     if (this.#holds++ === 0) {
       clearTimeout(this.#deadlineTimer);
       this.#heldRemainingMs = Math.max(0, this.#deadlineAt - performance.now());
-      this.#slot.send({ type: "deadline", runId: this.#runId, remainingMs: null });
+      this.#slot.post({ type: "deadline", runId: this.#runId, remainingMs: null });
+      this.#watchHeldCpu();
     }
     let released = false;
     return () => {
       if (released) return;
       released = true;
       if (--this.#holds > 0 || this.#finished || this.#stopping) return;
-      this.#deadlineAt = performance.now() + this.#heldRemainingMs;
-      this.#deadlineTimer = setTimeout(() => this.#stop("timeout"), this.#heldRemainingMs);
-      this.#slot.send({ type: "deadline", runId: this.#runId, remainingMs: this.#heldRemainingMs });
+      // The time left is what was left at the hold, less what the guest computed meanwhile.
+      const leftMs = Math.max(0, this.#heldRemainingMs - this.#heldCpuSpentMs());
+      this.#unwatchHeldCpu();
+      this.#deadlineAt = performance.now() + leftMs;
+      this.#deadlineTimer = setTimeout(() => this.#stop("timeout"), leftMs);
+      this.#slot.post({ type: "deadline", runId: this.#runId, remainingMs: leftMs });
     };
+  }
+
+  /**
+   * While the clock is held, stops the run once the guest has used more CPU than the time it had left (the
+   * guest enforces the same budget itself between interpreter steps; this catches a native built-in).
+   */
+  #watchHeldCpu(): void {
+    this.#heldCpuAtMs = this.#slot.cpuTimeMs();
+    if (this.#heldCpuAtMs === undefined) return;
+    this.#heldCpuTimer = setInterval(() => {
+      if (this.#heldCpuSpentMs() > this.#heldRemainingMs) this.#stop("timeout");
+    }, HELD_CPU_POLL_MS);
+  }
+
+  #unwatchHeldCpu(): void {
+    clearInterval(this.#heldCpuTimer);
+    this.#heldCpuTimer = undefined;
+    this.#heldCpuAtMs = undefined;
+  }
+
+  /** CPU the guest used since the clock was held, milliseconds (0 when it cannot be read). */
+  #heldCpuSpentMs(): number {
+    if (this.#heldCpuAtMs === undefined) return 0;
+    const now = this.#slot.cpuTimeMs();
+    return now === undefined ? 0 : Math.max(0, now - this.#heldCpuAtMs);
   }
 
   #stop(reason: StopReason): void {
     if (this.#finished || this.#stopping) return;
     this.#stopping = reason;
-    // The flags reach a script that is busy (polled by QuickJS's interrupt handler); the message and the
-    // aborted host calls reach one that waits on a promise.
-    Atomics.store(this.#slot.stopFlags, STOP_REASON, encodeStopReason(reason));
-    Atomics.store(this.#slot.stopFlags, STOP_RUN_ID, this.#runId);
+    this.#unwatchHeldCpu();
+    // The message and the aborted host calls reach a script that waits on a promise; a busy one has the
+    // same deadline of its own (polled between interpreter steps), and one stuck in a native built-in is
+    // killed when the grace ends.
     this.#slot.post({ type: "stop", runId: this.#runId, reason });
-    // A Worker blocked on its reply channel wakes and reads the flags.
-    this.#slot.ring();
     this.#calls.abort(reason);
     this.#killTimer = setTimeout(() => {
       if (this.#stopping) this.#end(this.#stopFailure(this.#stopping), false);
@@ -180,10 +242,10 @@ export class RunSession implements SlotSession {
       return;
     }
     const { failure } = outcome;
-    const stoppedByWorker = failure.error === "script_timeout" || failure.error === "cancelled";
+    const stoppedByGuest = failure.error === "script_timeout" || failure.error === "cancelled";
     // The host's reason wins when both ends stopped the run (e.g. cancelled just as the deadline passed).
     this.#end(
-      stoppedByWorker && this.#stopping ? this.#stopFailure(this.#stopping) : failure,
+      stoppedByGuest && this.#stopping ? this.#stopFailure(this.#stopping) : failure,
       !outcome.poisoned,
     );
   }
@@ -213,6 +275,8 @@ export class RunSession implements SlotSession {
     this.#finished = true;
     clearTimeout(this.#deadlineTimer);
     clearTimeout(this.#killTimer);
+    clearTimeout(this.#wakeTimer);
+    this.#unwatchHeldCpu();
     this.#options.signal?.removeEventListener("abort", this.#onAbort);
     // Calls still pending when the script ended are abandoned: tell their owners.
     this.#calls.abort("finished");

@@ -9,8 +9,8 @@
  */
 import type { TypeStripper } from "./normalize.ts";
 import { ScriptRun } from "./_script_run.ts";
-import type { EngineIo, EngineOutcome, EngineRequest } from "./_run_types.ts";
-import { RunVessel } from "./_vessel.ts";
+import type { EngineIo, EngineOutcome, EngineRequest } from "../protocol/run_types.ts";
+import { PreparedContext } from "./_prepared_context.ts";
 import type { SandboxModule } from "./wasm_module.ts";
 
 export type {
@@ -20,8 +20,8 @@ export type {
   EngineRequest,
   HostReply,
   StopReason,
-} from "./_run_types.ts";
-export { MAX_PENDING_TIMERS, MAX_TOOL_ARGS_BYTES } from "./_run_types.ts";
+} from "../protocol/run_types.ts";
+export { MAX_PENDING_TIMERS, MAX_TOOL_ARGS_BYTES } from "../protocol/run_types.ts";
 
 /** Options of {@link QuickJSEngine}. */
 export interface EngineOptions {
@@ -30,7 +30,7 @@ export interface EngineOptions {
 }
 
 /**
- * How many runs' vessels (runtime + context + prelude core, see `_vessel.ts`) an engine keeps ready, at
+ * How many runs' vessels (runtime + context + prelude core, see `_prepared_context.ts`) an engine keeps ready, at
  * most: 2, so that two scripts arriving close together (an agent's burst) both find one, while an idle
  * Worker holds only ~2 × 0.3 MB of QuickJS heap more. Each vessel still serves exactly one run.
  */
@@ -55,7 +55,7 @@ export class QuickJSEngine {
   #module: SandboxModule;
   #stripTypes: TypeStripper | undefined;
   /** Ready vessels, oldest first, each with the prelude parts still to preload into it. */
-  #spares: Array<{ vessel: RunVessel; parts: number[] }> = [];
+  #spares: Array<{ vessel: PreparedContext; parts: number[] }> = [];
   /** The prelude parts the last run compiled: vessels made after it compile them ahead. */
   #partsUsed: number[] = [];
   #disposed = false;
@@ -114,7 +114,7 @@ export class QuickJSEngine {
       const lacking = this.#spares.find((spare) => spare.parts.length > 0);
       if (lacking) lacking.vessel.preload(lacking.parts.shift()!);
       else if (this.#spares.length < SPARE_VESSELS) {
-        this.#spares.push({ vessel: new RunVessel(this.#module), parts: [...this.#partsUsed] });
+        this.#spares.push({ vessel: new PreparedContext(this.#module), parts: [...this.#partsUsed] });
       }
     } catch {
       return false;

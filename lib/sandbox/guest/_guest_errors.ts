@@ -5,7 +5,7 @@
  * @module
  */
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
-import type { SandboxFailure } from "./types.ts";
+import type { SandboxFailure } from "../protocol/types.ts";
 
 /** File name scripts are compiled under; stack lines that mention it are shown to the agent. */
 export const SCRIPT_FILE = "script.js";

@@ -1,6 +1,6 @@
 /**
  * The guest-side half of the sandbox: JavaScript evaluated in each fresh QuickJS context before the script
- * (ahead of the run that will use the context, see `_vessel.ts`). Only a small core is compiled per run: it
+ * (ahead of the run that will use the context, see `_prepared_context.ts`). Only a small core is compiled per run: it
  * installs `console`, `setTimeout`/`clearTimeout`, the `Promise.reject` and `Array.prototype.join` patches
  * and the helper global (`symposium`), and returns the internal functions the host drives (`install`, which
  * adds one namespace object per server once the run is known, `run`, `serialize`, `release`, `describe`,

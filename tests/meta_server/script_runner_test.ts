@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createSandboxRunner, MAX_RESULT_TRANSFER_BYTES } from "../../lib/commands/_sandbox_runner.ts";
+import { createSandboxRunner, MAX_RESULT_TRANSFER_BYTES } from "../../lib/meta_server/script_runner.ts";
 import { DEFAULT_MCP_CONFIG, type McpConfig } from "../../lib/plugins/config_types.ts";
 import { NULL_LOGGER } from "../../lib/log.ts";
 import type { HostCallRequest } from "../../lib/meta_server/mod.ts";

@@ -1,31 +1,23 @@
 /**
  * The state machine of one run inside a QuickJS context: a fresh runtime and context with the prelude
- * (prepared ahead, see `_vessel.ts`) put under the run's memory and stack limits, its namespaces (see
- * `_host_bridge.ts`), compile, the event loop that delivers host-call answers and timers, the deadline,
+ * (prepared ahead, see `_prepared_context.ts`) put under the run's memory and stack limits, its namespaces (see
+ * `_script_bridge.ts`), compile, the event loop that delivers host-call answers and timers, the deadline,
  * stop signals and interrupt handler, and handing the ending to `_run_outcome.ts`.
  *
  * @module
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
-import { clampStackBytes } from "./limits.ts";
+import { clampStackBytes } from "../protocol/limits.ts";
 import type { TypeStripper } from "./normalize.ts";
 import { compileScript } from "./_compile.ts";
 import type { PositionMap } from "./_positions.ts";
 import { ConsoleBudget } from "./_console_budget.ts";
 import { crashFailure } from "./_guest_errors.ts";
-import { HostBridge } from "./_host_bridge.ts";
+import { ScriptBridge } from "./_script_bridge.ts";
 import { EXTRACTION_BUDGET_MS, OutcomeReader } from "./_run_outcome.ts";
-import type { Ending, EngineIo, EngineOutcome, EngineRequest, StopReason } from "./_run_types.ts";
-import { RunVessel } from "./_vessel.ts";
+import type { Ending, EngineIo, EngineOutcome, EngineRequest, StopReason } from "../protocol/run_types.ts";
+import { PreparedContext } from "./_prepared_context.ts";
 import type { SandboxModule } from "./wasm_module.ts";
-
-/**
- * Longest single block in `EngineIo.waitForHost`, milliseconds (500 ms), after which the run goes through
- * its event loop once. The host rings for everything a waiting run needs; this bounds how long a
- * `Worker.terminate()` waits to take effect: on Deno 2.9 it ends a Worker only when that returns to its
- * event loop (JavaScript blocked in `Atomics.wait`, or busy, runs on).
- */
-export const MAX_BLOCK_MS = 500;
 
 /**
  * One run: create it, call `execute()` once. It owns its vessel (runtime and context) and disposes it at the
@@ -38,12 +30,21 @@ export class ScriptRun {
   readonly #stripTypes: TypeStripper | undefined;
   /** Epoch ms; `Infinity` while a host call holds the deadline clock. */
   #deadline: number;
+  /**
+   * While the clock is held: the milliseconds the run had left, which its computing (not its waiting)
+   * spends; a script that keeps busy while a person is asked is stopped when they are spent.
+   */
+  #heldBudgetMs = 0;
+  /** Milliseconds computed while the clock is held, up to the last time the run went idle. */
+  #heldBusyMs = 0;
+  /** `performance.now()` at which the run last started computing; `undefined` while it waits. */
+  #busyAt: number | undefined;
   #deadlineTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #console: ConsoleBudget;
-  #vessel: RunVessel | undefined;
+  #vessel: PreparedContext | undefined;
   #rt: QuickJSRuntime | undefined;
   #ctx: QuickJSContext | undefined;
-  #bridge: HostBridge | undefined;
+  #bridge: ScriptBridge | undefined;
   #stopReason: StopReason | undefined;
   #extractionDeadline = 0;
   #finished = false;
@@ -58,7 +59,7 @@ export class ScriptRun {
     request: EngineRequest,
     io: EngineIo,
     stripTypes: TypeStripper | undefined,
-    vessel?: RunVessel,
+    vessel?: PreparedContext,
   ) {
     this.#module = module;
     this.#vessel = vessel;
@@ -107,11 +108,22 @@ export class ScriptRun {
     this.#armDeadline();
     this.#io.onDeadline?.((remainingMs) => {
       if (this.#finished) return;
-      this.#deadline = remainingMs === null ? Infinity : Date.now() + remainingMs;
+      if (remainingMs === null) {
+        if (this.#deadline !== Infinity) {
+          this.#heldBudgetMs = Math.max(0, this.#deadline - Date.now());
+          this.#heldBusyMs = 0;
+        }
+        this.#deadline = Infinity;
+      } else {
+        // What was computed while held is spent, whatever the host counted.
+        this.#deadline = Date.now() +
+          Math.max(0, Math.min(remainingMs, this.#heldBudgetMs - this.#heldBusyMs));
+      }
       this.#armDeadline();
-      // A loop waiting in the event loop waits again, on the reply channel if it can, with the new deadline.
+      // A loop waiting in the event loop waits again with the new deadline.
       this.#wake?.();
     });
+    this.#busySince();
     try {
       if (this.#io.signal?.aborted) onAbort();
       let outcome: EngineOutcome;
@@ -137,7 +149,7 @@ export class ScriptRun {
     const { limits } = this.#request;
     if (this.#stopReason) return this.#conclude({ kind: "stopped", reason: this.#stopReason }, undefined);
     this.#growFailuresAtStart = this.#module.heapGrowFailures();
-    const vessel = this.#vessel ??= new RunVessel(this.#module);
+    const vessel = this.#vessel ??= new PreparedContext(this.#module);
     const rt = this.#rt = vessel.rt;
     const ctx = this.#ctx = vessel.ctx;
     rt.setMemoryLimit(Math.max(1024 * 1024, Math.floor(limits.memoryLimitBytes)));
@@ -148,7 +160,7 @@ export class ScriptRun {
         undefined,
       );
     }
-    const bridge = this.#bridge = new HostBridge(ctx, vessel.internals!, {
+    const bridge = this.#bridge = new ScriptBridge(ctx, vessel.internals!, {
       request: this.#request,
       io: this.#io,
       isFinished: () => this.#finished,
@@ -235,37 +247,35 @@ export class ScriptRun {
           },
         };
       }
+      this.#idleSince();
       const waitForHost = this.#io.waitForHost;
-      if (waitForHost && (await this.#blockForHost(waitForHost))) continue;
-      await new Promise<void>((resolve) => this.#wake = resolve);
-      this.#wake = undefined;
+      if (waitForHost) await this.#blockForHost(waitForHost);
+      else {
+        await new Promise<void>((resolve) => this.#wake = resolve);
+        this.#wake = undefined;
+      }
+      this.#busySince();
     }
   }
 
   /**
-   * Waits for the host by blocking this thread (see `EngineIo.waitForHost`), at most until the next timer is
-   * due, the deadline passes (not while the clock is held) or {@link MAX_BLOCK_MS}; a wait that timed out
-   * goes through the event loop once, where due timers fire. Returns `false` when the loop must wait in the
-   * event loop instead.
+   * Waits for the host by blocking this thread (see `EngineIo.waitForHost`), at most until the next timer
+   * is due; a wait that timed out goes through the event loop once, where due timers fire.
    */
-  async #blockForHost(waitForHost: NonNullable<EngineIo["waitForHost"]>): Promise<boolean> {
-    const untilDeadline = this.#deadline - Date.now();
-    const timeoutMs = Math.max(0, Math.min(untilDeadline, this.#bridge!.nextTimerInMs(), MAX_BLOCK_MS));
-    const waited = waitForHost(timeoutMs);
+  async #blockForHost(waitForHost: NonNullable<EngineIo["waitForHost"]>): Promise<void> {
+    const waited = waitForHost(this.#bridge!.nextTimerInMs());
     const polled = this.#io.pollStop?.();
     if (polled) this.#stop(polled);
-    if (waited === "event-loop") return false;
     if (waited === "woken") {
       // The replies resolved their calls' promises; the reactions queued before this one push the events.
       await Promise.resolve();
-      return true;
+      return;
     }
     await new Promise<void>((resolve) => {
       this.#wake = resolve;
       setTimeout(resolve, 0);
     });
     this.#wake = undefined;
-    return true;
   }
 
   /** Turns the ending into an outcome (see `OutcomeReader`). */
@@ -313,7 +323,7 @@ export class ScriptRun {
       return true;
     }
     if (this.#stopReason) return true;
-    if (Date.now() >= this.#deadline) {
+    if (Date.now() >= this.#deadline || this.#heldBudgetSpent()) {
       this.#stopReason = "timeout";
       return true;
     }
@@ -323,6 +333,25 @@ export class ScriptRun {
       return true;
     }
     return false;
+  }
+
+  /** The run starts computing (it left the event loop). */
+  #busySince(): void {
+    this.#busyAt = performance.now();
+  }
+
+  /** The run waits in the event loop: what it computed since it last started counts while held. */
+  #idleSince(): void {
+    if (this.#busyAt !== undefined && this.#deadline === Infinity) {
+      this.#heldBusyMs += performance.now() - this.#busyAt;
+    }
+    this.#busyAt = undefined;
+  }
+
+  /** Whether the clock is held and the run has computed the time it had left. */
+  #heldBudgetSpent(): boolean {
+    if (this.#deadline !== Infinity || this.#busyAt === undefined) return false;
+    return this.#heldBusyMs + (performance.now() - this.#busyAt) >= this.#heldBudgetMs;
   }
 
   #dispose(): void {

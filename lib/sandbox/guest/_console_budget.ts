@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { ConsoleDropped, EngineIo } from "./_run_types.ts";
-import { truncateUtf8, utf8ByteLength } from "./_utf8.ts";
+import type { ConsoleDropped, EngineIo } from "../protocol/run_types.ts";
+import { truncateUtf8, utf8ByteLength } from "../protocol/utf8.ts";
 
 /** Emits console lines within a byte budget and counts what did not fit. */
 export class ConsoleBudget {

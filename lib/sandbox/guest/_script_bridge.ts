@@ -1,13 +1,13 @@
 /**
  * The bridge between a running script and the host: what the prelude's native functions do (tool calls,
- * console lines, timers) once the run is bound to its prepared context (`_vessel.ts`), marshalling tool
+ * console lines, timers) once the run is bound to its prepared context (`_prepared_context.ts`), marshalling tool
  * arguments out of QuickJS and replies back in, and the per-call budgets (tool-call count, arguments size,
  * result depth, pending timers).
  *
  * @module
  */
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
-import { jsonNestingDepth, MAX_RESULT_DEPTH } from "./_json_depth.ts";
+import { jsonNestingDepth, MAX_RESULT_DEPTH } from "../protocol/json_depth.ts";
 import {
   type Ending,
   type EngineIo,
@@ -16,8 +16,8 @@ import {
   type Internals,
   MAX_PENDING_TIMERS,
   MAX_TOOL_ARGS_BYTES,
-} from "./_run_types.ts";
-import { utf8ByteLength } from "./_utf8.ts";
+} from "../protocol/run_types.ts";
+import { utf8ByteLength } from "../protocol/utf8.ts";
 
 /** What the bridge needs from the run that owns it. */
 export interface BridgeHooks {
@@ -35,9 +35,9 @@ export interface BridgeHooks {
 
 /**
  * The host side of one run's prelude: installs the run's namespaces, then serves its tool calls and timers
- * (the `call`/`log`/`startTimer`/`cancelTimer` of `VesselHost`).
+ * (the `call`/`log`/`startTimer`/`cancelTimer` of `PreparedContextHost`).
  */
-export class HostBridge {
+export class ScriptBridge {
   readonly #ctx: QuickJSContext;
   readonly #hooks: BridgeHooks;
   readonly #internals: Internals;

@@ -36,18 +36,19 @@ export interface EngineIo {
   onConsoleDropped(): void;
   /** Aborted (reason: a {@link StopReason}) to stop a run that is waiting on a promise. */
   signal?: AbortSignal | undefined;
-  /** Polled by the interrupt handler, so that a busy script can be stopped from another thread. */
+  /** Polled by the interrupt handler, so that a busy script can be stopped from outside (tests use it). */
   pollStop?: (() => StopReason | undefined) | undefined;
   /**
    * Blocks this thread until the host sends the run something (replies are then delivered by resolving
-   * their `hostCall` promises, deadline changes through the `onDeadline` setter), the host rings for a stop,
-   * or `timeoutMs` (≥ 0) passes. Optional: without it the run waits for replies in its event loop. Called
-   * only when nothing else can run in QuickJS; must not throw.
+   * their `hostCall` promises, deadline changes through the `onDeadline` setter, a stop through `signal`)
+   * or, when `timeoutMs` (≥ 0) is finite, about that long (the next timer is due). Optional: without it the
+   * run waits for replies in its event loop. Called only when nothing else can run in QuickJS; must not
+   * throw.
    *
-   * @returns `"woken"` (something arrived or the host rang), `"timeout"`, or `"event-loop"` when the next
-   *   message comes by `postMessage` (the run must wait for it in its event loop).
+   * @returns `"woken"` (something arrived) or `"timeout"` (timers may be due: the run goes through its
+   *   event loop once, where they fire).
    */
-  waitForHost?: ((timeoutMs: number) => "woken" | "timeout" | "event-loop") | undefined;
+  waitForHost?: ((timeoutMs: number) => "woken" | "timeout") | undefined;
   /**
    * Registers the run's deadline setter: the host calls it with `null` when a host call holds the
    * deadline clock, then with the milliseconds left when the clock runs again.

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { McpConfig } from "../plugins/config_types.ts";
+import type { McpConfig } from "../../plugins/config_types.ts";
 import type { SandboxLimits } from "./types.ts";
 
 /**
@@ -30,7 +30,7 @@ const MIB = 1024 * 1024;
  *   (the default 1024 KiB becomes 384 KiB).
  * @example
  * ```ts
- * import { DEFAULT_MCP_CONFIG } from "../plugins/config_types.ts";
+ * import { DEFAULT_MCP_CONFIG } from "../../plugins/config_types.ts";
  * const limits = limitsFromConfig(DEFAULT_MCP_CONFIG);
  * if (limits.timeoutMs !== 120_000) throw new Error("unexpected default");
  * ```

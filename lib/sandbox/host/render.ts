@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { SandboxResult } from "./types.ts";
+import type { SandboxResult } from "../protocol/types.ts";
 
 /** `structuredContent` of a successful `execute` answer (see {@link renderExecuteText}). */
 export interface ExecuteStructured {

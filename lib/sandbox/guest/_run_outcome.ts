@@ -13,9 +13,9 @@ import type {
 } from "quickjs-emscripten-core";
 import { crashFailure, readThrown, SCRIPT_FILE } from "./_guest_errors.ts";
 import { type PositionMap, relocatePositions } from "./_positions.ts";
-import type { Ending, EngineOutcome, Internals, StopReason } from "./_run_types.ts";
-import { truncateUtf8 } from "./_utf8.ts";
-import type { SandboxFailure, SandboxLimits } from "./types.ts";
+import type { Ending, EngineOutcome, Internals, StopReason } from "../protocol/run_types.ts";
+import { truncateUtf8 } from "../protocol/utf8.ts";
+import type { SandboxFailure, SandboxLimits } from "../protocol/types.ts";
 import type { SandboxModule } from "./wasm_module.ts";
 
 /** Time the engine allows itself to read the outcome out of QuickJS after the script ended, milliseconds. */

@@ -8,11 +8,11 @@
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import { Internal, NativeOp, PRELUDE_FILE, PRELUDE_PART_SOURCES, PRELUDE_SOURCE } from "./_prelude.ts";
-import type { Internals } from "./_run_types.ts";
+import type { Internals } from "../protocol/run_types.ts";
 import type { SandboxModule } from "./wasm_module.ts";
 
 /** What the prelude's native functions and the interrupt handler reach once a run is bound. */
-export interface VesselHost {
+export interface PreparedContextHost {
   /** `native.call(ns, key, argsJson)`: a call id (number) or the error to reject the call with. */
   call(ns: QuickJSHandle, key: QuickJSHandle, argsJson: QuickJSHandle): QuickJSHandle;
   log(line: string): void;
@@ -37,7 +37,7 @@ const PREPARE_BUDGET_MS = 5_000;
  * A prepared runtime + context + prelude core. `internals` are the prelude's functions (owned by the vessel);
  * `setupError` is set instead when evaluating the prelude threw inside QuickJS.
  */
-export class RunVessel {
+export class PreparedContext {
   readonly rt: QuickJSRuntime;
   readonly ctx: QuickJSContext;
   readonly internals: Internals | undefined;
@@ -45,7 +45,7 @@ export class RunVessel {
   readonly setupError: QuickJSHandle | undefined;
   readonly #owned: QuickJSHandle[] = [];
   readonly #loadedParts = new Set<number>();
-  #host: VesselHost | undefined;
+  #host: PreparedContextHost | undefined;
   #disposed = false;
 
   /**
@@ -103,7 +103,7 @@ export class RunVessel {
    *
    * @throws {Error} When a run is already bound or the vessel was disposed (a bug).
    */
-  bind(host: VesselHost): void {
+  bind(host: PreparedContextHost): void {
     if (this.#host || this.#disposed) throw new Error("A sandbox context serves exactly one run");
     this.#host = host;
   }
@@ -152,7 +152,7 @@ export class RunVessel {
     return handle;
   }
 
-  #bound(): VesselHost {
+  #bound(): PreparedContextHost {
     if (!this.#host) throw new Error("No run is bound to this sandbox context");
     return this.#host;
   }

@@ -1,34 +1,33 @@
 /**
- * A bounded pool of sandbox Workers. Each run gets a Worker to itself; the host enforces the deadline and
- * cancellation from outside (shared stop flags for a busy script, a stop message and aborted host calls for
- * a waiting one) and kills a Worker that has not answered `hardKillGraceMs` later, because QuickJS polls its
- * interrupt handler only between interpreter steps and a native built-in can run for minutes. A Worker
- * whose WASM module failed is replaced too. Host-call replies reach a Worker whose script waits on them
- * through its reply channel (`_reply_channel.ts`, 256 KiB of shared memory per Worker), on which the Worker
- * blocks in `Atomics.wait` instead of idling in its event loop; a stop rings the channel's doorbell.
+ * A bounded pool of sandbox processes. Each run gets a process to itself; the host enforces the deadline
+ * and cancellation from outside (a stop message and aborted host calls for a script that waits, the guest's
+ * own deadline between interpreter steps for a busy one) and kills a process that has not answered
+ * `hardKillGraceMs` later with SIGKILL, because QuickJS polls its interrupt handler only between
+ * interpreter steps and a native built-in (`indexOf` on long strings, the default `sort`) can run for
+ * hours. A killed process uses no CPU after the kill, whatever it was doing. A process whose WASM module
+ * failed is replaced too.
  *
- * Workers are created on the host thread (a Worker created inside another Worker starts about 1 s late on
- * Deno 2.9), which blocks it for the 15–40 ms a new isolate takes, so the pool does that off the request
- * path: one Worker at construction, a replacement only while no run is going, a second Worker only when
- * two runs overlap, and none after `idleRetireMs` without a run.
+ * Processes are started off the request path: one at construction, a replacement only while no run is
+ * going, a second one only when two runs overlap, and none after `idleRetireMs` without a run.
  *
  * @module
  */
 import { RunSession } from "./_run_session.ts";
-import { WorkerSlot } from "./_worker_slot.ts";
-import type { RunOptions, SandboxFailure, SandboxResult } from "./types.ts";
+import { GuestProcess } from "./_guest_process.ts";
+import { type GuestLaunch, guestLaunch } from "./_guest_launch.ts";
+import type { RunOptions, SandboxFailure, SandboxResult } from "../protocol/types.ts";
 
-/** Most Workers alive at once by default. */
+/** Most sandbox processes alive at once by default. */
 export const DEFAULT_POOL_SIZE = 2;
-/** Time a stopped run gets to end by itself before its Worker is terminated, milliseconds. */
-export const DEFAULT_HARD_KILL_GRACE_MS = 500;
-/** Longest wait for a new Worker to load QuickJS, milliseconds. */
+/** Time a stopped run gets to end by itself before its process is killed, milliseconds. */
+export const DEFAULT_HARD_KILL_GRACE_MS = 200;
+/** Longest wait for a new sandbox process to load QuickJS, milliseconds. */
 export const DEFAULT_SPAWN_TIMEOUT_MS = 30_000;
-/** A Worker whose WASM memory grew past this is replaced after its run, bytes (16 MiB initial + 32 MiB). */
+/** A process whose WASM memory grew past this is replaced after its run, bytes (16 MiB initial + 32 MiB). */
 export const DEFAULT_RECYCLE_WASM_BYTES = 48 * 1024 * 1024;
 /**
- * Time without any run after which every Worker is terminated, milliseconds (30 s). The next run then waits
- * for a new Worker (about 0.1 s); an agent's scripts in one task come faster than that.
+ * Time without any run after which every sandbox process is killed, milliseconds (30 s). The next run then
+ * waits for a new one (about 0.2 s); an agent's scripts in one task come faster than that.
  */
 export const DEFAULT_IDLE_RETIRE_MS = 30_000;
 
@@ -36,27 +35,33 @@ const DEFAULT_HEAP_HINT_BYTES = 64 * 1024 * 1024;
 
 /** Options of {@link SandboxPool}. */
 export interface SandboxPoolOptions {
-  /** Most Workers alive at once, i.e. most runs in parallel; more runs wait in FIFO order. @default 2 */
+  /** Most processes alive at once, i.e. most runs in parallel; more runs wait in FIFO order. @default 2 */
   size?: number;
-  /** Time a stopped (timed-out or cancelled) run gets before its Worker is killed, milliseconds. @default 500 */
+  /** Time a stopped (timed-out or cancelled) run gets before its process is killed, milliseconds. @default 200 */
   hardKillGraceMs?: number;
-  /** Longest wait for a Worker to start, milliseconds. @default 30_000 */
+  /** Longest wait for a process to start, milliseconds. @default 30_000 */
   spawnTimeoutMs?: number;
   /**
-   * A Worker whose WASM memory (which never shrinks) grew past this during a run is replaced afterwards, so
+   * A process whose WASM memory (which never shrinks) grew past this during a run is replaced afterwards, so
    * one large run does not pin its memory for the life of the pool, bytes. @default 48 MiB
    */
   recycleWasmBytes?: number;
-  /** Time without a run after which all Workers are terminated, milliseconds. @default 30_000 */
+  /** Time without a run after which all processes are killed, milliseconds. @default 30_000 */
   idleRetireMs?: number;
-  /** The Worker module; a seam for tests. @default `./worker.ts` next to this file */
-  workerUrl?: URL | string;
+  /**
+   * How a guest is started, for a heap hint in bytes; a seam for tests (a guest that misbehaves).
+   * @default `guestLaunch()`: this program's hidden `__sandbox-guest` subcommand, or `deno run` of
+   * `guest/main.ts` from source
+   */
+  launch?: ((heapHintBytes: number) => GuestLaunch) | undefined;
+  /** Receives what guests write on stderr (bounded per process). @default written to this process's stderr */
+  onGuestStderr?: ((text: string) => void) | undefined;
 }
 
 /**
- * Runs scripts in QuickJS inside Workers that the host can kill. `run()` never throws. The constructor
- * creates one Worker (blocking the calling thread for its isolate, tens of milliseconds), which loads
- * QuickJS in the background, so the first run finds it warm.
+ * Runs scripts in QuickJS inside child processes that the host can always kill. `run()` never throws. The
+ * constructor starts one process (a fork and exec on this thread, about a millisecond), which loads QuickJS
+ * on its own, so the first run finds it warm.
  *
  * @example
  * ```ts ignore
@@ -72,10 +77,11 @@ export class SandboxPool {
   readonly #spawnTimeoutMs: number;
   readonly #recycleWasmBytes: number;
   readonly #idleRetireMs: number;
-  readonly #workerUrl: URL | string;
-  readonly #slots = new Set<WorkerSlot>();
-  readonly #idle: WorkerSlot[] = [];
-  readonly #waiters: Array<{ grant(slot: WorkerSlot): void }> = [];
+  readonly #launch: (heapHintBytes: number) => GuestLaunch;
+  readonly #onGuestStderr: (text: string) => void;
+  readonly #slots = new Set<GuestProcess>();
+  readonly #idle: GuestProcess[] = [];
+  readonly #waiters: Array<{ grant(slot: GuestProcess): void }> = [];
   readonly #sessions = new Set<RunSession>();
   #heapHintBytes = DEFAULT_HEAP_HINT_BYTES;
   #nextRunId = 1;
@@ -91,22 +97,23 @@ export class SandboxPool {
     this.#spawnTimeoutMs = options.spawnTimeoutMs ?? DEFAULT_SPAWN_TIMEOUT_MS;
     this.#recycleWasmBytes = options.recycleWasmBytes ?? DEFAULT_RECYCLE_WASM_BYTES;
     this.#idleRetireMs = Math.max(0, options.idleRetireMs ?? DEFAULT_IDLE_RETIRE_MS);
-    this.#workerUrl = options.workerUrl ?? new URL("./worker.ts", import.meta.url);
+    this.#launch = options.launch ?? ((heapLimitBytes) => guestLaunch({ heapLimitBytes }));
+    this.#onGuestStderr = options.onGuestStderr ?? ((text) => console.error(text.trimEnd()));
     this.#idle.push(this.#spawn());
     this.#armIdleTimer();
   }
 
-  /** Workers alive now (starting, idle or running), for tests and status. */
-  get workerCount(): number {
+  /** Sandbox processes alive now (starting, idle or running), for tests and status. */
+  get processCount(): number {
     return this.#slots.size;
   }
 
   /**
-   * Runs one script in a Worker of its own.
+   * Runs one script in a sandbox process of its own.
    *
    * @param options Script, namespaces, limits, host-call seam and an optional cancel signal.
    * @returns The result; failures (timeout, memory, script error, tool-call limit, cancellation, a crashed
-   *   Worker) are results too. Console output gathered before a failure is kept.
+   *   or killed process) are results too. Console output gathered before a failure is kept.
    */
   async run(options: RunOptions): Promise<SandboxResult> {
     const startedAt = performance.now();
@@ -124,7 +131,10 @@ export class SandboxPool {
       if (this.#closed) return fail({ error: "internal", message: "The sandbox pool is closed" });
       if (options.signal?.aborted) return fail({ error: "cancelled" });
       this.#heapHintBytes = options.limits.memoryLimitBytes;
-      const slot = await this.#acquire(options.signal);
+      const { timeoutMs } = options.limits;
+      const timedOut = (): SandboxResult => fail({ error: "script_timeout", limit_secs: timeoutMs / 1000 });
+      const slot = await this.#acquire(options.signal, timeoutMs);
+      if (slot === "timeout") return timedOut();
       if (slot === "cancelled" || slot === "closed") return fail({ error: "cancelled" });
       const ready = await slot.ready;
       if (this.#closed) return fail({ error: "cancelled" });
@@ -132,14 +142,24 @@ export class SandboxPool {
         this.#retire(slot, false);
         return fail({
           error: "internal",
-          message: `Cannot start a sandbox worker: ${ready === true ? "it died" : ready}`,
+          message: `Cannot start a sandbox process: ${ready === true ? "it died" : ready}`,
         });
       }
       if (options.signal?.aborted) {
         this.#release(slot);
         return fail({ error: "cancelled" });
       }
-      const session = new RunSession(slot, this.#nextRunId++, options, this.#graceMs, startedAt);
+      // The wait for a process counts toward the deadline.
+      const leftMs = timeoutMs - (performance.now() - startedAt);
+      if (leftMs <= 0) {
+        this.#release(slot);
+        return timedOut();
+      }
+      const session = new RunSession(slot, this.#nextRunId++, options, {
+        graceMs: this.#graceMs,
+        startedAt,
+        timeoutMs: leftMs,
+      });
       this.#sessions.add(session);
       const ended = await session.result;
       this.#sessions.delete(session);
@@ -159,7 +179,7 @@ export class SandboxPool {
   }
 
   /**
-   * Terminates every Worker. Runs in progress or waiting end as `cancelled`; later runs fail with an
+   * Kills every sandbox process. Runs in progress or waiting end as `cancelled`; later runs fail with an
    * `internal` "The sandbox pool is closed".
    */
   async close(): Promise<void> {
@@ -175,30 +195,37 @@ export class SandboxPool {
     await Promise.resolve();
   }
 
-  #acquire(signal: AbortSignal | undefined): Promise<WorkerSlot | "cancelled" | "closed"> {
-    // Prefer a Worker that is already warm, then one still starting, then a new one if the size allows.
+  /**
+   * A process for a run: a warm idle one, else one still starting, else a new one if the size allows, else
+   * the next one released (FIFO), waiting at most `waitMs`.
+   */
+  #acquire(
+    signal: AbortSignal | undefined,
+    waitMs: number,
+  ): Promise<GuestProcess | "cancelled" | "closed" | "timeout"> {
     const readyIndex = this.#idle.findIndex((slot) => slot.isReady);
     const idle = readyIndex >= 0 ? this.#idle.splice(readyIndex, 1)[0] : this.#idle.shift();
     if (idle) return Promise.resolve(idle);
     if (this.#slots.size < this.#size) return Promise.resolve(this.#spawn());
     return new Promise((resolve) => {
-      const waiter = {
-        grant: (slot: WorkerSlot) => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve(slot === CLOSED_SLOT ? "closed" : slot);
-        },
+      const settle = (outcome: GuestProcess | "cancelled" | "closed" | "timeout") => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        if (typeof outcome === "string") {
+          const index = this.#waiters.indexOf(waiter);
+          if (index >= 0) this.#waiters.splice(index, 1);
+        }
+        resolve(outcome);
       };
-      const onAbort = () => {
-        const index = this.#waiters.indexOf(waiter);
-        if (index >= 0) this.#waiters.splice(index, 1);
-        resolve("cancelled");
-      };
+      const waiter = { grant: (slot: GuestProcess) => settle(slot === CLOSED_SLOT ? "closed" : slot) };
+      const onAbort = () => settle("cancelled");
+      const timer = setTimeout(() => settle("timeout"), waitMs);
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#waiters.push(waiter);
     });
   }
 
-  #release(slot: WorkerSlot): void {
+  #release(slot: GuestProcess): void {
     if (this.#closed) return slot.terminate();
     const waiter = this.#waiters.shift();
     if (waiter) waiter.grant(slot);
@@ -206,10 +233,10 @@ export class SandboxPool {
   }
 
   /**
-   * Drops a Worker. A run waiting for one gets a new Worker at once; otherwise, with `replace`, the
+   * Drops a process. A run waiting for one gets a new process at once; otherwise, with `replace`, the
    * successor is created once no run is going, so creating it never delays a run in progress.
    */
-  #retire(slot: WorkerSlot, replace: boolean): void {
+  #retire(slot: GuestProcess, replace: boolean): void {
     slot.terminate();
     this.#slots.delete(slot);
     const index = this.#idle.indexOf(slot);
@@ -220,7 +247,7 @@ export class SandboxPool {
     else if (replace && this.#runsGoing === 0) this.#scheduleRefill();
   }
 
-  /** Creates one Worker soon (a macrotask later) if none is idle and no run is going by then. */
+  /** Starts one process soon (a macrotask later) if none is idle and no run is going by then. */
   #scheduleRefill(): void {
     if (this.#refillTimer !== undefined) return;
     this.#refillTimer = setTimeout(() => {
@@ -230,7 +257,7 @@ export class SandboxPool {
     }, 0);
   }
 
-  /** After `idleRetireMs` without a run, terminates every Worker (the next run creates one). */
+  /** After `idleRetireMs` without a run, kills every process (the next run starts one). */
   #armIdleTimer(): void {
     clearTimeout(this.#idleTimer);
     this.#idleTimer = setTimeout(() => {
@@ -241,21 +268,21 @@ export class SandboxPool {
     Deno.unrefTimer(this.#idleTimer);
   }
 
-  #spawn(): WorkerSlot {
-    const slot = new WorkerSlot(
-      this.#workerUrl,
-      this.#nextSlotId++,
-      this.#heapHintBytes,
-      this.#spawnTimeoutMs,
-      (dead) => {
-        // An idle Worker died: replace it only if it had been warm, so that a Worker that cannot start does
+  #spawn(): GuestProcess {
+    const slot = new GuestProcess(this.#launch(this.#heapHintBytes), {
+      processId: this.#nextSlotId++,
+      heapHintBytes: this.#heapHintBytes,
+      spawnTimeoutMs: this.#spawnTimeoutMs,
+      onStderr: this.#onGuestStderr,
+      onDead: (dead) => {
+        // An idle process died: replace it only if it had been warm, so that a guest that cannot start does
         // not respawn in a loop.
         if (this.#idle.includes(dead)) this.#retire(dead, dead.wasReady);
       },
-    );
+    });
     this.#slots.add(slot);
     return slot;
   }
 }
 
-const CLOSED_SLOT = Symbol("closed") as unknown as WorkerSlot;
+const CLOSED_SLOT = Symbol("closed") as unknown as GuestProcess;

@@ -1,0 +1,111 @@
+/**
+ * The runner `execute` uses (`ScriptRunner`): the seam between the meta-server and the QuickJS sandbox
+ * (`lib/sandbox/`, through its face). It reads the limits from `[mcp]` at every run (a changed
+ * `config.toml` applies to the next script), turns image/audio values a script returns into real content
+ * blocks (not base64 inside the text), cuts the rest at `max-result-bytes`, and renders the sandbox's
+ * output format.
+ *
+ * @module
+ */
+import type { McpConfig } from "../plugins/config_types.ts";
+import type { Logger } from "../log.ts";
+import {
+  DEFAULT_POOL_SIZE,
+  limitsFromConfig,
+  renderExecuteText,
+  SandboxPool,
+  type SandboxResult,
+  truncateUtf8,
+} from "../sandbox/mod.ts";
+import { extractMedia, type MediaBlock, type ScriptRunner } from "./execute.ts";
+
+/**
+ * Scripts that run at once (one sandbox process each). More wait their turn in order, and the wait
+ * counts toward their `script-timeout-secs`: a script that waited 50 s of a 120 s limit gets
+ * 70 s to run, and one whose whole limit passed while waiting ends as `script_timeout` unrun.
+ */
+export const CONCURRENT_SCRIPTS = DEFAULT_POOL_SIZE;
+
+/**
+ * Largest return value carried out of the sandbox whole, in UTF-8 bytes (16 MiB). Image and audio
+ * blocks are moved out of it first; only what is left is cut at `max-result-bytes`, so a 1 MB
+ * screenshot reaches the agent as an image instead of as 32 KB of cut base64. A value larger than
+ * this is cut as text (media inside it are not extracted).
+ */
+export const MAX_RESULT_TRANSFER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Creates the runner `execute` uses; `close()` kills the sandbox processes.
+ *
+ * @param config The current `[mcp]` settings, read at the start of every run.
+ */
+export function createSandboxRunner(
+  config: () => McpConfig,
+  logger: Logger,
+): ScriptRunner & { close(): Promise<void> } {
+  const pool = new SandboxPool({ size: CONCURRENT_SCRIPTS, onGuestStderr: (text) => logger.debug(text) });
+  return {
+    async run({ script, namespaces, hostCall, notices, signal }) {
+      const mcp = config();
+      const limits = {
+        ...limitsFromConfig(mcp),
+        maxResultBytes: Math.max(mcp.maxResultBytes, MAX_RESULT_TRANSFER_BYTES),
+      };
+      // The pool's queue counts the wait for a free process toward the deadline.
+      const result = await pool.run({ script, namespaces, limits, hostCall, signal });
+      const { shown, blocks } = shapeResult(result, mcp.maxResultBytes);
+      const { text, isError, structured } = renderExecuteText(shown, notices());
+      if (isError) logger.debug(`execute failed: ${text.slice(0, 200)}`);
+      return { text, isError, extraContent: blocks, structured };
+    },
+    async close() {
+      await pool.close();
+    },
+  };
+}
+
+/**
+ * Moves image/audio blocks out of a successful result's value (see `extractMedia`; an invalid
+ * block turns the result into a `script_error` naming it and how to fix it), then cuts
+ * the rest at `maxResultBytes` on a character boundary. The size in the truncation marker is that
+ * of the value without its media. A value already cut by the sandbox (over
+ * {@link MAX_RESULT_TRANSFER_BYTES}) is only cut further, keeping its original size.
+ */
+function shapeResult(
+  result: SandboxResult,
+  maxResultBytes: number,
+): { shown: SandboxResult; blocks: MediaBlock[] } {
+  if (!result.ok) return { shown: result, blocks: [] };
+  if (result.truncated) {
+    return {
+      shown: { ...result, valueJson: truncateUtf8(result.valueJson, maxResultBytes).text },
+      blocks: [],
+    };
+  }
+  let valueJson = result.valueJson;
+  let blocks: MediaBlock[] = [];
+  if (/"type":"(image|audio)"/.test(valueJson)) {
+    const media = extractMedia(JSON.parse(valueJson));
+    if (media.problem !== undefined) {
+      // A block the agent's client would render (or forward as a header) must be what it claims.
+      const { console, consoleDropped, consoleDroppedAmount, toolCalls, durationMs } = result;
+      const failure = {
+        error: "script_error" as const,
+        message: `Cannot return the result: ${media.problem}`,
+      };
+      return {
+        shown: { ok: false, failure, console, consoleDropped, consoleDroppedAmount, toolCalls, durationMs },
+        blocks: [],
+      };
+    }
+    if (media.blocks.length > 0) {
+      valueJson = JSON.stringify(media.value);
+      blocks = media.blocks;
+    }
+  }
+  const cut = truncateUtf8(valueJson, maxResultBytes);
+  return {
+    shown: { ...result, valueJson: cut.text, originalBytes: cut.originalBytes, truncated: cut.truncated },
+    blocks,
+  };
+}

@@ -1,0 +1,206 @@
+/**
+ * One sandbox process behind `SandboxPool`, seen from the host: the child itself (`_guest_launch.ts`), its
+ * framed pipes, its start state, the run it is serving, and the kill that always works (SIGKILL; on
+ * Windows TerminateProcess).
+ *
+ * @module
+ */
+import { encodeFrame, FrameDecoder, FrameError } from "../protocol/frames.ts";
+import {
+  checkFromGuest,
+  type FromGuest,
+  type GuestInit,
+  MAX_GUEST_FRAME_BYTES,
+  type ToGuest,
+} from "../protocol/messages.ts";
+import { processCpuTimeMs } from "./_cpu_time.ts";
+import type { GuestLaunch } from "./_guest_launch.ts";
+
+/** The run a process is serving, as the process sees it (`RunSession` implements it). */
+export interface GuestSession {
+  /** Handles a message of the run from the guest. */
+  receive(message: FromGuest): void;
+  /** Fails the run: the guest died or misbehaved (`reason` says how). */
+  crash(reason: string): void;
+}
+
+/** Bytes of a guest's stderr passed to the log, at most (the rest is read and counted, not kept). */
+export const MAX_GUEST_STDERR_BYTES = 64 * 1024;
+
+/** What a {@link GuestProcess} needs besides its launch. */
+export interface GuestProcessOptions {
+  /** Numbers the process in messages. */
+  processId: number;
+  /** Memory limit the guest loads QuickJS for first, bytes. */
+  heapHintBytes: number;
+  /** Longest wait for `ready`, milliseconds. */
+  spawnTimeoutMs: number;
+  /** Called when an idle process dies (one serving a run fails that run instead). */
+  onDead(process: GuestProcess): void;
+  /** Receives the guest's stderr text (QuickJS's own messages), at most {@link MAX_GUEST_STDERR_BYTES}. */
+  onStderr(text: string): void;
+}
+
+/**
+ * One sandbox process: spawned at construction (a fork and exec, ~1 ms of the host thread; the guest then
+ * loads QuickJS on its own, ~100–200 ms of its own CPU), it answers `ready` and then serves one run at a
+ * time. Nothing it sends is trusted: a frame past {@link MAX_GUEST_FRAME_BYTES}, or one that is not JSON,
+ * kills it.
+ */
+export class GuestProcess {
+  readonly processId: number;
+  /** `true` once the guest loaded QuickJS, else why it could not. */
+  readonly ready: Promise<true | string>;
+  session: GuestSession | undefined;
+  isReady = false;
+  wasReady = false;
+  isDead = false;
+  readonly #options: GuestProcessOptions;
+  readonly #finishSpawn: (value: true | string) => void;
+  #child: Deno.ChildProcess | undefined;
+  #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  #killed = false;
+  #exited = false;
+
+  constructor(launch: GuestLaunch, options: GuestProcessOptions) {
+    this.processId = options.processId;
+    this.#options = options;
+    let settleReady: (value: true | string) => void = () => {};
+    this.ready = new Promise((resolve) => settleReady = resolve);
+    const spawnTimer = setTimeout(
+      () => this.#fail(`no answer within ${options.spawnTimeoutMs} ms`),
+      options.spawnTimeoutMs,
+    );
+    this.#finishSpawn = (value) => {
+      clearTimeout(spawnTimer);
+      this.isReady = value === true && !this.isDead;
+      if (this.isReady) this.wasReady = true;
+      settleReady(value);
+    };
+    try {
+      this.#child = new Deno.Command(launch.command, {
+        args: launch.args,
+        env: launch.env,
+        clearEnv: true,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+    } catch (error) {
+      queueMicrotask(() => this.died(`cannot start it: ${messageOf(error)}`));
+      return;
+    }
+    const child = this.#child;
+    this.#writer = child.stdin.getWriter();
+    child.status.then((status) => {
+      this.#exited = true;
+      if (!this.#killed) {
+        this.died(status.signal ? `it was killed by ${status.signal}` : `it exited with code ${status.code}`);
+      }
+    });
+    this.#readFrames(child.stdout);
+    this.#readStderr(child.stderr);
+    const init: GuestInit = { type: "init", heapLimitBytes: options.heapHintBytes };
+    this.post(init);
+  }
+
+  /** The child's process id, while it runs. */
+  get pid(): number | undefined {
+    return this.#child && !this.#exited ? this.#child.pid : undefined;
+  }
+
+  /** CPU time the process has used so far, milliseconds; `undefined` where it cannot be read. */
+  cpuTimeMs(): number | undefined {
+    const pid = this.pid;
+    return pid === undefined ? undefined : processCpuTimeMs(pid);
+  }
+
+  /** Sends one message (queued in order behind earlier ones; dropped once the process is gone). */
+  post(message: GuestInit | ToGuest): void {
+    if (this.#killed || !this.#writer) return;
+    this.#writer.write(encodeFrame(message)).catch(() => {
+      // The pipe broke: the process is gone, and its exit is reported by `status`.
+    });
+  }
+
+  /** The process cannot serve: fail its run (if any) and its start (if pending). */
+  died(message: string): void {
+    if (this.isDead) return;
+    this.isDead = true;
+    this.#finishSpawn(message);
+    if (this.session) this.session.crash(message);
+    else this.#options.onDead(this);
+  }
+
+  /**
+   * Kills the process now (SIGKILL: a guest inside a native built-in stops all the same). Idempotent. The
+   * process's pipes are closed and it is reaped by `status`.
+   */
+  terminate(): void {
+    if (this.#killed) return;
+    this.#killed = true;
+    this.#finishSpawn("terminated");
+    this.isDead = true;
+    try {
+      this.#child?.kill("SIGKILL");
+    } catch {
+      // Already exited: nothing to kill.
+    }
+    this.#writer?.close().catch(() => {
+      // The pipe is already broken by the kill.
+    });
+  }
+
+  /** Kills the process after a protocol fault and reports it. */
+  #fail(reason: string): void {
+    this.died(reason);
+    this.terminate();
+  }
+
+  async #readFrames(stdout: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new FrameDecoder(MAX_GUEST_FRAME_BYTES);
+    try {
+      for await (const chunk of stdout) {
+        if (this.#killed) continue; // drain until the pipe closes
+        let messages: unknown[];
+        try {
+          messages = decoder.push(chunk);
+        } catch (error) {
+          this.#fail(`it sent ${error instanceof FrameError ? error.message : messageOf(error)}`);
+          continue;
+        }
+        for (const message of messages) this.#receive(message);
+      }
+    } catch {
+      // The pipe broke with the process; its exit is reported by `status`.
+    }
+  }
+
+  #receive(raw: unknown): void {
+    if (this.#killed) return;
+    const message = checkFromGuest(raw);
+    if (typeof message === "string") return this.#fail(`it sent ${message}`);
+    if (message.type === "ready") this.#finishSpawn(true);
+    else if (message.type === "fatal") this.#fail(message.message);
+    else this.session?.receive(message);
+  }
+
+  async #readStderr(stderr: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    let passed = 0;
+    try {
+      for await (const chunk of stderr) {
+        if (passed >= MAX_GUEST_STDERR_BYTES) continue;
+        const part = chunk.subarray(0, MAX_GUEST_STDERR_BYTES - passed);
+        passed += part.length;
+        this.#options.onStderr(decoder.decode(part, { stream: true }));
+      }
+    } catch {
+      // The pipe broke with the process.
+    }
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

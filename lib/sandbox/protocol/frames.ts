@@ -1,0 +1,121 @@
+/**
+ * The framing of the pipes between the host and its sandbox process: each message is one frame, a 4-byte
+ * big-endian length followed by that many bytes of UTF-8 JSON. A length prefix lets a reader refuse an
+ * oversized frame from its header alone, before it buffers any of it (a guest that writes a 1 GB line, or
+ * garbage whose first four bytes read as a huge length, costs the host four bytes).
+ *
+ * @module
+ */
+
+/** Bytes of a frame's length prefix. */
+export const FRAME_HEADER_BYTES = 4;
+
+const encoder = new TextEncoder();
+/** Messages up to this many UTF-16 units are encoded into a 3x buffer in one step. */
+const SMALL_FRAME_UNITS = 64 * 1024;
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Encodes one message as a frame.
+ *
+ * @param message Any JSON-serializable value.
+ * @returns The frame's bytes: the length prefix, then the JSON.
+ * @throws {TypeError} When `message` cannot be serialized (a cycle, a BigInt).
+ */
+export function encodeFrame(message: unknown): Uint8Array {
+  const json = JSON.stringify(message);
+  if (json.length <= SMALL_FRAME_UNITS) {
+    // One allocation: the JSON is encoded straight after the prefix (UTF-8 takes at most 3 bytes a unit).
+    const frame = new Uint8Array(FRAME_HEADER_BYTES + json.length * 3);
+    const { written } = encoder.encodeInto(json, frame.subarray(FRAME_HEADER_BYTES));
+    new DataView(frame.buffer).setUint32(0, written);
+    return frame.subarray(0, FRAME_HEADER_BYTES + written);
+  }
+  // A large message: encoded once at its real size, then copied behind the prefix (no 3x reserve).
+  const body = encoder.encode(json);
+  const frame = new Uint8Array(FRAME_HEADER_BYTES + body.length);
+  new DataView(frame.buffer).setUint32(0, body.length);
+  frame.set(body, FRAME_HEADER_BYTES);
+  return frame;
+}
+
+/** What {@link FrameDecoder.push} found wrong: the stream cannot be trusted from there on. */
+export class FrameError extends Error {
+  override name = "FrameError";
+  /** `"oversized"` (a length past the bound) or `"malformed"` (not UTF-8 JSON). */
+  readonly code: "oversized" | "malformed";
+  constructor(code: "oversized" | "malformed", message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/**
+ * Reassembles frames from the chunks a pipe delivers. Holds at most one partial frame, never more than
+ * `maxFrameBytes` plus one chunk.
+ */
+export class FrameDecoder {
+  readonly #maxFrameBytes: number;
+  #buffer = new Uint8Array(0);
+  #length = 0;
+
+  /** @param maxFrameBytes Largest frame accepted, bytes of JSON (the prefix not counted). */
+  constructor(maxFrameBytes: number) {
+    this.#maxFrameBytes = maxFrameBytes;
+  }
+
+  /** Bytes held that do not yet make a whole frame. */
+  get pendingBytes(): number {
+    return this.#length;
+  }
+
+  /**
+   * Adds a chunk and returns the messages it completes, in order.
+   *
+   * @throws {FrameError} On a length past `maxFrameBytes` (read from the prefix, before the body arrives)
+   *   or a body that is not UTF-8 JSON. Messages completed before the bad frame are lost with it; the
+   *   decoder must not be used again.
+   */
+  push(chunk: Uint8Array): unknown[] {
+    this.#append(chunk);
+    const messages: unknown[] = [];
+    let offset = 0;
+    const view = new DataView(this.#buffer.buffer, this.#buffer.byteOffset, this.#length);
+    while (this.#length - offset >= FRAME_HEADER_BYTES) {
+      const bodyBytes = view.getUint32(offset);
+      if (bodyBytes > this.#maxFrameBytes) {
+        throw new FrameError(
+          "oversized",
+          `a frame of ${bodyBytes} bytes is larger than the ${this.#maxFrameBytes} bytes allowed`,
+        );
+      }
+      const end = offset + FRAME_HEADER_BYTES + bodyBytes;
+      if (end > this.#length) break;
+      const body = this.#buffer.subarray(offset + FRAME_HEADER_BYTES, end);
+      try {
+        messages.push(JSON.parse(decoder.decode(body)));
+      } catch (error) {
+        throw new FrameError("malformed", `a frame is not UTF-8 JSON: ${(error as Error).message}`);
+      }
+      offset = end;
+    }
+    if (offset > 0) {
+      this.#buffer.copyWithin(0, offset, this.#length);
+      this.#length -= offset;
+      // A large frame's buffer is given back once it is consumed.
+      if (this.#length === 0 && this.#buffer.length > 1 << 20) this.#buffer = new Uint8Array(0);
+    }
+    return messages;
+  }
+
+  #append(chunk: Uint8Array): void {
+    const needed = this.#length + chunk.length;
+    if (needed > this.#buffer.length) {
+      const grown = new Uint8Array(Math.max(needed, Math.min(this.#buffer.length * 2, needed + (1 << 20))));
+      grown.set(this.#buffer.subarray(0, this.#length));
+      this.#buffer = grown;
+    }
+    this.#buffer.set(chunk, this.#length);
+    this.#length = needed;
+  }
+}
