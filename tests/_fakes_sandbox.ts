@@ -8,7 +8,7 @@ import { type EngineOutcome, type HostReply, QuickJSEngine } from "../lib/sandbo
 import { createTypeStripper } from "../lib/sandbox/guest/normalize.ts";
 import type { HostCallRequest, SandboxLimits, SandboxResult } from "../lib/sandbox/protocol/types.ts";
 import { SandboxPool } from "../lib/sandbox/host/pool.ts";
-import { type GuestLaunch, guestLaunch } from "../lib/sandbox/host/_guest_launch.ts";
+import { type GuestLaunch, guestLaunch } from "../lib/sandbox/host/guest_launch.ts";
 import { loadSandboxModule, type SandboxModule } from "../lib/sandbox/guest/wasm_module.ts";
 
 /** Heap cap of the in-process test engine, bytes. */
@@ -157,4 +157,79 @@ export function standInGuest(name: string): (heapHintBytes: number) => GuestLaun
     const launch = guestLaunch({ heapLimitBytes });
     return { ...launch, args: [...launch.args.slice(0, -1), module] };
   };
+}
+
+/**
+ * `{ pid: [ppid, cpu ms] }` of every process now, from `/proc` (Linux), read by `cat` because Deno grants
+ * `/proc` only to `--allow-all`.
+ */
+async function processTable(): Promise<Map<number, { ppid: number; cpuMs: number }>> {
+  const { stdout } = await new Deno.Command("sh", {
+    args: ["-c", "cat /proc/[0-9]*/stat 2>/dev/null"],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const table = new Map<number, { ppid: number; cpuMs: number }>();
+  for (const stat of new TextDecoder().decode(stdout).split("\n")) {
+    const close = stat.lastIndexOf(")");
+    if (close < 0) continue;
+    const fields = stat.slice(close + 2).split(" ");
+    table.set(Number(stat.slice(0, stat.indexOf(" "))), {
+      ppid: Number(fields[1]),
+      cpuMs: (Number(fields[11]) + Number(fields[12])) * 10,
+    });
+  }
+  return table;
+}
+
+/** The pids of `rootPid` and all its descendants in `table`. */
+function treeOf(table: Map<number, { ppid: number }>, rootPid: number): Set<number> {
+  const tree = new Set([rootPid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, { ppid }] of table) {
+      if (!tree.has(pid) && tree.has(ppid)) {
+        tree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  return tree;
+}
+
+/** The pids of the process tree under `rootPid` now (Linux `/proc`). */
+export async function treePids(rootPid: number): Promise<Set<number>> {
+  return treeOf(await processTable(), rootPid);
+}
+
+/**
+ * CPU time the process tree under `rootPid` uses over the next `windowMs`, sampled every 100 ms (Linux
+ * `/proc`, 10 ms steps): `existingMs` counts the processes in `existing` (taken before a run started: a
+ * finished run's work, had it survived, is there, in a thread or a process), `startedMs` the others (e.g. a
+ * fresh sandbox process loading QuickJS, which is not a finished run's work). Milliseconds.
+ */
+export async function treeCpuOver(
+  rootPid: number,
+  windowMs: number,
+  existing: Set<number>,
+): Promise<{ existingMs: number; startedMs: number }> {
+  let table = await processTable();
+  let last = new Map([...treeOf(table, rootPid)].map((pid) => [pid, table.get(pid)!.cpuMs]));
+  let existingMs = 0;
+  let startedMs = 0;
+  const until = performance.now() + windowMs;
+  while (performance.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    table = await processTable();
+    const next = new Map<number, number>();
+    for (const pid of treeOf(table, rootPid)) {
+      const cpuMs = table.get(pid)!.cpuMs;
+      const delta = cpuMs - (last.get(pid) ?? 0);
+      if (existing.has(pid)) existingMs += delta;
+      else startedMs += delta;
+      next.set(pid, cpuMs);
+    }
+    last = next;
+  }
+  return { existingMs, startedMs };
 }

@@ -7,7 +7,7 @@
  * Three sides, one folder each:
  * - `host/`: in `mcp-serve`'s process. The pool of sandbox processes (`pool.ts`), one run's deadline,
  *   cancellation and host calls (`_run_session.ts`), starting and killing a process (`_guest_process.ts`,
- *   `_guest_launch.ts`), and the text the agent sees (`render.ts`).
+ *   `guest_launch.ts`), and the text the agent sees (`render.ts`).
  * - `guest/`: in the sandbox process, which holds no permission. Its entry (`main.ts`), the QuickJS engine
  *   (`engine.ts`), one run's state machine (`_script_run.ts`), contexts prepared ahead
  *   (`_prepared_context.ts`), the prelude, compile, and the bridge the script's calls cross
@@ -50,10 +50,10 @@ export {
   SandboxPool,
   type SandboxPoolOptions,
 } from "./host/pool.ts";
-export { type GuestLaunch, guestLaunch } from "./host/_guest_launch.ts";
+export { type GuestLaunch, guestLaunch } from "./host/guest_launch.ts";
 export { type ExecuteStructured, renderExecuteText } from "./host/render.ts";
 export { MAX_TOOL_ARGS_BYTES } from "./protocol/run_types.ts";
 export { MAX_RESULT_DEPTH } from "./protocol/json_depth.ts";
 export { truncateUtf8 } from "./protocol/utf8.ts";
 export { GUEST_SUBCOMMAND } from "./protocol/messages.ts";
-export { HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS } from "./guest/_prelude.ts";
+export { HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS } from "./protocol/globals.ts";

@@ -6,10 +6,10 @@ revokeAllPermissions();
 const attempts: Record<string, () => unknown> = {
   "Deno.readTextFile": () => Deno.readTextFile("/etc/hostname"),
   "Deno.writeTextFile": () => Deno.writeTextFile("/tmp/cargo-agents-guest-probe", "x"),
-  "fetch": () => fetch("http://127.0.0.1:9/"),
-  "Deno.Command": () => new Deno.Command("true").output(),
+  "fetch": () => fetch("http://127.0.0.1:58000/"),
+  "Deno.Command": () => new Deno.Command("/bin/true").output(),
   "Deno.env.get": () => Deno.env.get("HOME"),
-  "Deno.connect": () => Deno.connect({ hostname: "127.0.0.1", port: 9 }),
+  "Deno.connect": () => Deno.connect({ hostname: "127.0.0.1", port: 58000 }),
   "Deno.osRelease": () => Deno.osRelease(),
 };
 const results: Record<string, string> = {};

@@ -12,22 +12,7 @@
  * @module
  */
 import { preludeParts } from "./_prelude_parts.ts";
-
-/**
- * Tool names a script cannot call through its namespace object: `then` (a namespace must not be a thenable,
- * or `await github` would call a tool) and `__proto__`. Every other string key, `constructor`, `toString`,
- * `valueOf`, `toJSON`, `inspect`, `prototype`, `catch` and `finally` included, is a tool call when called.
- * Symbol keys are never tools. `$resources` is the server's resources (`list()`, `read({ uri })`), never a
- * tool: `$` is not allowed in MCP tool names.
- */
-export const UNREACHABLE_TOOL_KEYS: readonly string[] = Object.freeze(["then", "__proto__"]);
-
-/**
- * The global of the meta-server's own helpers in every script (`symposium.search(query, { limit })`).
- * Each helper is a host call under this namespace (counted like a tool call); what it means is the host's
- * business, so the sandbox knows no servers. A server cannot take this global (`namespaceKey` prefixes it).
- */
-export const HELPER_GLOBAL = "symposium";
+import { HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS } from "../protocol/globals.ts";
 
 /** File name the prelude is compiled under; its frames are dropped from the stacks shown to the agent. */
 export const PRELUDE_FILE = "sandbox-prelude.js";

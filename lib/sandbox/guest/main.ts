@@ -12,7 +12,7 @@
  * overlap: the asynchronous one is parked while a run is going.
  *
  * Run from source as this module (`deno run … lib/sandbox/guest/main.ts`) or, in the compiled binary, as
- * the hidden subcommand `cargo-agents __sandbox-guest` (`main.ts`); see `../host/_guest_launch.ts`.
+ * the hidden subcommand `cargo-agents __sandbox-guest` (`main.ts`); see `../host/guest_launch.ts`.
  *
  * @module
  */
@@ -79,6 +79,8 @@ interface ActiveRun {
   end(): void;
   /** Set when a message for this run arrived (reply, deadline, stop) or its wake-up came, since last asked. */
   woken: "message" | "tick" | undefined;
+  /** Whether a host call holds the deadline clock (the host then wants to hear when the run blocks). */
+  held: boolean;
   replies: Map<number, (reply: HostReply) => void>;
   stop: AbortController;
   setDeadline?: ((remainingMs: number | null) => void) | undefined;
@@ -149,6 +151,7 @@ export class GuestServer {
     if (Number.isFinite(timeoutMs)) {
       this.#write({ type: "wake", runId: entry.runId, delayMs: Math.ceil(timeoutMs) });
     }
+    if (entry.held) this.#write({ type: "waiting", runId: entry.runId });
     entry.woken = undefined;
     while (entry.woken === undefined) {
       const read = this.#pipes.readSync(this.#chunk);
@@ -190,6 +193,7 @@ export class GuestServer {
       case "deadline":
         if (active?.runId !== message.runId) break;
         active.woken = "message";
+        active.held = message.remainingMs === null;
         active.setDeadline?.(message.remainingMs);
         break;
       case "tick":
@@ -227,6 +231,7 @@ export class GuestServer {
       ended,
       end,
       woken: undefined,
+      held: false,
       replies: new Map(),
       stop: new AbortController(),
     };

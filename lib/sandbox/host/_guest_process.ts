@@ -1,5 +1,5 @@
 /**
- * One sandbox process behind `SandboxPool`, seen from the host: the child itself (`_guest_launch.ts`), its
+ * One sandbox process behind `SandboxPool`, seen from the host: the child itself (`guest_launch.ts`), its
  * framed pipes, its start state, the run it is serving, and the kill that always works (SIGKILL; on
  * Windows TerminateProcess).
  *
@@ -13,8 +13,7 @@ import {
   MAX_GUEST_FRAME_BYTES,
   type ToGuest,
 } from "../protocol/messages.ts";
-import { processCpuTimeMs } from "./_cpu_time.ts";
-import type { GuestLaunch } from "./_guest_launch.ts";
+import type { GuestLaunch } from "./guest_launch.ts";
 
 /** The run a process is serving, as the process sees it (`RunSession` implements it). */
 export interface GuestSession {
@@ -107,12 +106,6 @@ export class GuestProcess {
   /** The child's process id, while it runs. */
   get pid(): number | undefined {
     return this.#child && !this.#exited ? this.#child.pid : undefined;
-  }
-
-  /** CPU time the process has used so far, milliseconds; `undefined` where it cannot be read. */
-  cpuTimeMs(): number | undefined {
-    const pid = this.pid;
-    return pid === undefined ? undefined : processCpuTimeMs(pid);
   }
 
   /** Sends one message (queued in order behind earlier ones; dropped once the process is gone). */

@@ -1,8 +1,9 @@
 /**
  * One run in one sandbox process, seen from the host: the deadline timer, cancellation, host calls, console
  * lines, and the kill when a stopped guest does not answer within the grace period. While a host call holds
- * the deadline clock (a person is asked to confirm), the guest's CPU time is watched instead: a script that
- * keeps computing while it waits spends the time it had left, and is then stopped and killed.
+ * the deadline clock (a person is asked to confirm), the guest's busy time is counted instead (from each
+ * message that wakes it to its `waiting`): a script that keeps computing while it waits spends the time it
+ * had left, and is then stopped, and killed if it is inside a native built-in.
  *
  * @module
  */
@@ -12,12 +13,12 @@ import {
   MAX_TOOL_ARGS_BYTES,
   type StopReason,
 } from "../protocol/run_types.ts";
-import type { FromGuest } from "../protocol/messages.ts";
+import type { FromGuest, ToGuest } from "../protocol/messages.ts";
 import type { RunOptions, SandboxFailure, SandboxResult } from "../protocol/types.ts";
 import type { GuestProcess, GuestSession } from "./_guest_process.ts";
 
-/** How often the guest's CPU time is read while the deadline clock is held, milliseconds. */
-export const HELD_CPU_POLL_MS = 100;
+/** How often the guest's busy time is checked while the deadline clock is held, milliseconds. */
+export const HELD_BUSY_POLL_MS = 100;
 
 /** How a session ended. */
 export interface SessionEnd {
@@ -51,9 +52,11 @@ export class RunSession implements GuestSession {
   #holds = 0;
   /** Milliseconds left when the clock was held. */
   #heldRemainingMs = 0;
-  /** The guest's CPU time when the clock was held, milliseconds (`undefined`: it cannot be read here). */
-  #heldCpuAtMs: number | undefined;
-  #heldCpuTimer: ReturnType<typeof setInterval> | undefined;
+  /** Milliseconds the guest computed while the clock is held, up to its last `waiting`. */
+  #heldBusyMs = 0;
+  /** `performance.now()` of the message that woke the guest while the clock is held; `undefined` while it waits. */
+  #heldBusySince: number | undefined;
+  #heldBusyTimer: ReturnType<typeof setInterval> | undefined;
   #killTimer: ReturnType<typeof setTimeout> | undefined;
   /** The guest's next timer, when it blocks on its pipe (see the `wake` message). */
   #wakeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -102,11 +105,17 @@ export class RunSession implements GuestSession {
       case "consoleDropped":
         this.#consoleDropped = true;
         break;
+      case "waiting":
+        if (this.#heldBusySince !== undefined) {
+          this.#heldBusyMs += performance.now() - this.#heldBusySince;
+          this.#heldBusySince = undefined;
+        }
+        break;
       case "wake":
         // One wake-up at a time: the guest asks again each time it blocks.
         clearTimeout(this.#wakeTimer);
         this.#wakeTimer = setTimeout(() => {
-          if (!this.#finished) this.#slot.post({ type: "tick", runId: this.#runId });
+          if (!this.#finished) this.#post({ type: "tick", runId: this.#runId });
         }, Math.min(message.delayMs, 2 ** 31 - 1));
         break;
       case "done":
@@ -133,7 +142,7 @@ export class RunSession implements GuestSession {
   #call(callId: number, namespace: string, key: string, argsJson: string | undefined): void {
     this.#toolCalls++;
     const reply = (value: HostReply) => {
-      if (!this.#finished) this.#slot.post({ type: "reply", runId: this.#runId, callId, reply: value });
+      if (!this.#finished) this.#post({ type: "reply", runId: this.#runId, callId, reply: value });
     };
     // The guest refuses larger arguments already; this guards the host thread's JSON.parse regardless.
     if (argsJson !== undefined && argsJson.length > MAX_TOOL_ARGS_BYTES) {
@@ -173,8 +182,13 @@ export class RunSession implements GuestSession {
     if (this.#holds++ === 0) {
       clearTimeout(this.#deadlineTimer);
       this.#heldRemainingMs = Math.max(0, this.#deadlineAt - performance.now());
-      this.#slot.post({ type: "deadline", runId: this.#runId, remainingMs: null });
-      this.#watchHeldCpu();
+      // Busy from now until the guest says it waits (it may be computing, or blocked and woken by this).
+      this.#heldBusyMs = 0;
+      this.#heldBusySince = performance.now();
+      this.#heldBusyTimer = setInterval(() => {
+        if (this.#heldBusySpentMs() > this.#heldRemainingMs) this.#stop("timeout");
+      }, HELD_BUSY_POLL_MS);
+      this.#post({ type: "deadline", runId: this.#runId, remainingMs: null });
     }
     let released = false;
     return () => {
@@ -182,47 +196,40 @@ export class RunSession implements GuestSession {
       released = true;
       if (--this.#holds > 0 || this.#finished || this.#stopping) return;
       // The time left is what was left at the hold, less what the guest computed meanwhile.
-      const leftMs = Math.max(0, this.#heldRemainingMs - this.#heldCpuSpentMs());
-      this.#unwatchHeldCpu();
+      const leftMs = Math.max(0, this.#heldRemainingMs - this.#heldBusySpentMs());
+      this.#unwatchHeld();
       this.#deadlineAt = performance.now() + leftMs;
       this.#deadlineTimer = setTimeout(() => this.#stop("timeout"), leftMs);
-      this.#slot.post({ type: "deadline", runId: this.#runId, remainingMs: leftMs });
+      this.#post({ type: "deadline", runId: this.#runId, remainingMs: leftMs });
     };
   }
 
-  /**
-   * While the clock is held, stops the run once the guest has used more CPU than the time it had left (the
-   * guest enforces the same budget itself between interpreter steps; this catches a native built-in).
-   */
-  #watchHeldCpu(): void {
-    this.#heldCpuAtMs = this.#slot.cpuTimeMs();
-    if (this.#heldCpuAtMs === undefined) return;
-    this.#heldCpuTimer = setInterval(() => {
-      if (this.#heldCpuSpentMs() > this.#heldRemainingMs) this.#stop("timeout");
-    }, HELD_CPU_POLL_MS);
+  /** Sends the guest a message; while the clock is held, the guest is busy from then until its `waiting`. */
+  #post(message: ToGuest): void {
+    if (this.#heldBusyTimer !== undefined) this.#heldBusySince ??= performance.now();
+    this.#slot.post(message);
   }
 
-  #unwatchHeldCpu(): void {
-    clearInterval(this.#heldCpuTimer);
-    this.#heldCpuTimer = undefined;
-    this.#heldCpuAtMs = undefined;
+  #unwatchHeld(): void {
+    clearInterval(this.#heldBusyTimer);
+    this.#heldBusyTimer = undefined;
+    this.#heldBusySince = undefined;
   }
 
-  /** CPU the guest used since the clock was held, milliseconds (0 when it cannot be read). */
-  #heldCpuSpentMs(): number {
-    if (this.#heldCpuAtMs === undefined) return 0;
-    const now = this.#slot.cpuTimeMs();
-    return now === undefined ? 0 : Math.max(0, now - this.#heldCpuAtMs);
+  /** Milliseconds the guest computed since the clock was held. */
+  #heldBusySpentMs(): number {
+    const current = this.#heldBusySince === undefined ? 0 : performance.now() - this.#heldBusySince;
+    return this.#heldBusyMs + current;
   }
 
   #stop(reason: StopReason): void {
     if (this.#finished || this.#stopping) return;
     this.#stopping = reason;
-    this.#unwatchHeldCpu();
+    this.#unwatchHeld();
     // The message and the aborted host calls reach a script that waits on a promise; a busy one has the
     // same deadline of its own (polled between interpreter steps), and one stuck in a native built-in is
     // killed when the grace ends.
-    this.#slot.post({ type: "stop", runId: this.#runId, reason });
+    this.#post({ type: "stop", runId: this.#runId, reason });
     this.#calls.abort(reason);
     this.#killTimer = setTimeout(() => {
       if (this.#stopping) this.#end(this.#stopFailure(this.#stopping), false);
@@ -241,7 +248,10 @@ export class RunSession implements GuestSession {
       }, !outcome.poisoned);
       return;
     }
-    const { failure } = outcome;
+    // The guest's deadline is what was left after the wait for a process; the agent hears the whole limit.
+    const failure: SandboxFailure = outcome.failure.error === "script_timeout"
+      ? this.#stopFailure("timeout")
+      : outcome.failure;
     const stoppedByGuest = failure.error === "script_timeout" || failure.error === "cancelled";
     // The host's reason wins when both ends stopped the run (e.g. cancelled just as the deadline passed).
     this.#end(
@@ -276,7 +286,7 @@ export class RunSession implements GuestSession {
     clearTimeout(this.#deadlineTimer);
     clearTimeout(this.#killTimer);
     clearTimeout(this.#wakeTimer);
-    this.#unwatchHeldCpu();
+    this.#unwatchHeld();
     this.#options.signal?.removeEventListener("abort", this.#onAbort);
     // Calls still pending when the script ended are abandoned: tell their owners.
     this.#calls.abort("finished");

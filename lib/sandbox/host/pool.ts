@@ -14,7 +14,7 @@
  */
 import { RunSession } from "./_run_session.ts";
 import { GuestProcess } from "./_guest_process.ts";
-import { type GuestLaunch, guestLaunch } from "./_guest_launch.ts";
+import { type GuestLaunch, guestLaunch } from "./guest_launch.ts";
 import type { RunOptions, SandboxFailure, SandboxResult } from "../protocol/types.ts";
 
 /** Most sandbox processes alive at once by default. */
@@ -134,6 +134,7 @@ export class SandboxPool {
       const { timeoutMs } = options.limits;
       const timedOut = (): SandboxResult => fail({ error: "script_timeout", limit_secs: timeoutMs / 1000 });
       const slot = await this.#acquire(options.signal, timeoutMs);
+      const queuedUntil = performance.now();
       if (slot === "timeout") return timedOut();
       if (slot === "cancelled" || slot === "closed") return fail({ error: "cancelled" });
       const ready = await slot.ready;
@@ -149,8 +150,9 @@ export class SandboxPool {
         this.#release(slot);
         return fail({ error: "cancelled" });
       }
-      // The wait for a process counts toward the deadline.
-      const leftMs = timeoutMs - (performance.now() - startedAt);
+      // The wait for a free process counts toward the deadline (a process still starting does not: that is
+      // the sandbox's own cost, tens to hundreds of milliseconds).
+      const leftMs = timeoutMs - (queuedUntil - startedAt);
       if (leftMs <= 0) {
         this.#release(slot);
         return timedOut();

@@ -86,7 +86,7 @@ export class FrameDecoder {
       if (bodyBytes > this.#maxFrameBytes) {
         throw new FrameError(
           "oversized",
-          `a frame of ${bodyBytes} bytes is larger than the ${this.#maxFrameBytes} bytes allowed`,
+          `a frame of ${bodyBytes} bytes, more than the ${this.#maxFrameBytes} bytes allowed`,
         );
       }
       const end = offset + FRAME_HEADER_BYTES + bodyBytes;
@@ -95,7 +95,7 @@ export class FrameDecoder {
       try {
         messages.push(JSON.parse(decoder.decode(body)));
       } catch (error) {
-        throw new FrameError("malformed", `a frame is not UTF-8 JSON: ${(error as Error).message}`);
+        throw new FrameError("malformed", `a frame that is not UTF-8 JSON (${(error as Error).message})`);
       }
       offset = end;
     }

@@ -47,6 +47,11 @@ export type FromGuest =
    * `tick` then (a guest that waits only on the host reads its pipe synchronously, with no timeout).
    */
   | { type: "wake"; runId: number; delayMs: number }
+  /**
+   * While the deadline clock is held: the run has nothing to do and blocks on its pipe. From the host's
+   * message that woke it until this, it was computing, and that time is spent from what it had left.
+   */
+  | { type: "waiting"; runId: number }
   /** The run ended; `wasmBytes` is the size the guest's WASM memory has grown to (it never shrinks). */
   | { type: "done"; runId: number; outcome: EngineOutcome; wasmBytes: number };
 
@@ -87,6 +92,8 @@ export function checkFromGuest(raw: unknown): FromGuest | string {
       return isRunId && typeof m.line === "string" ? raw as FromGuest : "a malformed console line";
     case "consoleDropped":
       return isRunId ? raw as FromGuest : "a malformed consoleDropped";
+    case "waiting":
+      return isRunId ? raw as FromGuest : "a malformed waiting";
     case "wake":
       return isRunId && typeof m.delayMs === "number" && m.delayMs >= 0
         ? raw as FromGuest
