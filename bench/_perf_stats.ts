@@ -98,6 +98,22 @@ export function rssMiB(pid: number): number {
   return Number(outputOf("ps", ["-o", "rss=", "-p", String(pid)]) ?? NaN) / 1024;
 }
 
+/**
+ * Resident set of the sandbox processes under `pid` (its children running the guest:
+ * `lib/sandbox/guest/main.ts` from source, `__sandbox-guest` in a binary), MiB; 0 when none runs.
+ */
+export function sandboxRssMiB(pid: number): number {
+  const out = outputOf("ps", ["-eo", "ppid=,rss=,args="]) ?? "";
+  let kib = 0;
+  for (const line of out.split("\n")) {
+    const [ppid, rss, ...args] = line.trim().split(/\s+/);
+    if (Number(ppid) === pid && /sandbox[/\\]guest[/\\]main\.ts|__sandbox-guest/.test(args.join(" "))) {
+      kib += Number(rss);
+    }
+  }
+  return kib / 1024;
+}
+
 function fmt(value: number | undefined, unit: string): string {
   if (value === undefined || Number.isNaN(value)) return "–";
   const digits = unit === "MiB" ? 1 : value >= 100 ? 0 : value >= 10 ? 1 : 2;

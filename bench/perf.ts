@@ -22,7 +22,15 @@ import {
   todoScript,
   type World,
 } from "./_world.ts";
-import { type Figure, loadAverage, rssMiB, type Stats, statsOf, writeReport } from "./_perf_stats.ts";
+import {
+  type Figure,
+  loadAverage,
+  rssMiB,
+  sandboxRssMiB,
+  type Stats,
+  statsOf,
+  writeReport,
+} from "./_perf_stats.ts";
 
 const QUICK = Deno.env.get("BENCH_QUICK") === "1";
 const OUT = Deno.env.get("BENCH_OUT") ?? `${REPO}bench/results/perf.json`;
@@ -111,10 +119,12 @@ try {
     await memNoop.client.callTool({ name: "noop", arguments: {} });
     if (i === 50) {
       rss.meta50 = rssMiB(memMeta.pid);
+      rss.sandbox50 = sandboxRssMiB(memMeta.pid);
       rss.noop50 = rssMiB(memNoop.pid);
     }
   }
   rss.meta1000 = rssMiB(memMeta.pid);
+  rss.sandbox1000 = sandboxRssMiB(memMeta.pid);
   rss.noop1000 = rssMiB(memNoop.pid);
   const idleSince = performance.now();
 
@@ -313,6 +323,7 @@ try {
   }
   rss.idleSecs = Math.round((performance.now() - idleSince) / 1000);
   rss.metaIdle = rssMiB(memMeta.pid);
+  rss.sandboxIdle = sandboxRssMiB(memMeta.pid);
   rss.noopIdle = rssMiB(memNoop.pid);
   figures.push(figure({
     id: "rss50",
@@ -322,6 +333,7 @@ try {
     floorLabel: "no-op server after 50 calls",
     floor: single(rss.noop50!),
     ours: single(rss.meta50!),
+    notes: [`sandbox processes beside it: ${rss.sandbox50!.toFixed(1)} MiB`],
   }, () => true));
   figures.push(figure({
     id: "rss1000",
@@ -331,7 +343,10 @@ try {
     floorLabel: "no-op server after 1,000 calls",
     floor: single(rss.noop1000!),
     ours: single(rss.meta1000!),
-    notes: [`growth 50 → 1,000: ${(rss.meta1000! / rss.meta50!).toFixed(2)}×`],
+    notes: [
+      `growth 50 → 1,000: ${(rss.meta1000! / rss.meta50!).toFixed(2)}×`,
+      `sandbox processes beside it: ${rss.sandbox1000!.toFixed(1)} MiB`,
+    ],
   }, (o) => o.median <= 110 && rss.meta1000! / rss.meta50! <= 1.1));
   figures.push(figure({
     id: "rssIdle",
@@ -341,6 +356,7 @@ try {
     floorLabel: "no-op server, idle as long",
     floor: single(rss.noopIdle!),
     ours: single(rss.metaIdle!),
+    notes: [`sandbox processes beside it: ${rss.sandboxIdle!.toFixed(1)} MiB`],
   }, (o) => o.median <= 100));
   checks.rss = rss;
 } finally {

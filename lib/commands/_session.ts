@@ -24,7 +24,7 @@ export interface Session {
 /**
  * Opens a session for the workspace around `ctx.cwd`: the catalog modules load and the workspace
  * resolves (starting nothing), then the sandbox and meta-server modules load and the sandbox's first
- * Worker is created (it loads QuickJS on another thread). Each module is imported when its step comes,
+ * process is started (it loads QuickJS on its own). Each module is imported when its step comes,
  * so a caller's `onCatalog` runs as early as it can.
  *
  * @param options.stderrLevel Lowest level logged to stderr. @default "info" (`"debug"` with --verbose)
@@ -68,8 +68,8 @@ export async function openSession(
   try {
     options.onCatalog?.(catalog, logger);
     // The sandbox after the catalog: a named server's start (hundreds of ms) waits neither for the
-    // sandbox and meta-server modules nor for the Worker, which is created last, when this thread has
-    // nothing left to load (a Worker loading QuickJS meanwhile made module loading here 2-3x slower),
+    // sandbox and meta-server modules nor for the sandbox process, which is started last, when this thread
+    // has nothing left to load (a sandbox loading QuickJS meanwhile made module loading here 2-3x slower),
     // and is ready before the server is.
     const { createSandboxRunner } = await import("../meta_server/script_runner.ts");
     runner = createSandboxRunner(() => catalog.config, logger);

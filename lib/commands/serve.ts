@@ -2,7 +2,7 @@
  * `cargo-agents mcp-serve`: the meta-server on stdio until the agent closes stdin. The start path loads
  * only the MCP SDK, the stdin reader and the server shell, and reads `config.toml` for the message
  * budget, before it connects: `initialize` is answered first, then the catalog loads and resolves, the
- * servers an `execute` that already arrived names start, and only then the sandbox (its Worker), the
+ * servers an `execute` that already arrived names start, and only then the sandbox (its process), the
  * rest of the meta-server and the declarations load (imported here on demand, not at the top).
  *
  * @module

@@ -73,3 +73,11 @@ for (const granted of [false, true]) {
     assert.equal(Object.keys(results).length, 7);
   });
 }
+
+Deno.test("main.ts and the compile task start the guest under the subcommand the host launches", async () => {
+  const { GUEST_SUBCOMMAND } = await import("../../lib/sandbox/mod.ts");
+  const main = await Deno.readTextFile(new URL("../../main.ts", import.meta.url));
+  assert.ok(main.includes(`Deno.args[0] === "${GUEST_SUBCOMMAND}"`), "main.ts does not dispatch the guest");
+  const denoJson = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
+  assert.match(denoJson.tasks.compile, /--include lib\/sandbox\/guest\/main\.ts/);
+});

@@ -94,7 +94,7 @@ export function syntaxFailure(syntaxError: string): SandboxFailure {
   };
 }
 
-/** The failure reported when the WASM module itself failed (the run's Worker is then replaced). */
+/** The failure reported when the WASM module itself failed (the run's sandbox process is then replaced). */
 export function crashFailure(error: unknown): SandboxFailure {
   if (error instanceof RangeError && /call stack/i.test(error.message)) {
     return {

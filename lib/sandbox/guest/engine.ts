@@ -1,9 +1,9 @@
 /**
- * Runs one script in QuickJS on the current thread (inside a sandbox Worker, or a test): a fresh runtime
+ * Runs one script in QuickJS on the current thread (inside a sandbox process, or a test): a fresh runtime
  * and context, the prelude, the script, then a loop that feeds host-call answers and timers back in until
  * the script's promise settles, the deadline passes or the run is stopped. Hard limits that QuickJS cannot
  * enforce by itself (native built-ins that never poll the interrupt handler, V8 stack overflows that escape
- * the WASM module) are the Worker pool's job: an outcome says `poisoned` when the module must be dropped.
+ * the WASM module) are the sandbox pool's job: an outcome says `poisoned` when the module must be dropped.
  *
  * @module
  */
@@ -32,7 +32,7 @@ export interface EngineOptions {
 /**
  * How many runs' vessels (runtime + context + prelude core, see `_prepared_context.ts`) an engine keeps ready, at
  * most: 2, so that two scripts arriving close together (an agent's burst) both find one, while an idle
- * Worker holds only ~2 × 0.3 MB of QuickJS heap more. Each vessel still serves exactly one run.
+ * sandbox process holds only ~2 × 0.3 MB of QuickJS heap more. Each vessel still serves exactly one run.
  */
 export const SPARE_VESSELS = 2;
 
@@ -41,7 +41,7 @@ export const SPARE_VESSELS = 2;
  * module's heap cap (see `loadSandboxModule()`) is the memory limit; a run's `memoryLimitBytes` is also
  * given to QuickJS, which counts allocations rather than bytes in this build. Up to {@link SPARE_VESSELS}
  * runtimes, contexts and preludes are made ahead, one small step at a time (`refillStep()`, which a sandbox
- * Worker schedules as macrotasks while nothing waits), so that a run only binds its limits, namespaces and
+ * sandbox process schedules as macrotasks while nothing waits), so that a run only binds its limits, namespaces and
  * script; a run that finds none ready makes its own.
  *
  * @example
@@ -77,7 +77,7 @@ export class QuickJSEngine {
    * @param request Script, namespaces and limits (the deadline starts now).
    * @param io Host calls, console sink and stop signals.
    * @param options.onOutcome Receives the outcome as soon as it is known, before the run's runtime is freed
-   *   (a sandbox Worker posts it from there). When freeing fails, the promise's outcome says `poisoned`
+   *   (a sandbox process posts it from there). When freeing fails, the promise's outcome says `poisoned`
    *   although the early one did not: the module must then be dropped all the same.
    * @returns The outcome, once the runtime is freed.
    */
@@ -90,7 +90,7 @@ export class QuickJSEngine {
     const run = new ScriptRun(this.#module, request, io, this.#stripTypes, vessel);
     return run.execute(options.onOutcome).then((outcome) => {
       this.#partsUsed = [...run.loadedParts];
-      // A poisoned module is not touched again (not even to free the spares: it goes with its Worker).
+      // A poisoned module is not touched again (not even to free the spares: it goes with its sandbox process).
       if (outcome.poisoned) {
         this.#disposed = true;
         this.#spares.length = 0;
@@ -132,7 +132,7 @@ export class QuickJSEngine {
 
   /**
    * Frees the ready vessels and stops making more (later runs make their own). Call it when the engine is
-   * dropped (another memory limit, a poisoned module, the Worker closing). Never throws: a vessel that fails
+   * dropped (another memory limit, a poisoned module, the sandbox process closing). Never throws: a vessel that fails
    * to free is left to the module, which is then dropped anyway.
    */
   dispose(): void {
@@ -141,7 +141,7 @@ export class QuickJSEngine {
       try {
         vessel.dispose();
       } catch {
-        // The module is broken; it goes with the Worker.
+        // The module is broken; it goes with the sandbox process.
       }
     }
   }

@@ -1,6 +1,6 @@
 /**
  * Nesting depth of JSON text, measured on the host before a value crosses into QuickJS: QuickJS parses JSON
- * recursively, and nesting deep enough to overflow the Worker's native stack would crash the WASM module
+ * recursively, and nesting deep enough to overflow the sandbox's native stack would crash the WASM module
  * instead of failing the one tool call.
  *
  * @module

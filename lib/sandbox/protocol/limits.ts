@@ -1,6 +1,6 @@
 /**
  * `[mcp]` keys → the limits of one sandbox run, with the stack limit clamped to what QuickJS can
- * enforce by itself inside a Worker thread.
+ * enforce by itself on the sandbox process's thread.
  *
  * @module
  */
@@ -11,12 +11,14 @@ import type { SandboxLimits } from "./types.ts";
  * The largest QuickJS stack limit the sandbox uses, bytes (384 KiB).
  *
  * QuickJS counts its stack in WASM linear memory, but every interpreter frame also occupies the native
- * stack of the Worker thread, which is 4 MiB in Deno and whose V8 limit is the process-wide
- * `--v8-flags=--stack-size=1800` (KiB; the deno.json tasks and `selfCommand()` pass it). Measured with that
+ * stack of the sandbox process's main thread (8 MiB on Linux; it was a 4 MiB Worker thread when this was
+ * measured), whose V8 limit is
+ * `--v8-flags=--stack-size=1800` (KiB; the deno.json tasks, `selfCommand()` and the guest launch pass it). Measured with that
  * flag, QuickJS's own "stack overflow" (a catchable `InternalError`) fires first for recursion through
  * functions, getters, `toString`, proxies, generators and `sort` up to 512 KiB; 384 KiB leaves a margin.
  * Beyond the clamp, and for parser or `JSON` nesting at any useful limit, V8's `RangeError` escapes the
- * WASM module instead: the run then fails with a stack-overflow `script_error` and its Worker is replaced.
+ * WASM module instead: the run then fails with a stack-overflow `script_error` and its sandbox process is
+ * replaced.
  */
 export const MAX_SCRIPT_STACK_BYTES = 384 * 1024;
 

@@ -97,11 +97,11 @@ export type SandboxResult =
     console: string[];
     /** Whether some console output did not fit `maxConsoleBytes`. */
     consoleDropped: boolean;
-    /** How much console output was dropped, when known (absent if the Worker was killed). */
+    /** How much console output was dropped, when known (absent if the sandbox process was killed). */
     consoleDroppedAmount?: { lines: number; bytes: number } | undefined;
     /** Host calls dispatched. */
     toolCalls: number;
-    /** Wall-clock time from `run()` to the result, including any wait for a free Worker, milliseconds. */
+    /** Wall-clock time from `run()` to the result, including any wait for a free sandbox process, milliseconds. */
     durationMs: number;
   }
   | {
