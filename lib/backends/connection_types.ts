@@ -21,6 +21,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/client";
 import { UserError } from "../diagnostics.ts";
+import denoJson from "../../deno.json" with { type: "json" };
 
 /**
  * What a backing server may ask of the agent through us (the relays of `lib/meta_server/`), seen from
@@ -48,7 +49,7 @@ export interface BackendPeer {
 }
 
 /** Name and version we announce to backing servers in `initialize`. */
-export const CLIENT_INFO = { name: "symposium", version: "0.1.0" } as const;
+export const CLIENT_INFO = { name: "symposium", version: denoJson.version } as const;
 
 /** Most `tools/list` pages followed before the listing is cut with a warning. */
 export const MAX_TOOL_LIST_PAGES = 100;

@@ -19,9 +19,10 @@ import type {
   StandardSchemaV1,
   Transport,
 } from "@modelcontextprotocol/server";
+import denoJson from "../../deno.json" with { type: "json" };
 
-/** Version announced in `serverInfo`. */
-export const META_SERVER_VERSION = "0.1.0";
+/** The version this server reports in `initialize` (`serverInfo.version`): the program's, from `deno.json`. */
+export const META_SERVER_VERSION: string = denoJson.version;
 
 /** What the agent reads at `initialize`. */
 export const INSTRUCTIONS =

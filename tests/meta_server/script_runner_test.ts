@@ -68,9 +68,11 @@ Deno.test("createSandboxRunner() cuts a value past the transfer cap as text, kee
 });
 
 Deno.test("createSandboxRunner() counts the wait for a busy sandbox toward the script's deadline", async () => {
-  const runner = createSandboxRunner(() => ({ ...DEFAULT_MCP_CONFIG, scriptTimeoutSecs: 2 }), NULL_LOGGER);
+  // Runs 1 and 2 take a process each and a 2.6 s call of their 4 s; run 3 waits 2.6 s for a process, then
+  // its own call cannot end within the 1.4 s left.
+  const runner = createSandboxRunner(() => ({ ...DEFAULT_MCP_CONFIG, scriptTimeoutSecs: 4 }), NULL_LOGGER);
   const slowCall = (request: HostCallRequest): Promise<unknown> =>
-    new Promise((resolve) => setTimeout(() => resolve(request.key), 1_300));
+    new Promise((resolve) => setTimeout(() => resolve(request.key), 2_600));
   try {
     const runs = [1, 2, 3].map((i) =>
       runner.run({
@@ -84,7 +86,7 @@ Deno.test("createSandboxRunner() counts the wait for a busy sandbox toward the s
     assert.equal(first!.text, '{"result":"wait1"}');
     assert.equal(second!.text, '{"result":"wait2"}');
     assert.equal(third!.isError, true);
-    assert.match(third!.text, /"error":"script_timeout","limit_secs":2\b/);
+    assert.match(third!.text, /"error":"script_timeout","limit_secs":4\b/);
   } finally {
     await runner.close();
   }

@@ -7,15 +7,20 @@ import { testLimits } from "../_fakes_sandbox.ts";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** `slow` waits 1.5 s, holding the deadline when the key is `held`. */
-const host: HostCall = async (req, _signal, control) => {
-  const release = req.key === "held" ? control.holdDeadline() : undefined;
-  try {
-    await sleep(1_500);
-    return "answered";
-  } finally {
-    release?.();
-  }
-};
+const host: HostCall = holdingHost(1_500);
+
+/** Answers after `holdMs`, holding the deadline meanwhile when the key is `held` (a person slow to answer). */
+function holdingHost(holdMs: number): HostCall {
+  return async (req, _signal, control) => {
+    const release = req.key === "held" ? control.holdDeadline() : undefined;
+    try {
+      await sleep(holdMs);
+      return "answered";
+    } finally {
+      release?.();
+    }
+  };
+}
 
 Deno.test("SandboxPool.run() does not count a held host call toward the deadline", async () => {
   const pool = new SandboxPool({ size: 1 });
@@ -56,19 +61,6 @@ Deno.test("SandboxPool.run() runs the deadline clock again, with the time left, 
     await pool.close();
   }
 });
-
-/** `held` waits `holdMs` holding the deadline (a person slow to answer). */
-function holdingHost(holdMs: number): HostCall {
-  return async (req, _signal, control) => {
-    const release = req.key === "held" ? control.holdDeadline() : undefined;
-    try {
-      await sleep(holdMs);
-      return "answered";
-    } finally {
-      release?.();
-    }
-  };
-}
 
 Deno.test("SandboxPool.run() spends what a script computes while the clock is held", async () => {
   const pool = new SandboxPool({ size: 1 });
