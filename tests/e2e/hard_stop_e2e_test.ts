@@ -137,6 +137,39 @@ Deno.test({
     }),
 });
 
+Deno.test({
+  name: "a guest stuck in a built-in dies with mcp-serve when mcp-serve itself is killed",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const world = await makeRawWorld(denoServerToml("fx", "fixture.ts"), "script-timeout-secs = 60");
+    const serve = RawServe.start({ home: world.home, cwd: world.ws });
+    try {
+      await serve.initialize();
+      const running = serve.execute(BUILT_INS[0]![1]).catch(() => undefined);
+      let guests: number[] = [];
+      for (let i = 0; i < 50 && guests.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        guests = await sandboxPids(serve.pid);
+      }
+      assert.ok(guests.length > 0, "no sandbox process under mcp-serve");
+      await new Promise((resolve) => setTimeout(resolve, 500)); // inside String#indexOf by now
+      Deno.kill(serve.pid, "SIGKILL");
+      await serve.child.status;
+      await running;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const { stdout } = await new Deno.Command("ps", { args: ["-o", "pid=,stat=", "-p", guests.join(",")] })
+        .output();
+      const alive = new TextDecoder().decode(stdout).split("\n").filter((line) =>
+        /^\s*\d+\s+[^Z]/.test(line)
+      );
+      assert.deepEqual(alive, [], "a sandbox process outlived mcp-serve");
+    } finally {
+      await serve.close().catch(() => undefined);
+      await world.remove();
+    }
+  },
+});
+
 /** The `result` of a successful `execute` text, else `undefined`. */
 function resultOf(answer: { text: string; isError: boolean }): unknown {
   try {

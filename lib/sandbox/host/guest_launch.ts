@@ -1,8 +1,9 @@
 /**
  * How the host starts a sandbox process: the command line (this same program: `Deno.execPath()` with the
  * hidden subcommand in a compiled binary, `deno run` of the guest module from source, with no permission
- * flag), an environment that holds nothing but what the runtime needs, and, where the platform has one, an
- * OS cap on the process's data memory as a second wall behind QuickJS's own.
+ * flag), an environment that holds nothing but what the runtime needs, and, where the platform has them, an
+ * OS cap on the process's data memory as a second wall behind QuickJS's own and a parent-death signal, so
+ * that a guest stuck in a native built-in dies with `mcp-serve` even when `mcp-serve` itself is killed.
  *
  * @module
  */
@@ -38,6 +39,8 @@ export function guestDataCapBytes(heapLimitBytes: number): number {
 
 /** Where `prlimit` is looked for (util-linux); absent elsewhere, and then there is no OS cap. */
 const PRLIMIT_PATHS = ["/usr/bin/prlimit", "/bin/prlimit"];
+/** Where `setpriv` is looked for (util-linux): `--pdeathsig SIGKILL` ties the guest's life to its parent's. */
+const SETPRIV_PATHS = ["/usr/bin/setpriv", "/bin/setpriv"];
 
 /**
  * The launch of a guest for this program as it runs now.
@@ -48,7 +51,8 @@ const PRLIMIT_PATHS = ["/usr/bin/prlimit", "/bin/prlimit"];
  *   on Windows). @default `Deno.env.toObject()`
  * @param options.execPath The runtime or binary. @default `Deno.execPath()`
  * @returns The command, arguments and environment; from source, `deno run -q --no-prompt --cached-only`
- *   of `lib/sandbox/guest/main.ts` with this checkout's `deno.json`.
+ *   of `lib/sandbox/guest/main.ts` with this checkout's `deno.json`; on Linux behind
+ *   `prlimit --data=… -- setpriv --pdeathsig SIGKILL --` where those exist.
  */
 export function guestLaunch(
   options: { heapLimitBytes: number; env?: Record<string, string>; execPath?: string },
@@ -67,6 +71,12 @@ export function guestLaunch(
     args = ["run", "-q", "--no-prompt", "--cached-only", GUEST_V8_FLAGS, "--config", denoJson, guestModule];
   } else {
     args = [GUEST_SUBCOMMAND];
+  }
+  // Each wrapper execs the next, so the guest keeps the pid the host spawned.
+  const setpriv = Deno.build.os === "linux" ? SETPRIV_PATHS.find(isFile) : undefined;
+  if (setpriv) {
+    args = ["--pdeathsig", "SIGKILL", "--", command, ...args];
+    command = setpriv;
   }
   const prlimit = Deno.build.os === "linux" ? PRLIMIT_PATHS.find(isFile) : undefined;
   if (prlimit) {
