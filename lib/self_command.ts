@@ -1,7 +1,7 @@
 /**
  * How this program runs itself from source, exactly as the compiled binary behaves: `deno run` with
  * the permission set of `deno.json` (`-P`) and the V8 stack size the sandbox was measured with
- * (`lib/sandbox/limits.ts`). One definition for `main.ts` (the entry `sync` writes when running from
+ * (`lib/sandbox/protocol/limits.ts`). One definition for `main.ts` (the entry `sync` writes when running from
  * source), the tests and the benchmarks that start `main.ts` as a process.
  *
  * @module

@@ -1,4 +1,4 @@
-// The layout rules of issue 10 and STYLE.md, checked on the real tree: imports point down the area
+// The layout rules, checked on the real tree: imports point down the area
 // order, private modules stay in their folder, no import circle, modules stay small.
 import { expect } from "expect";
 import { dirname, join, relative } from "node:path";
@@ -25,7 +25,7 @@ const AREA_ORDER: readonly string[][] = [
   ["commands"],
 ];
 
-/** Parsers whose public face is small: allowed past the size limit (issue 10). */
+/** Parsers whose public face is small: allowed past the size limit. */
 const LARGE_PARSERS = new Set(["lib/plugins/_manifest_checker.ts"]);
 const MAX_MODULE_LINES = 450;
 const MAX_TOP_LEVEL_FILES = 6;

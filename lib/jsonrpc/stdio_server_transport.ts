@@ -3,7 +3,7 @@
  * on stdin/stdout, read with a byte budget per message instead of the SDK's 10 MiB buffer (whose
  * overflow closed the session and shut every backing server down). An oversize line is skipped
  * without being held in memory and answered `-32600` naming the budget; an unparseable line gets
- * `-32700`, an invalid message `-32600` (see `classify.ts`); the session goes on in every case.
+ * `-32700`, an invalid message `-32600` (see `_classify.ts`); the session goes on in every case.
  *
  * @module
  */

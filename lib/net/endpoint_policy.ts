@@ -1,5 +1,6 @@
 /**
- * Where a manifest may point the meta-server: the endpoint policy of `cases/endpoint_policy.md`.
+ * Where a manifest may point the meta-server: the remote-endpoint policy (its test vectors are in
+ * `testdata/endpoint_policy/`).
  * A URL is checked as text first (scheme, userinfo, backslash, canonical host), then every
  * address its host resolves to is classified (ipaddr.js plus the IANA special-purpose lists);
  * the caller connects only to the addresses returned in a {@link CheckedEndpoint}.

@@ -1,6 +1,6 @@
 /**
  * Cargo's version-requirement rules on top of npm `semver` (which has no type declarations, hence
- * the typed facade below). Private to `workspace.ts` and `depends_on.ts`.
+ * the typed facade below). Private to `mod.ts` and `depends_on.ts`.
  *
  * Cargo and npm agree on `^`, `~`, `<`, `<=`, `>`, `>=`, partial versions and wildcards (`1.*`);
  * they differ in three places handled here: a bare version means `^` in Cargo (exact in npm),

@@ -7,7 +7,7 @@
  * agent sent back to the model are checked: the server's tools listed, the TODO files found, each
  * shown once. Ends with the agent × (accepted, connected, tools seen, end-to-end) table.
  *
- * Not part of `deno task test` (the file name does not end in `_test.ts`); CI runs both.
+ * Not part of `deno task test` (the file name does not end in _test.ts); CI runs both.
  * `CARGO_AGENTS_AGENT_CACHE` moves the install cache; `STAND_IN_DUMP=1` keeps each request body.
  *
  * @module

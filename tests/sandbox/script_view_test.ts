@@ -1,4 +1,4 @@
-// What a script sees when things fail (issue 11, item 6), in the in-process engine: tool errors name the
+// What a script sees when things fail, in the in-process engine: tool errors name the
 // tool when uncaught, Error subclasses keep their name and toString, undefined is not null, the heap limit
 // is met promptly by a huge join, and a flood of calls keeps its tool_call_limit tag.
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * Script text as agents send it → source QuickJS can compile (upstream §5 `normalize.rs`): Markdown fences
+ * Script text as agents send it → source QuickJS can compile (as the first implementation did): Markdown fences
  * and `export default` are removed, and the script is wrapped as an async arrow function in two forms,
  * expression first, then statement body (statement body alone when the script starts with a statement
  * keyword). TypeScript syntax is stripped with sucrase only when the plain

@@ -1,5 +1,5 @@
 /**
- * The `execute` answer (SPEC §5, upstream §4.5): a successful run is an object, `{ result: <value> }` plus
+ * The `execute` answer: a successful run is an object, `{ result: <value> }` plus
  * the console lines, a truncation note and the notices when there are any, sent both as `structuredContent`
  * and, serialized, as the text block. Some clients (Gemini CLI) refuse a structured result that is not an
  * object and derive one from the text when none is sent; the text being exactly the serialized object is

@@ -74,7 +74,7 @@ export interface RunOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** Why a run failed, as the tagged object the agent sees (SPEC §5). */
+/** Why a run failed, as the tagged object the agent sees (`error` names the kind, the rest its facts). */
 export type SandboxFailure =
   | { error: "script_timeout"; limit_secs: number }
   | { error: "memory_exhausted"; limit_mb: number }
