@@ -56,3 +56,11 @@ export function sourceRunArgs(repoDir: string): string[] {
   const dir = repoDir.endsWith("/") || repoDir.endsWith("\\") ? repoDir : `${repoDir}/`;
   return ["run", ...DENO_RUN_FLAGS, "--config", `${dir}deno.json`, `${dir}main.ts`];
 }
+
+/**
+ * Whether `execPath` (e.g. `Deno.execPath()`) is the Deno runtime itself, i.e. this program runs from
+ * source, rather than a compiled binary: its file name is `deno` or `deno.exe` (any case).
+ */
+export function isDenoRuntime(execPath: string): boolean {
+  return /^deno(\.exe)?$/i.test(execPath.split(/[\\/]/).pop() ?? "");
+}

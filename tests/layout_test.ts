@@ -27,7 +27,12 @@ const AREA_ORDER: readonly string[][] = [
 
 /** Parsers whose public face is small: allowed past the size limit. */
 const LARGE_PARSERS = new Set(["lib/plugins/_manifest_checker.ts"]);
-const MAX_MODULE_LINES = 450;
+/**
+ * A module is one concept, not a line count: past ~600 lines the test says so (a hint to look for a second
+ * concept inside), and only past 900 does it fail (a module that size is no longer read as one).
+ */
+const WARN_MODULE_LINES = 600;
+const MAX_MODULE_LINES = 900;
 const MAX_TOP_LEVEL_FILES = 6;
 
 function rankOf(area: string): number {
@@ -118,7 +123,9 @@ Deno.test("lib/ keeps few loose files and no module over the size limit", async 
   for (const file of files) {
     const rel = relative(REPO_ROOT, file);
     const lines = (await Deno.readTextFile(file)).split("\n").length - 1;
-    if (lines > MAX_MODULE_LINES && !LARGE_PARSERS.has(rel)) large.push(`${rel}: ${lines} lines`);
+    if (LARGE_PARSERS.has(rel)) continue;
+    if (lines > MAX_MODULE_LINES) large.push(`${rel}: ${lines} lines`);
+    else if (lines > WARN_MODULE_LINES) console.warn(`${rel} has ${lines} lines: does it hold two concepts?`);
   }
   expect(large).toEqual([]);
 });

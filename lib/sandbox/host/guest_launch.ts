@@ -7,9 +7,10 @@
  *
  * @module
  */
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GUEST_SUBCOMMAND } from "../protocol/messages.ts";
+import { isDenoRuntime } from "../../self_command.ts";
 
 /** A process to spawn: program, arguments and the whole environment (nothing is inherited). */
 export interface GuestLaunch {
@@ -84,11 +85,6 @@ export function guestLaunch(
     command = prlimit;
   }
   return { command, args, env: childEnv };
-}
-
-/** Whether `execPath` is the Deno runtime itself (running from source) rather than a compiled binary. */
-export function isDenoRuntime(execPath: string): boolean {
-  return /^deno(\.exe)?$/i.test(basename(execPath));
 }
 
 /**

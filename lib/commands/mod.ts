@@ -1,0 +1,291 @@
+/**
+ * The command table of `cargo-agents`: every command's summary, help text, options and the module that runs
+ * it (imported when the command runs, so a command loads only what it uses), and the routing of the
+ * arguments after the program name to one of them. `main.ts` builds the context and renders errors; this
+ * module must never read `Deno.args`, print on its own, or exit.
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { closestMatch, UsageError } from "../diagnostics.ts";
+import type { CommandContext } from "./context.ts";
+import denoJson from "../../deno.json" with { type: "json" };
+
+/** The program's version, from `deno.json` (the only place it is written). */
+export const PROGRAM_VERSION: string = denoJson.version;
+const VERSION = PROGRAM_VERSION;
+
+interface CommandDef {
+  /** One line for the command list. */
+  summary: string;
+  /** Full `--help` text: usage, then every flag with its unit and default. */
+  help: string;
+  options: Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }>;
+  /** Positional arguments accepted: `"none"`, `"one"` or `"many"`. Default `"none"`. */
+  positionals?: "none" | "one" | "many";
+  /** Runs the command; resolves to the exit code. */
+  run(values: Record<string, unknown>, positionals: string[], ctx: CommandContext): Promise<number>;
+}
+
+const COMMANDS: Record<string, CommandDef> = {
+  "mcp-serve": {
+    summary: "Run the MCP meta-server on stdio (stdout carries JSON-RPC only)",
+    help: `Usage: cargo-agents mcp-serve [--config-dir DIR]
+
+Runs the meta-server for the workspace around the current directory. An agent
+starts it; stdout carries JSON-RPC only, logs go to stderr and <config>/logs/.
+
+Options:
+  --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+    options: { "config-dir": { type: "string" } },
+    run: async (v, _p, ctx) => (await import("./serve.ts")).runServe(withConfigDir(ctx, v["config-dir"])),
+  },
+  "status": {
+    summary: "Show plugins and which MCP servers apply here, and why",
+    help: `Usage: cargo-agents status [--json]
+
+Lists every plugin, every MCP server it declares, whether the server applies
+to the workspace around the current directory and why (or why not), its
+transport and, for remote servers, the sign-in state. Starts nothing.
+
+Options:
+  --json   Print one JSON document instead of text. Default: off`,
+    options: { json: { type: "boolean" } },
+    run: async (v, _p, ctx) => (await import("./status.ts")).runStatus({ json: v.json === true }, ctx),
+  },
+  "sync": {
+    summary: "Write the one `symposium` MCP entry into each agent's config",
+    help:
+      `Usage: cargo-agents sync [--agent NAME]... [--project [--via-cargo]] [--dry-run] [--remove] [--force]
+       cargo-agents sync --list [--project]
+
+Registers the meta-server (this program with \`mcp-serve\`) under the name
+"symposium" in the MCP configuration of every detected coding agent.
+
+Options:
+  --agent NAME       Only this agent (repeatable; an id from --list). Default: every detected agent
+  --project          Write project-level files in the workspace where the agent has them; they
+                     start \`cargo-agents mcp-serve\` from PATH. Default: off
+  --via-cargo        With --project: start \`cargo agents mcp-serve\` instead. Default: off
+  --dry-run          Print a unified diff per file and write nothing. Default: off
+  --remove           Take the "symposium" entry out instead. Default: off
+  --force            Also replace config files that are read-only (they stay read-only). Default: off
+  --list             List every agent id, whether it is detected and why, and its files; write nothing
+  --config-dir DIR   The configuration folder the entry carries (\`mcp-serve --config-dir\`).
+                     Default: $SYMPOSIUM_HOME, else $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+    options: {
+      agent: { type: "string", multiple: true },
+      project: { type: "boolean" },
+      "dry-run": { type: "boolean" },
+      remove: { type: "boolean" },
+      force: { type: "boolean" },
+      list: { type: "boolean" },
+      "via-cargo": { type: "boolean" },
+      "config-dir": { type: "string" },
+    },
+    run: async (v, _p, ctx) =>
+      (await import("./sync.ts")).runSync({
+        agents: (v.agent as string[] | undefined) ?? [],
+        project: v.project === true,
+        dryRun: v["dry-run"] === true,
+        remove: v.remove === true,
+        force: v.force === true,
+        list: v.list === true,
+        viaCargo: v["via-cargo"] === true,
+      }, withConfigDir(ctx, v["config-dir"])),
+  },
+  "mcp login": {
+    summary: "Sign in to a remote MCP server (OAuth, opens the browser)",
+    help: `Usage: cargo-agents mcp login <server>
+
+Signs in to the remote MCP server <server> (as named in its plugin manifest):
+opens the browser, waits up to 300 s for the redirect, stores the tokens in
+<config>/credentials/<server>.json (mode 0600).`,
+    options: {},
+    positionals: "one",
+    run: async (_v, p, ctx) =>
+      (await import("./login.ts")).runLogin({ server: onePositional(p, "server") }, ctx),
+  },
+  "mcp logout": {
+    summary: "Forget (and revoke) the stored sign-in of a remote MCP server",
+    help: `Usage: cargo-agents mcp logout <server>
+
+Revokes the token at the server when it offers revocation (RFC 7009) and
+deletes <config>/credentials/<server>.json. Running it twice is harmless.`,
+    options: {},
+    positionals: "one",
+    run: async (_v, p, ctx) =>
+      (await import("./login.ts")).runLogout({ server: onePositional(p, "server") }, ctx),
+  },
+  "mcp exec": {
+    summary: "Run one script as `execute` would and print the result",
+    help: `Usage: cargo-agents mcp exec <file.js|->
+
+Runs the script in <file.js> (or stdin for "-") exactly as the \`execute\` tool
+would in this workspace, and prints the text the agent would receive. Exit 1
+when the result is an error.`,
+    options: {},
+    positionals: "one",
+    run: async (_v, p, ctx) =>
+      (await import("./exec.ts")).runExec({ file: onePositional(p, "file.js|-") }, ctx),
+  },
+  "mcp tools": {
+    summary: "Print what `list_tools` would answer",
+    help: `Usage: cargo-agents mcp tools [server...] [--detail names|signatures|full] [--pattern GLOB]
+                          [--query WORDS [--limit N]]
+
+Prints what the \`list_tools\` tool would answer in this workspace. Naming
+servers implies --detail full.
+
+Options:
+  --detail LEVEL   names, signatures or full. Default: names
+  --pattern GLOB   Only tools whose name matches (\`*\` = any run of characters)
+  --query WORDS    Ranked search by what a tool does; starts no server
+  --limit N        Most search results, 1 to 50. Default: 10`,
+    options: {
+      detail: { type: "string" },
+      pattern: { type: "string" },
+      query: { type: "string" },
+      limit: { type: "string" },
+    },
+    positionals: "many",
+    run: async (v, p, ctx) => {
+      const detail = v.detail as string | undefined;
+      if (detail !== undefined && !["names", "signatures", "full"].includes(detail)) {
+        throw new UsageError(`Cannot use --detail "${detail}": expected names, signatures or full`);
+      }
+      const limit = v.limit === undefined ? undefined : Number(v.limit);
+      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 50)) {
+        throw new UsageError(`Cannot use --limit "${v.limit}": expected a whole number from 1 to 50`);
+      }
+      return (await import("./tools.ts")).runTools({
+        servers: p,
+        detail: detail as "names" | "signatures" | "full" | undefined,
+        pattern: v.pattern as string | undefined,
+        query: v.query as string | undefined,
+        limit,
+      }, ctx);
+    },
+  },
+};
+
+const GLOBAL_HELP = `cargo-agents ${VERSION}: one MCP server for all of a Rust workspace's plugin tools
+
+Usage: cargo-agents <command> [options]
+       cargo agents <command> [options]
+
+Commands:
+${Object.entries(COMMANDS).map(([name, def]) => `  ${name.padEnd(12)} ${def.summary}`).join("\n")}
+
+Global options:
+  -h, --help      Show help (also after a command)
+  -V, --version   Show the version
+  -v, --verbose   Show causes and stacks with errors; mcp-serve also logs
+                  debug lines to stderr
+
+Configuration lives in $SYMPOSIUM_HOME, else $XDG_CONFIG_HOME/symposium, else ~/.symposium.`;
+
+/** node:util parseArgs messages, made to follow our grammar (no raw quoting advice). */
+function describeParseError(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  const option = /'(-[^']*)'/.exec(e.message ?? "")?.[1];
+  switch (e.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown option "${option ?? "?"}"`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return `option "${option?.split(" ")[0] ?? "?"}" needs a value`;
+    default:
+      return e.message ?? String(error);
+  }
+}
+
+/** The context with `--config-dir` (resolved against the working directory) when it was given. */
+function withConfigDir(ctx: CommandContext, value: unknown): CommandContext {
+  if (typeof value !== "string") return ctx;
+  if (value.trim() === "") throw new UsageError('Cannot use --config-dir "": expected a folder');
+  return { ...ctx, configDir: resolve(ctx.cwd, value) };
+}
+
+function onePositional(positionals: string[], name: string): string {
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      `Cannot run the command: expected exactly one <${name}> argument, got ${positionals.length}`,
+    );
+  }
+  return positionals[0]!;
+}
+
+/**
+ * Runs the command `rest` names (the arguments after the program name, without `-v`/`--verbose` and a
+ * leading `agents`), or prints the help or the version.
+ *
+ * @returns The exit code: 0 ok, 2 usage shown without a command; the command's own code otherwise.
+ * @throws {UsageError} For an unknown command or option, or arguments the command does not take.
+ * @throws {UserError} What the command throws for bad input.
+ */
+export async function runCommandLine(rest: string[], ctx: CommandContext): Promise<number> {
+  if (rest.length === 0 || rest[0] === "-h" || rest[0] === "--help" || rest[0] === "help") {
+    ctx.writeOut(GLOBAL_HELP + "\n");
+    return rest.length === 0 ? 2 : 0;
+  }
+  if (rest[0] === "-V" || rest[0] === "--version") {
+    ctx.writeOut(`cargo-agents ${VERSION}\n`);
+    return 0;
+  }
+  let name = rest[0]!;
+  let tail = rest.slice(1);
+  if (name === "mcp") {
+    const sub = tail[0];
+    if (sub === undefined || sub === "-h" || sub === "--help") {
+      ctx.writeOut(
+        "Usage: cargo-agents mcp <login|logout|exec|tools> ...\n\n" +
+          Object.entries(COMMANDS).filter(([n]) => n.startsWith("mcp ")).map(([n, d]) =>
+            `  ${n.padEnd(12)} ${d.summary}`
+          )
+            .join("\n") +
+          "\n",
+      );
+      return sub === undefined ? 2 : 0;
+    }
+    name = `mcp ${sub}`;
+    tail = tail.slice(1);
+  }
+  const def = COMMANDS[name];
+  if (!def) {
+    if (name.startsWith("-")) {
+      throw new UsageError(`Cannot run cargo-agents: unknown option "${name}"`, {
+        hint: "run `cargo-agents --help` for the options and commands",
+      });
+    }
+    const near = closestMatch(name, Object.keys(COMMANDS));
+    throw new UsageError(`Cannot run "${name}": no such command`, {
+      hint: near
+        ? `did you mean \`${near}\`? (\`cargo-agents --help\` lists them all)`
+        : "run `cargo-agents --help` for the list",
+    });
+  }
+  if (tail.includes("-h") || tail.includes("--help")) {
+    ctx.writeOut(def.help + "\n");
+    return 0;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args: tail, options: def.options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError(`Cannot parse the arguments of "${name}": ${describeParseError(e)}`, {
+      hint: `run \`cargo-agents ${name} --help\``,
+    });
+  }
+  const arity = def.positionals ?? "none";
+  if (arity === "none" && parsed.positionals.length > 0) {
+    throw new UsageError(
+      `Cannot parse the arguments of "${name}": unexpected argument "${parsed.positionals[0]}"`,
+      {
+        hint: `\`${name}\` takes no arguments; run \`cargo-agents ${name} --help\``,
+      },
+    );
+  }
+  return await def.run(parsed.values as Record<string, unknown>, parsed.positionals, ctx);
+}
