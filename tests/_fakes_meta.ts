@@ -68,6 +68,9 @@ const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor as
   ...args: string[]
 ) => (...args: unknown[]) => Promise<unknown>;
 
+/** The host runner has no deadline to hold: holding it is a no-op. */
+const NO_DEADLINE = { holdDeadline: () => () => {} };
+
 /**
  * A stand-in for the QuickJS sandbox (tests only): the script body runs on the host as an async
  * function whose parameters are the server globals (proxies that call `hostCall`). Output: the
@@ -81,7 +84,7 @@ export const hostRunner: ScriptRunner = {
       new Proxy({}, {
         get: (_t, key) =>
           typeof key === "string" && key !== "then"
-            ? (args: unknown) => hostCall({ namespace, key, args }, abort.signal)
+            ? (args: unknown) => hostCall({ namespace, key, args }, abort.signal, NO_DEADLINE)
             : undefined,
       })
     );

@@ -14,6 +14,7 @@ import { describeRefusal, dormantLines } from "./_problems.ts";
 import { answerHelperCall, HELPER_GLOBAL } from "./_script_search.ts";
 import { ToolConfirmer } from "./_confirm.ts";
 import { startNamedServers } from "./named_servers.ts";
+import type { HostCall, HostCallControl, HostCallRequest } from "../sandbox/mod.ts";
 
 export { namedServers, startNamedServers } from "./named_servers.ts";
 
@@ -55,19 +56,8 @@ export function executeDescription(catalog: Catalog): string {
   return cut(shown);
 }
 
-/** A host call from the sandbox: the script's `namespace.key(args)`. */
-export interface HostCallRequest {
-  namespace: string;
-  key: string;
-  /** The script's first argument as JSON, or `undefined`. */
-  args: unknown;
-}
-
-/** What a host call may do to its script's run (see `HostCallControl` of `lib/sandbox/`). */
-export interface HostCallControl {
-  /** Stops the script's deadline clock until the returned release is called. */
-  holdDeadline(): () => void;
-}
+// The host-call shapes are the sandbox's own (one definition, `lib/sandbox/protocol/types.ts`).
+export type { HostCallControl, HostCallRequest } from "../sandbox/mod.ts";
 
 /** The key prefix of resource methods: `srv.$resources.list()` arrives as key `$resources.list`. */
 export const RESOURCES_KEY_PREFIX = "$resources.";
@@ -82,7 +72,7 @@ export interface ScriptRunner {
   run(request: {
     script: string;
     namespaces: string[];
-    hostCall: (request: HostCallRequest, signal: AbortSignal, control?: HostCallControl) => Promise<unknown>;
+    hostCall: HostCall;
     notices: () => string[];
     signal?: AbortSignal | undefined;
   }): Promise<{

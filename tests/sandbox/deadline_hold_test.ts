@@ -1,8 +1,8 @@
 // HostCallControl.holdDeadline(): the time a host call holds the deadline (a person answering a
 // confirmation) does not count toward the script's deadline; the clock runs again afterwards.
 import assert from "node:assert/strict";
-import { type HostCall, SandboxPool } from "../../lib/sandbox/mod.ts";
-import { testLimits } from "../_fakes_sandbox.ts";
+import type { HostCall } from "../../lib/sandbox/mod.ts";
+import { testLimits, withPool } from "../_fakes_sandbox.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -23,8 +23,7 @@ function holdingHost(holdMs: number): HostCall {
 }
 
 Deno.test("SandboxPool.run() does not count a held host call toward the deadline", async () => {
-  const pool = new SandboxPool({ size: 1 });
-  try {
+  await withPool({ size: 1 }, async (pool) => {
     const limits = testLimits({ timeoutMs: 1_000 });
     const held = await pool.run({
       script: "return await srv.held()",
@@ -41,14 +40,11 @@ Deno.test("SandboxPool.run() does not count a held host call toward the deadline
       hostCall: host,
     });
     assert.deepEqual(unheld.ok ? "ok" : unheld.failure, { error: "script_timeout", limit_secs: 1 });
-  } finally {
-    await pool.close();
-  }
+  });
 });
 
 Deno.test("SandboxPool.run() runs the deadline clock again, with the time left, after the hold", async () => {
-  const pool = new SandboxPool({ size: 1 });
-  try {
+  await withPool({ size: 1 }, async (pool) => {
     const result = await pool.run({
       script: "await srv.held(); while (true) {}",
       namespaces: ["srv"],
@@ -57,14 +53,11 @@ Deno.test("SandboxPool.run() runs the deadline clock again, with the time left, 
     });
     assert.deepEqual(result.ok ? "ok" : result.failure, { error: "script_timeout", limit_secs: 1 });
     assert.ok(result.durationMs >= 1_500, `ran ${result.durationMs} ms`);
-  } finally {
-    await pool.close();
-  }
+  });
 });
 
 Deno.test("SandboxPool.run() spends what a script computes while the clock is held", async () => {
-  const pool = new SandboxPool({ size: 1 });
-  try {
+  await withPool({ size: 1 }, async (pool) => {
     // The script keeps busy while a person is asked for 8 s: it had 1 s left, which its computing spends.
     const result = await pool.run({
       script: "srv.held(); let i = 0; while (true) i++",
@@ -77,14 +70,11 @@ Deno.test("SandboxPool.run() spends what a script computes while the clock is he
       result.durationMs < 4_000,
       `ran ${result.durationMs.toFixed(0)} ms while the question was open`,
     );
-  } finally {
-    await pool.close();
-  }
+  });
 });
 
 Deno.test("SandboxPool.run() kills a script stuck in a native built-in while the clock is held", async () => {
-  const pool = new SandboxPool({ size: 1, hardKillGraceMs: 200 });
-  try {
+  await withPool({ size: 1, hardKillGraceMs: 200 }, async (pool) => {
     // The built-in never polls the interrupt handler: the host counts the busy time and kills the process.
     const result = await pool.run({
       script:
@@ -100,14 +90,11 @@ Deno.test("SandboxPool.run() kills a script stuck in a native built-in while the
     );
     const next = await pool.run({ script: "return 5", namespaces: [], limits: testLimits(), hostCall: host });
     assert.equal(next.ok && next.valueJson, "5");
-  } finally {
-    await pool.close();
-  }
+  });
 });
 
 Deno.test("SandboxPool.run() keeps a script that only waits while the clock is held", async () => {
-  const pool = new SandboxPool({ size: 1 });
-  try {
+  await withPool({ size: 1 }, async (pool) => {
     // Waiting 3 s on the question (and on a timer meanwhile) spends nothing of the 1 s it has.
     const result = await pool.run({
       script: "const [a] = await Promise.all([srv.held(), new Promise((r) => setTimeout(r, 500))]); return a",
@@ -117,7 +104,5 @@ Deno.test("SandboxPool.run() keeps a script that only waits while the clock is h
     });
     assert.ok(result.ok, JSON.stringify(result));
     assert.equal(JSON.parse(result.valueJson), "answered");
-  } finally {
-    await pool.close();
-  }
+  });
 });
