@@ -102,7 +102,8 @@ const INLINE_OBJECT_MAX_CHARS = 90;
  * two spaces per level from `indent`. Property names are quoted where they are not identifiers.
  * A shape that is `"null"` alone renders `unknown` (a value seen only as `null` says nothing of
  * its type otherwise), and a property seen not `null` fewer than {@link SHAPE_SURE_SIGHTINGS}
- * times whose shape is a string, number, object or map (nullable in many APIs) gets `| null`.
+ * times whose shape is a string, object or map (nullable in many APIs) gets `| null`. Unions
+ * list `null` last.
  * Every rendering type-checks under strict `deno check` (`exactOptionalPropertyTypes` included).
  *
  * @param shape The shape.
@@ -125,7 +126,10 @@ export function renderShape(shape: Shape, indent = 0): string {
     return typeof shape.a === "object" && "u" in shape.a ? `(${element})[]` : `${element}[]`;
   }
   if ("r" in shape) return `Record<string, ${renderShape(shape.r, indent)}>`;
-  if ("u" in shape) return shape.u.map((m) => (m === "null" ? "null" : renderShape(m, indent))).join(" | ");
+  if ("u" in shape) {
+    const members = shape.u.filter((m) => m !== "null").map((m) => renderShape(m, indent));
+    return (shape.u.includes("null") ? [...members, "null"] : members).join(" | ");
+  }
   return renderObject(shape, indent);
 }
 
@@ -143,9 +147,9 @@ function renderObject(shape: ObjectShape, indent: number): string {
   return `{\n${members.map((m) => `${pad}${m};`).join("\n")}\n${"  ".repeat(indent)}}`;
 }
 
-/** Strings, numbers, objects and maps (and unions of them without `null`): often `null` in APIs. */
+/** Strings, objects and maps (and unions of them without `null`): often `null` in APIs (ids and counts rarely). */
 function isNullableKind(shape: Shape): boolean {
-  if (shape === "string" || shape === "number") return true;
+  if (shape === "string") return true;
   if (typeof shape !== "object") return false;
   if ("u" in shape) return shape.u.every(isNullableKind);
   return "o" in shape || "r" in shape;
