@@ -14,6 +14,7 @@ import {
   propertyFlags,
   propertySightings,
   type Shape,
+  SHAPE_SURE_SIGHTINGS,
   type ShapeProperty,
 } from "../declarations/observed_shape.ts";
 import { maskShapes, processSecrets } from "../secrets/mod.ts";
@@ -33,6 +34,8 @@ export const SHAPE_MAX_NODES = 2_000;
 
 /** Flags of a property present and not `null` once (see `ShapeProperty`). */
 const SEEN_ONCE = propertyFlags(false, 1);
+/** Flags of a property whose type is sure (a content block's own fields). */
+const SURE = propertyFlags(false, SHAPE_SURE_SIGHTINGS);
 
 /** The flags of a property seen on both sides (`a` and `b` are flags), or on one side only. */
 function mergeFlags(a: number, b: number | undefined, across: boolean): number {
@@ -156,12 +159,15 @@ function deriveObject(value: object, depth: number, walk: Walk): Shape {
   }
   if (isMap) return deriveMap(record, depth, walk);
   const props: ShapeProperty[] = [];
+  // A content block's fields are typed by the protocol (`text` is a string): no `| null` to guess.
+  const isBlock = walk.blocks && depth === 1;
+  const seen = isBlock ? SURE : SEEN_ONCE;
   for (const key of keys) {
     const item = record[key];
-    if (walk.blocks && depth === 1 && key === "type" && typeof item === "string" && BLOCK_TYPES.has(item)) {
-      props.push([key, { t: item }, SEEN_ONCE]);
+    if (isBlock && key === "type" && typeof item === "string" && BLOCK_TYPES.has(item)) {
+      props.push([key, { t: item }, seen]);
       walk.nodes--;
-    } else props.push([key, derive(item, depth + 1, walk), item === null ? 0 : SEEN_ONCE]);
+    } else props.push([key, derive(item, depth + 1, walk), item === null ? 0 : seen]);
   }
   return { o: props };
 }

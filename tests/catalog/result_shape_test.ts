@@ -118,7 +118,7 @@ Deno.test("deriveShape() keeps the type tags of content blocks only", () => {
   const blocks = [{ type: "text", text: "hi" }, { type: "image", data: "AAAA", mimeType: "image/png" }];
   assert.equal(
     renderShape(deriveShape(blocks, { contentBlocks: true })),
-    '({ type: "text"; text: string | null } | { type: "image"; data: string | null; mimeType: string | null })[]',
+    '({ type: "text"; text: string } | { type: "image"; data: string; mimeType: string })[]',
   );
   assert.equal(renderShape(deriveShape([{ type: "text" }])), "{ type: string | null }[]");
 });
