@@ -8,7 +8,7 @@
  */
 import type { Tool } from "../backends/connection.ts";
 import type { ObservedLookup, ObservedResult, Shape } from "../declarations/observed_shape.ts";
-import { boundShape, deriveShape, mergeShapes, SHAPE_MAX_BYTES } from "./result_shape.ts";
+import { boundShape, deriveShape, FieldKeyMemo, mergeShapes, SHAPE_MAX_BYTES } from "./result_shape.ts";
 
 /** Wait between the first unsaved observation of a server and the write of its cache file, in ms. */
 export const SHAPE_FLUSH_MS = 2_000;
@@ -106,6 +106,7 @@ export interface ShapeFiles {
  */
 export class ObservedResults {
   readonly #servers = new Map<string, ServerShapes>();
+  readonly #keys = new FieldKeyMemo();
   readonly #files: ShapeFiles;
   readonly #onError: (error: unknown) => void;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -135,7 +136,7 @@ export class ObservedResults {
     if (this.#closed) return;
     const server = this.#server(key);
     const fingerprint = toolFingerprint(tool);
-    const shape = deriveShape(value, { contentBlocks });
+    const shape = deriveShape(value, { contentBlocks, keys: this.#keys });
     const held = server.tools.get(tool.name);
     if (held === undefined || held.fingerprint !== fingerprint) {
       server.tools.set(tool.name, { fingerprint, calls: 1, shape: boundShape(shape).shape });

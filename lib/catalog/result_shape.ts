@@ -84,11 +84,37 @@ export function isFieldKey(key: string): boolean {
   return true;
 }
 
+/** Most keys a {@link FieldKeyMemo} holds before it starts again. */
+const FIELD_KEY_MEMO_SIZE = 4_096;
+
+/**
+ * {@link isFieldKey} remembered for the field names seen (the same few names come back in every
+ * answer, and the secret checks are the costly part). Only names that pass the cheap checks are
+ * kept, at most 4,096, in memory only; all are forgotten when a secret was registered since.
+ */
+export class FieldKeyMemo {
+  readonly #held = new Map<string, boolean>();
+  #secrets = processSecrets.size;
+
+  /** {@link isFieldKey} of `key`. */
+  isFieldKey(key: string): boolean {
+    if (key.length === 0 || key.length > 32 || !FIELD_KEY.test(key)) return false;
+    if (this.#secrets !== processSecrets.size || this.#held.size >= FIELD_KEY_MEMO_SIZE) {
+      this.#held.clear();
+      this.#secrets = processSecrets.size;
+    }
+    let held = this.#held.get(key);
+    if (held === undefined) this.#held.set(key, held = isFieldKey(key));
+    return held;
+  }
+}
+
 /** Per-answer state of {@link deriveShape}: the node budget left. */
 interface Walk {
   nodes: number;
   /** The answer is the tool's content blocks: `type` tags of blocks are kept. */
   blocks: boolean;
+  keys: FieldKeyMemo;
 }
 
 /**
@@ -102,9 +128,14 @@ interface Walk {
  * @param value The value the script received.
  * @param options.contentBlocks `true` when `value` is the call's content blocks as they are (not
  *   only text): their `type` tags are kept as literal types. @default false
+ * @param options.keys Remembers which keys are field names across answers. @default a fresh one
  */
-export function deriveShape(value: unknown, options: { contentBlocks?: boolean } = {}): Shape {
-  return derive(value, 0, { nodes: SHAPE_MAX_NODES, blocks: options.contentBlocks === true });
+export function deriveShape(
+  value: unknown,
+  options: { contentBlocks?: boolean; keys?: FieldKeyMemo | undefined } = {},
+): Shape {
+  const keys = options.keys ?? new FieldKeyMemo();
+  return derive(value, 0, { nodes: SHAPE_MAX_NODES, blocks: options.contentBlocks === true, keys });
 }
 
 function derive(value: unknown, depth: number, walk: Walk): Shape {
@@ -151,7 +182,7 @@ function deriveObject(value: object, depth: number, walk: Walk): Shape {
   let isMap = false;
   for (const key in record) {
     if (!Object.hasOwn(record, key)) continue;
-    if (keys.length === SHAPE_MAX_KEYS || !isFieldKey(key)) {
+    if (keys.length === SHAPE_MAX_KEYS || !walk.keys.isFieldKey(key)) {
       isMap = true;
       break;
     }
