@@ -35,7 +35,9 @@ const fingerprints = new WeakMap<object, string>();
  * A short hash of what makes a tool the same tool: its name, description and input schema (53-bit
  * cyrb53 of their JSON, 14 hex digits). Computed once per tool object.
  */
-export function toolFingerprint(tool: Pick<Tool, "name" | "description" | "inputSchema">): string {
+export function toolFingerprint(
+  tool: { name: string; description?: string | undefined; inputSchema?: unknown },
+): string {
   let held = fingerprints.get(tool);
   if (held !== undefined) return held;
   const text = JSON.stringify([tool.name, tool.description ?? null, tool.inputSchema ?? null]);
@@ -129,10 +131,14 @@ export class ObservedResults {
    * Merges the shape of one successful result of `tool` into what is known (a changed tool starts
    * again). Synchronous and bounded (see `result_shape.ts`); the cache file is written later.
    *
-   * @param value The unwrapped value the script received.
-   * @param contentBlocks `value` is the call's content blocks as they are.
+   * @param key The server's spawn key.
+   * @param call.tool The tool's definition as listed.
+   * @param call.value The unwrapped value the script received.
+   * @param call.contentBlocks `value` is the call's content blocks as they are. @default false
    */
-  observe(key: string, tool: Tool, value: unknown, contentBlocks: boolean): void {
+  observe(key: string, call: { tool: Tool; value: unknown; contentBlocks?: boolean }): void {
+    const { tool, value } = call;
+    const contentBlocks = call.contentBlocks === true;
     if (this.#closed) return;
     const server = this.#server(key);
     const fingerprint = toolFingerprint(tool);
@@ -181,7 +187,7 @@ export class ObservedResults {
   lookup(key: string): ObservedLookup {
     return (tool) => {
       const held = this.#servers.get(key)?.tools.get(tool.name);
-      if (held === undefined || held.fingerprint !== toolFingerprint(tool as Tool)) return undefined;
+      if (held === undefined || held.fingerprint !== toolFingerprint(tool)) return undefined;
       return { calls: held.calls, shape: held.shape } satisfies ObservedResult;
     };
   }

@@ -35,7 +35,11 @@ export class CatalogObserving {
     this.#store = new ObservedResults({
       read: (key) => this.#withSpec(key, (spec) => readToolCacheShapes(host.configDir, spec, host.memo), []),
       write: (key, rows) =>
-        this.#withSpec(key, (spec) => writeToolCacheShapes(host.configDir, spec, rows, host.memo), undefined),
+        this.#withSpec(
+          key,
+          (spec) => writeToolCacheShapes(host.configDir, spec, { shapes: rows, memo: host.memo }),
+          undefined,
+        ),
     }, (error) => host.warn(`cannot keep observed result shapes: ${String(error)}`));
   }
 
@@ -49,7 +53,11 @@ export class CatalogObserving {
     const spec = this.#host.servers.find((s) => s.name === outcome.server);
     if (!spec || !this.isObserving(spec) || outcome.definition.outputSchema !== undefined) return;
     const isContent = value === outcome.result.content;
-    this.#store.observe(this.#host.keyOf(spec), outcome.definition, value, isContent);
+    this.#store.observe(this.#host.keyOf(spec), {
+      tool: outcome.definition,
+      value,
+      contentBlocks: isContent,
+    });
   }
 
   /**

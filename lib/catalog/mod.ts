@@ -231,15 +231,9 @@ export class Catalog {
       const cached = await this.#readCache(spec);
       if (cached) {
         const visible = this.#visible.of(spec, cached.tools, this.config);
-        const observed = await this.#observed.lookup(spec, cached.shapes);
-        return {
-          spec,
-          ...visible,
-          source: "cache",
-          warnings: [],
-          hasResources: cached.hasResources,
-          observed,
-        };
+        const { hasResources, shapes } = cached;
+        const observed = await this.#observed.lookup(spec, shapes);
+        return { spec, ...visible, source: "cache", warnings: [], hasResources, observed };
       }
       if (options.allowStart === false) {
         throw new BackendError(
@@ -262,7 +256,7 @@ export class Catalog {
     };
   }
 
-  /** Learns what a tool without `outputSchema` returns from `value`, what a call gave the script (`_observing.ts`). */
+  /** Learns what a tool without `outputSchema` returns from `value`, what the script got (`_observing.ts`). */
   observeResult(outcome: CallOutcome, value: unknown): void {
     this.#observed.observe(outcome, value);
   }
@@ -436,14 +430,9 @@ export class Catalog {
   async #writeCache(spec: ServerSpec, tools: Tool[], hasResources: boolean): Promise<void> {
     if (this.#options.useToolCache === false) return;
     try {
-      const key = this.#visible.keyOf(spec);
-      this.#cacheGone.delete(key);
-      const shapes = await this.#observed.rows(spec);
-      await writeToolCache(this.configDir, spec, tools, this.#clock, {
-        hasResources,
-        shapes,
-        memo: this.#cacheMemo,
-      });
+      this.#cacheGone.delete(this.#visible.keyOf(spec));
+      const shapes = await this.#observed.rows(spec), memo = this.#cacheMemo;
+      await writeToolCache(this.configDir, spec, tools, this.#clock, { hasResources, shapes, memo });
     } catch (error) {
       const why = error instanceof UserError ? `${error.message}; ${error.hint ?? ""}` : String(error);
       this.#logger.warn(`cannot write the tool cache for ${spec.name}: ${why}`);

@@ -27,7 +27,7 @@ export const SHAPE_MAX_KEYS = 48;
 export const SHAPE_MAX_UNION = 6;
 /** Largest stored shape of one tool, in UTF-16 units of its JSON (4 KiB). */
 export const SHAPE_MAX_BYTES = 4_096;
-/** Array elements and map values looked at per array or map (first half, then spread evenly). */
+/** Array elements (the first half, then spread evenly) and map values (the first) looked at per array or map. */
 export const SHAPE_SAMPLE_ELEMENTS = 16;
 /** Values visited per answer: past it, what is left to look at becomes `unknown`. */
 export const SHAPE_MAX_NODES = 2_000;
@@ -179,16 +179,20 @@ function deriveArray(value: unknown[], depth: number, walk: Walk): Shape {
 function deriveObject(value: object, depth: number, walk: Walk): Shape {
   const record = value as Record<string, unknown>;
   const keys: string[] = [];
+  // One pass over the keys (a key walk of a 10,000-key map costs milliseconds): field names until
+  // a key shows a map, then the first values of that map.
   let isMap = false;
   for (const key in record) {
     if (!Object.hasOwn(record, key)) continue;
-    if (keys.length === SHAPE_MAX_KEYS || !walk.keys.isFieldKey(key)) {
-      isMap = true;
-      break;
+    if (!isMap && keys.length < SHAPE_MAX_KEYS && walk.keys.isFieldKey(key)) {
+      keys.push(key);
+      continue;
     }
+    isMap = true;
     keys.push(key);
+    if (keys.length >= SHAPE_SAMPLE_ELEMENTS) break;
   }
-  if (isMap) return deriveMap(record, depth, walk);
+  if (isMap) return deriveMap(record, keys.slice(0, SHAPE_SAMPLE_ELEMENTS), depth, walk);
   const props: ShapeProperty[] = [];
   // A content block's fields are typed by the protocol (`text` is a string): no `| null` to guess.
   const isBlock = walk.blocks && depth === 1;
@@ -203,12 +207,16 @@ function deriveObject(value: object, depth: number, walk: Walk): Shape {
   return { o: props };
 }
 
-/** A map: the merged shape of a sample of its values; no key is kept. */
-function deriveMap(record: Record<string, unknown>, depth: number, walk: Walk): Shape {
-  const keys = Object.keys(record);
+/** A map: the merged shape of the values of its first `keys`; no key is kept. */
+function deriveMap(
+  record: Record<string, unknown>,
+  keys: readonly string[],
+  depth: number,
+  walk: Walk,
+): Shape {
   let values: Shape | undefined;
-  for (const i of sampleIndexes(keys.length)) {
-    const item = derive(record[keys[i]!], depth + 1, walk);
+  for (const key of keys) {
+    const item = derive(record[key], depth + 1, walk);
     values = values === undefined ? item : merge(values, item, false);
   }
   return { r: values ?? "unknown" };

@@ -280,14 +280,17 @@ export async function readToolCacheShapes(
  * tools and listing time; does nothing when the server has no readable cache file (the shapes are
  * written with its next listing).
  *
+ * @param options.shapes The rows to write (`[tool, fingerprint, calls, shape]`).
+ * @param options.memo Reads the file through it and forgets its parsed copy. @default a fresh one
  * @throws As {@link writeToolCache}.
  */
 export async function writeToolCacheShapes(
   configDir: string,
   spec: ServerSpec,
-  shapes: ShapeRow[],
-  memo: ToolCacheMemo = new ToolCacheMemo(),
+  options: { shapes: ShapeRow[]; memo?: ToolCacheMemo | undefined },
 ): Promise<void> {
+  const { shapes } = options;
+  const memo = options.memo ?? new ToolCacheMemo();
   let entry: CacheEntry | undefined;
   try {
     inspectPrivateDir(`${configDir}/cache`);

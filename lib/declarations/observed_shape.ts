@@ -90,8 +90,13 @@ export interface ObservedResult {
   shape: Shape;
 }
 
-/** Finds the observed result of a tool, if any (declared `outputSchema`s are checked by the caller). */
-export type ObservedLookup = (tool: { name: string }) => ObservedResult | undefined;
+/**
+ * Finds the observed result of a tool as listed (its name, description and input schema must be
+ * those it was learned for), if any; declared `outputSchema`s are checked by the caller.
+ */
+export type ObservedLookup = (
+  tool: { name: string; description?: string | undefined; inputSchema?: unknown },
+) => ObservedResult | undefined;
 
 /** Longest one-line rendering of an object before it is laid out one property per line, in UTF-16 units. */
 const INLINE_OBJECT_MAX_CHARS = 90;

@@ -171,11 +171,11 @@ Deno.test("ObservedResults.observe() starts again when the tool changed", async 
   });
   const v1 = { name: "t", inputSchema: { type: "object" as const } };
   const v2 = { name: "t", description: "now different", inputSchema: { type: "object" as const } };
-  store.observe("k", v1, { a: 1 }, false);
-  store.observe("k", v1, { a: 2 }, false);
+  store.observe("k", { tool: v1, value: { a: 1 } });
+  store.observe("k", { tool: v1, value: { a: 2 } });
   assert.equal(store.lookup("k")(v1)?.calls, 2);
   assert.equal(store.lookup("k")(v2), undefined);
-  store.observe("k", v2, "text", false);
+  store.observe("k", { tool: v2, value: "text" });
   assert.deepEqual(store.lookup("k")(v2), { calls: 1, shape: "string" });
   assert.notEqual(toolFingerprint(v1), toolFingerprint(v2));
   await store.close();
