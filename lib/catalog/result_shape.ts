@@ -48,6 +48,19 @@ function mergeFlags(a: number, b: number | undefined, across: boolean): number {
 
 /** MCP content-block `type` words: the only string values a shape keeps (as tags of content blocks). */
 const BLOCK_TYPES = new Set(["text", "image", "audio", "resource", "resource_link"]);
+/**
+ * The fields the MCP specification requires of each content block; its other fields (`annotations`,
+ * `_meta`, a link's `title`…) are optional, whatever one answer showed.
+ */
+const BLOCK_REQUIRED: Readonly<Record<string, readonly string[]>> = {
+  text: ["type", "text"],
+  image: ["type", "data", "mimeType"],
+  audio: ["type", "data", "mimeType"],
+  resource: ["type", "resource"],
+  resource_link: ["type", "uri", "name"],
+};
+/** Of an embedded resource's contents, only `uri` is required (`text` or `blob`, `mimeType?`). */
+const RESOURCE_REQUIRED: readonly string[] = ["uri"];
 
 /** A key that names a field, not an entry of a map: identifier-like, short, few digits. */
 const FIELD_KEY = /^[@$]?[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*$/;
@@ -115,6 +128,8 @@ interface Walk {
   /** The answer is the tool's content blocks: `type` tags of blocks are kept. */
   blocks: boolean;
   keys: FieldKeyMemo;
+  /** The object being derived is the `resource` of an embedded-resource content block. */
+  inResource: boolean;
 }
 
 /**
@@ -135,7 +150,8 @@ export function deriveShape(
   options: { contentBlocks?: boolean; keys?: FieldKeyMemo | undefined } = {},
 ): Shape {
   const keys = options.keys ?? new FieldKeyMemo();
-  return derive(value, 0, { nodes: SHAPE_MAX_NODES, blocks: options.contentBlocks === true, keys });
+  const blocks = options.contentBlocks === true;
+  return derive(value, 0, { nodes: SHAPE_MAX_NODES, blocks, keys, inResource: false });
 }
 
 function derive(value: unknown, depth: number, walk: Walk): Shape {
@@ -194,15 +210,27 @@ function deriveObject(value: object, depth: number, walk: Walk): Shape {
   }
   if (isMap) return deriveMap(record, keys.slice(0, SHAPE_SAMPLE_ELEMENTS), depth, walk);
   const props: ShapeProperty[] = [];
-  // A content block's fields are typed by the protocol (`text` is a string): no `| null` to guess.
+  // A content block's fields are typed by the protocol (`text` is a string, `annotations` optional):
+  // nothing to guess there.
   const isBlock = walk.blocks && depth === 1;
-  const seen = isBlock ? SURE : SEEN_ONCE;
+  const isResource = walk.inResource;
+  walk.inResource = false;
+  const tag = isBlock && typeof record.type === "string" && BLOCK_TYPES.has(record.type)
+    ? record.type
+    : undefined;
+  const required = isResource ? RESOURCE_REQUIRED : tag === undefined ? undefined : BLOCK_REQUIRED[tag];
+  const seen = isBlock || isResource ? SURE : SEEN_ONCE;
   for (const key of keys) {
     const item = record[key];
-    if (isBlock && key === "type" && typeof item === "string" && BLOCK_TYPES.has(item)) {
-      props.push([key, { t: item }, seen]);
+    const flags = (item === null ? 0 : seen) | (required !== undefined && !required.includes(key) ? 1 : 0);
+    if (tag !== undefined && key === "type") {
+      props.push([key, { t: tag }, flags]);
       walk.nodes--;
-    } else props.push([key, derive(item, depth + 1, walk), item === null ? 0 : seen]);
+      continue;
+    }
+    walk.inResource = tag === "resource" && key === "resource";
+    props.push([key, derive(item, depth + 1, walk), flags]);
+    walk.inResource = false;
   }
   return { o: props };
 }

@@ -180,3 +180,21 @@ Deno.test("ObservedResults.observe() starts again when the tool changed", async 
   assert.notEqual(toolFingerprint(v1), toolFingerprint(v2));
   await store.close();
 });
+
+Deno.test("deriveShape() types content blocks as the protocol does: its required fields only are required", () => {
+  const blocks = [
+    {
+      type: "resource_link",
+      uri: "demo://a",
+      name: "a",
+      mimeType: "text/plain",
+      annotations: { priority: 1 },
+    },
+    { type: "resource", resource: { uri: "demo://b", mimeType: "text/plain", text: "hello" } },
+  ];
+  assert.equal(
+    renderShape(deriveShape(blocks, { contentBlocks: true })),
+    '({\n  type: "resource_link";\n  uri: string;\n  name: string;\n  mimeType?: string;\n' +
+      '  annotations?: { priority: number };\n} | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string } })[]',
+  );
+});
