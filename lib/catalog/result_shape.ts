@@ -232,7 +232,26 @@ function deriveObject(value: object, depth: number, walk: Walk): Shape {
     props.push([key, derive(item, depth + 1, walk), flags]);
     walk.inResource = false;
   }
-  return { o: props };
+  return isKeyedCollection(props) ? { r: mapValues({ o: props }, false) } : { o: props };
+}
+
+/** Keys of an object of at least this many properties whose values are all alike are a map's. */
+export const SHAPE_COLLECTION_KEYS = 8;
+
+/**
+ * Whether an object's properties look like the entries of a collection keyed by name or id
+ * (`{ alice: { id, email }, bob: { id, email }, … }`) rather than fields: at least
+ * {@link SHAPE_COLLECTION_KEYS} of them, every value an object with the same keys in the same order.
+ * Fields with heterogeneous values, or primitive ones (`{ "+1": 3, laugh: 0 }`), stay fields.
+ */
+function isKeyedCollection(props: readonly ShapeProperty[]): boolean {
+  if (props.length < SHAPE_COLLECTION_KEYS) return false;
+  const first = props[0]![1];
+  if (typeof first !== "object" || !("o" in first) || first.o.length === 0) return false;
+  const names = first.o.map((p) => p[0]).join("\0");
+  return props.every(([, shape]) =>
+    typeof shape === "object" && "o" in shape && shape.o.map((p) => p[0]).join("\0") === names
+  );
 }
 
 /** A map: the merged shape of the values of its first `keys`; no key is kept. */

@@ -133,7 +133,10 @@ Deno.test("boundShape() keeps a shape within 4 KB by cutting levels, still true 
   const wide = Object.fromEntries(
     Array.from({ length: 48 }, (_, i) => [
       `field_${"abcdefghijklmnopqrstuvwxyz"[i % 26]}${i}`,
-      { alpha: { beta: { gamma: { delta: 1, epsilon: "x" } }, zeta: [1] } },
+      // Values not alike (keys in another order every other time): fields, not a collection.
+      i % 2
+        ? { alpha: { beta: { gamma: { delta: 1, epsilon: "x" } }, zeta: [1] } }
+        : { omega: 1, alpha: { beta: 1 } },
     ]),
   );
   const { shape, chars } = boundShape(deriveShape(wide));
@@ -197,4 +200,16 @@ Deno.test("deriveShape() types content blocks as the protocol does: its required
     '({\n  type: "resource_link";\n  uri: string;\n  name: string;\n  mimeType?: string;\n' +
       '  annotations?: { priority: number };\n} | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string } })[]',
   );
+});
+
+Deno.test("deriveShape() makes a map of 8 or more field-named keys whose values are alike records", () => {
+  const users = Object.fromEntries(
+    ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"].map((
+      n,
+      i,
+    ) => [n, { id: i, email: "e" }]),
+  );
+  assert.equal(render(users), "Record<string, { id: number; email: string | null }>");
+  const reactions = { plus: 1, minus: 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
+  assert.match(render(reactions), /^\{\n {2}plus: number;\n {2}minus: number;/);
 });

@@ -215,7 +215,12 @@ function canaryCorpus(): { corpus: unknown; canaries: string[] } {
     "ghp_CanaryTokenCanaryToken0123456789ab",
     "5e1f0d3c-2b4a-4c6d-8e9f-a1b2c3d4e5f6",
     "canary_map_key_",
+    "zqcanaryuser",
   ];
+  // A collection keyed by login names: field-like keys, but every value alike, so a map.
+  const byLogin = Object.fromEntries(
+    [..."abcdefghij"].map((c) => [`zqcanaryuser${c}`, { id: 1, email: "e" }]),
+  );
   const many = Object.fromEntries(
     Array.from({ length: 60 }, (_, i) => [`canary_map_key_${"abcdefghij"[i % 10]}${i}`, i]),
   );
@@ -228,6 +233,7 @@ function canaryCorpus(): { corpus: unknown; canaries: string[] } {
     byToken: { [canaries[5]!]: 1 },
     byId: { [canaries[6]!]: { ok: true }, "918273645": { ok: false } },
     wide: many,
+    byLogin,
   };
   const tool = {
     name: "leaky",
@@ -287,6 +293,7 @@ Deno.test("no string, number or map key of an answer reaches the cache, a declar
     );
     assert.match(declared, /owners: Record<string, \{ role: string \| null \}>/);
     assert.match(declared, /wide: Record<string, number>/);
+    assert.match(declared, /byLogin: Record<string, \{ id: number; email: string \| null \}>/);
     await h.end();
     outputs.push(await statusText(dirs));
     const cacheFiles = await filesUnder(`${dirs.home}/cache`);
