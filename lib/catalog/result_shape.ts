@@ -410,7 +410,8 @@ function mergeObjects(a: ObjectShape, b: ObjectShape, across: boolean): Shape {
     out.push([prop[0], prop[1], mergeFlags(prop[2], undefined, across)]);
   }
   if (!changed) return a;
-  if (out.length > SHAPE_MAX_KEYS) return { r: mapValues({ o: out }, across) };
+  // Keys that grow from answer to answer with alike values were a collection's all along.
+  if (out.length > SHAPE_MAX_KEYS || isKeyedCollection(out)) return { r: mapValues({ o: out }, across) };
   return a.x === 1 || b.x === 1 ? { o: out, x: 1 } : { o: out };
 }
 

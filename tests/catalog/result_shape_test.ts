@@ -213,3 +213,8 @@ Deno.test("deriveShape() makes a map of 8 or more field-named keys whose values 
   const reactions = { plus: 1, minus: 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
   assert.match(render(reactions), /^\{\n {2}plus: number;\n {2}minus: number;/);
 });
+
+Deno.test("mergeShapes() makes a map of a collection whose keys differ from answer to answer", () => {
+  const answers = ["ann", "ben", "cid", "dan", "eve", "fay", "gus", "hal"].map((n) => ({ [n]: { id: 1 } }));
+  assert.equal(render(answers[0], answers.slice(1)), "Record<string, { id: number }>");
+});
