@@ -138,7 +138,8 @@ if (wanted.has("memory")) {
 }
 
 if (wanted.has("playwright")) {
-  const dir = Deno.env.get("PLAYWRIGHT_MCP_DIR") ?? "/tmp/wt23-pw";
+  const dir = Deno.env.get("PLAYWRIGHT_MCP_DIR");
+  if (dir === undefined) throw new Error("set PLAYWRIGHT_MCP_DIR to a folder with @playwright/mcp@0.0.83 installed");
   const pages: Record<string, string> = {
     "/": `<html><head><title>Shop</title></head><body><h1>Shop</h1><a href="/cart">Cart</a>
       <form><label>Search <input name="q"></label><button type="button" onclick="document.title='Searched'">Go</button></form>
