@@ -31,7 +31,7 @@ export interface Figure {
   figure: string;
   /** The goal as text, e.g. `"≤ 1.0 ms"`. */
   goal: string;
-  unit: "ms" | "MiB" | "×" | "B";
+  unit: "ms" | "MiB" | "×" | "B" | "%";
   /** What the floor is, e.g. `"no-op tool, SDK over stdio"`; absent when the figure has none. */
   floorLabel?: string;
   floor?: Stats;

@@ -63,3 +63,17 @@ function byNamespace(servers: readonly ServerSpec[]): Map<string, ServerSpec> {
   }
   return map;
 }
+
+/** The error of listing a server given up for the session (its restart budget spent). */
+export function failedServerError(
+  spec: ServerSpec,
+  state: { failures: number; lastError?: string | undefined },
+): BackendError {
+  return new BackendError(
+    "SERVER_FAILED",
+    spec.name,
+    `${spec.name} failed ${state.failures} times and is not restarted in this session: ${
+      state.lastError ?? "unknown error"
+    }`,
+  );
+}

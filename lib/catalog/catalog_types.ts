@@ -9,6 +9,7 @@ import type { Logger } from "../log.ts";
 import type { CallToolResult, Tool } from "../backends/connection.ts";
 import type { Clock, ConnectFn } from "../backends/pool.ts";
 import type { LoadedResolution } from "./resolve.ts";
+import type { ObservedLookup } from "../declarations/observed_shape.ts";
 
 /** One server's tools as the agent may see them. */
 export interface ServerTools {
@@ -23,6 +24,11 @@ export interface ServerTools {
   warnings: string[];
   /** The server declares `resources` (scripts reach them as `srv.$resources`). */
   hasResources: boolean;
+  /**
+   * The observed result shapes of its tools, as they are when asked (tools without `outputSchema`
+   * only; nothing when `observe-results` is off). @default none
+   */
+  observed?: ObservedLookup | undefined;
 }
 
 /** What a dispatched call produced. */

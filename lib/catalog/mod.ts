@@ -31,8 +31,10 @@ import { type Clock, ServerPool, SYSTEM_CLOCK } from "../backends/pool.ts";
 import { budgetedConnect, poolLimits } from "./_pool_settings.ts";
 import { rootsForStdio } from "../backends/stdio.ts";
 import { readFreshToolCacheEntry, removeToolCache, ToolCacheMemo, writeToolCache } from "./tool_cache.ts";
+import { type CatalogObserving, observingOf } from "./_observing.ts";
 import { listServerResources, readServerResource } from "./_resources.ts";
-import { specForNamespace, unavailableNamespaces, unavailableReason } from "./_scope_lookup.ts";
+import { failedServerError, specForNamespace } from "./_scope_lookup.ts";
+import { unavailableNamespaces, unavailableReason } from "./_scope_lookup.ts";
 import type { CallOutcome, CatalogOptions, ServerTools } from "./catalog_types.ts";
 import { fingerprintOf, watchedFiles } from "./_fingerprint.ts";
 import { ChangeDetector } from "./_change_watch.ts";
@@ -69,6 +71,7 @@ export class Catalog {
   readonly #cacheGone = new Set<string>();
   readonly #cacheMemo = new ToolCacheMemo();
   readonly #visible = new VisibleToolsMemo();
+  readonly #observed: CatalogObserving;
   /** Ranked search over the running or freshly cached servers; starts nothing (`_catalog_search.ts`). */
   readonly toolSearch: CatalogSearch<ServerTools> = new CatalogSearch<ServerTools>(this);
   #peer: ((spec: ServerSpec) => BackendPeer | undefined) | undefined;
@@ -82,6 +85,7 @@ export class Catalog {
     this.#options = options;
     this.#clock = options.clock ?? SYSTEM_CLOCK;
     this.#logger = options.logger ?? NULL_LOGGER;
+    this.#observed = observingOf(this, options, this.#cacheMemo, this.#visible);
     this.#pool = new ServerPool({
       connect: budgetedConnect(options.connect, () => this.config),
       ...poolLimits(loaded.config),
@@ -221,21 +225,15 @@ export class Catalog {
   ): Promise<ServerTools> {
     const running = this.#pool.running(spec);
     const state = this.#pool.state(spec);
-    if (!running && state.status === "failed") {
-      // Given up for the session: its cached tools would look usable but every call fails.
-      throw new BackendError(
-        "SERVER_FAILED",
-        spec.name,
-        `${spec.name} failed ${state.failures} times and is not restarted in this session: ${
-          state.lastError ?? "unknown error"
-        }`,
-      );
-    }
+    // Given up for the session: its cached tools would look usable but every call fails.
+    if (!running && state.status === "failed") throw failedServerError(spec, state);
     if (!running && options.live !== true) {
       const cached = await this.#readCache(spec);
       if (cached) {
         const visible = this.#visible.of(spec, cached.tools, this.config);
-        return { spec, ...visible, source: "cache", warnings: [], hasResources: cached.hasResources };
+        const { hasResources, shapes } = cached;
+        const observed = await this.#observed.lookup(spec, shapes);
+        return { spec, ...visible, source: "cache", warnings: [], hasResources, observed };
       }
       if (options.allowStart === false) {
         throw new BackendError(
@@ -254,7 +252,13 @@ export class Catalog {
       source: "live",
       warnings: listing.warnings,
       hasResources: connection.serverCapabilities.resources !== undefined,
+      observed: await this.#observed.lookup(spec),
     };
+  }
+
+  /** Learns what a tool without `outputSchema` returns from `value`, what the script got (`_observing.ts`). */
+  observeResult(outcome: CallOutcome, value: unknown): void {
+    this.#observed.observe(outcome, value);
   }
 
   /**
@@ -414,10 +418,11 @@ export class Catalog {
     this.#closed = true;
     this.#changes.close();
     this.#listeners.clear();
+    await this.#observed.close();
     await this.#pool.close();
   }
 
-  async #readCache(spec: ServerSpec): Promise<{ tools: Tool[]; hasResources: boolean } | undefined> {
+  async #readCache(spec: ServerSpec): ReturnType<typeof readFreshToolCacheEntry> {
     if (this.#options.useToolCache === false) return undefined;
     return await readFreshToolCacheEntry(this.configDir, spec, this.#clock, this.#cacheMemo);
   }
@@ -426,7 +431,8 @@ export class Catalog {
     if (this.#options.useToolCache === false) return;
     try {
       this.#cacheGone.delete(this.#visible.keyOf(spec));
-      await writeToolCache(this.configDir, spec, tools, this.#clock, { hasResources, memo: this.#cacheMemo });
+      const shapes = await this.#observed.rows(spec), memo = this.#cacheMemo;
+      await writeToolCache(this.configDir, spec, tools, this.#clock, { hasResources, shapes, memo });
     } catch (error) {
       const why = error instanceof UserError ? `${error.message}; ${error.hint ?? ""}` : String(error);
       this.#logger.warn(`cannot write the tool cache for ${spec.name}: ${why}`);

@@ -144,6 +144,7 @@ function buildSpec(
     enabledTools: decl.enabledTools,
     disabledTools: decl.disabledTools,
     confirmTools: decl.confirmTools,
+    ...(decl.observeResults === false ? { observeResults: false as const } : {}),
   };
   if (decl.transport === "stdio") {
     const root = input.workspace.root ?? input.cwd;

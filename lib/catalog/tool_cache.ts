@@ -13,7 +13,7 @@
  */
 import { type ServerSpec, spawnKey } from "../plugins/server_spec.ts";
 import type { Tool } from "../backends/connection.ts";
-import type { Clock } from "../backends/pool.ts";
+import { type Clock, SYSTEM_CLOCK } from "../backends/pool.ts";
 import { denoFileSystem, type FileSystem, readTextFileIfExists } from "../file_system.ts";
 import { maskDeep } from "../secrets/mod.ts";
 import {
@@ -22,6 +22,7 @@ import {
   listOwnFiles,
   writePrivateFile,
 } from "../secrets/private_dir.ts";
+import { countCurrentRows, parseShapeRows, type ShapeRow } from "./_observed_store.ts";
 
 /** How long a cached tool list is trusted without the server running, in ms (24 h). */
 export const TOOL_CACHE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -72,6 +73,8 @@ interface CacheEntry {
   tools: Tool[];
   /** The server declared the `resources` capability (so `list_tools` declares `$resources`). */
   hasResources: boolean;
+  /** Observed result shapes of its tools (`_observed_store.ts`); `[]` when none. */
+  shapes: ShapeRow[];
 }
 
 /** One cache file's content when it was written for `spec`, else `undefined`; throws on bad JSON. */
@@ -82,6 +85,7 @@ function parseCacheEntry(text: string, keyHash: string): CacheEntry | undefined 
     fetchedAtMs?: unknown;
     tools?: unknown;
     resources?: unknown;
+    shapes?: unknown;
   };
   if (
     data.version !== TOOL_CACHE_FORMAT_VERSION || data.keyHash !== keyHash || !Array.isArray(data.tools) ||
@@ -93,6 +97,7 @@ function parseCacheEntry(text: string, keyHash: string): CacheEntry | undefined 
     fetchedAtMs: data.fetchedAtMs,
     tools: data.tools as Tool[],
     hasResources: data.resources === true,
+    shapes: parseShapeRows(data.shapes),
   };
 }
 
@@ -186,14 +191,14 @@ export async function readFreshToolCacheEntry(
   spec: ServerSpec,
   clock: Clock,
   memo: ToolCacheMemo = new ToolCacheMemo(),
-): Promise<{ tools: Tool[]; hasResources: boolean } | undefined> {
+): Promise<{ tools: Tool[]; hasResources: boolean; shapes: ShapeRow[] } | undefined> {
   try {
     inspectPrivateDir(`${configDir}/cache`);
     if (inspectPrivateDir(toolCacheDir(configDir)) === null) return undefined;
     const { path, keyHash } = await memo.path(configDir, spec);
     const entry = await memo.read(path, keyHash);
     if (!entry || clock.now() - entry.fetchedAtMs > TOOL_CACHE_TTL_MS) return undefined;
-    return { tools: entry.tools, hasResources: entry.hasResources };
+    return { tools: entry.tools, hasResources: entry.hasResources, shapes: entry.shapes };
   } catch {
     return undefined; // No cache, an unreadable one or a folder we refuse: a miss, the server is asked.
   }
@@ -206,6 +211,8 @@ export async function readFreshToolCacheEntry(
  *
  * @param configDir The `<config>` directory (`cache/` and `cache/tools/` are created 0700 when missing).
  * @param options.hasResources The server declared `resources`. @default false
+ * @param options.shapes Observed result shapes of its tools (types only, never a value). @default none
+ * @param options.fetchedAtMs When the tools were listed, ms since the epoch. @default clock.now()
  * @param options.memo Forgets its parsed copy of the file written. @default none
  * @throws {PrivateDirError} when `cache/` or `cache/tools/` is a link, another user's or a file.
  * @throws The file-system error when the cache cannot be written.
@@ -215,7 +222,12 @@ export async function writeToolCache(
   spec: ServerSpec,
   tools: Tool[],
   clock: Clock,
-  options: { hasResources?: boolean; memo?: ToolCacheMemo | undefined } = {},
+  options: {
+    hasResources?: boolean;
+    shapes?: ShapeRow[] | undefined;
+    fetchedAtMs?: number | undefined;
+    memo?: ToolCacheMemo | undefined;
+  } = {},
 ): Promise<void> {
   ensurePrivateDir(`${configDir}/cache`);
   const dir = toolCacheDir(configDir);
@@ -227,9 +239,10 @@ export async function writeToolCache(
     server: spec.name,
     plugin: spec.plugin,
     keyHash: key,
-    fetchedAtMs: clock.now(),
+    fetchedAtMs: options.fetchedAtMs ?? clock.now(),
     tools: maskDeep(tools),
     ...(options.hasResources ? { resources: true } : {}),
+    ...(options.shapes?.length ? { shapes: maskDeep(options.shapes) } : {}),
   });
   await writePrivateFile(dir, name, new TextEncoder().encode(body));
   options.memo?.forget(`${dir}/${name}`);
@@ -241,6 +254,59 @@ export async function writeToolCache(
       : LEGACY_NAME.test(file.name);
     if (isStale) await Deno.remove(file.path).catch(() => {}); // Another session removed it first.
   }
+}
+
+/**
+ * The observed result shapes in the cache file of `spec`, whatever its age (they are keyed to each
+ * tool's fingerprint, not to the listing's age); `[]` for no file or an unreadable one.
+ */
+export async function readToolCacheShapes(
+  configDir: string,
+  spec: ServerSpec,
+  memo: ToolCacheMemo = new ToolCacheMemo(),
+): Promise<ShapeRow[]> {
+  try {
+    inspectPrivateDir(`${configDir}/cache`);
+    if (inspectPrivateDir(toolCacheDir(configDir)) === null) return [];
+    const { path, keyHash } = await memo.path(configDir, spec);
+    return (await memo.read(path, keyHash))?.shapes ?? [];
+  } catch {
+    return []; // No cache or one we refuse: nothing learned before.
+  }
+}
+
+/**
+ * Rewrites the cache file of `spec` with `shapes` in place of its observed shapes, keeping its
+ * tools and listing time; does nothing when the server has no readable cache file (the shapes are
+ * written with its next listing).
+ *
+ * @param options.shapes The rows to write (`[tool, fingerprint, calls, shape]`).
+ * @param options.memo Reads the file through it and forgets its parsed copy. @default a fresh one
+ * @throws As {@link writeToolCache}.
+ */
+export async function writeToolCacheShapes(
+  configDir: string,
+  spec: ServerSpec,
+  options: { shapes: ShapeRow[]; memo?: ToolCacheMemo | undefined },
+): Promise<void> {
+  const { shapes } = options;
+  const memo = options.memo ?? new ToolCacheMemo();
+  let entry: CacheEntry | undefined;
+  try {
+    inspectPrivateDir(`${configDir}/cache`);
+    if (inspectPrivateDir(toolCacheDir(configDir)) === null) return;
+    const { path, keyHash } = await memo.path(configDir, spec);
+    entry = await memo.read(path, keyHash);
+  } catch {
+    return; // No file to add the shapes to: the next listing writes them.
+  }
+  if (!entry) return;
+  await writeToolCache(configDir, spec, entry.tools, SYSTEM_CLOCK, {
+    hasResources: entry.hasResources,
+    shapes,
+    fetchedAtMs: entry.fetchedAtMs,
+    memo,
+  });
 }
 
 /**
@@ -269,7 +335,14 @@ export async function removeToolCache(
  * `tools/list_changed`, written for another spawn spec, or unreadable).
  */
 export type ToolCacheState =
-  | { state: "fresh" | "stale"; /** Age of the listing, ms. */ ageMs: number; toolCount: number }
+  | {
+    state: "fresh" | "stale";
+    /** Age of the listing, ms. */
+    ageMs: number;
+    toolCount: number;
+    /** Tools with an observed result shape (of the tool as listed). */
+    shapeCount: number;
+  }
   | { state: "none" };
 
 /**
@@ -294,5 +367,10 @@ export async function readToolCacheState(
   }
   if (!entry) return { state: "none" };
   const ageMs = Math.max(0, (options.nowMs ?? Date.now()) - entry.fetchedAtMs);
-  return { state: ageMs > TOOL_CACHE_TTL_MS ? "stale" : "fresh", ageMs, toolCount: entry.tools.length };
+  return {
+    state: ageMs > TOOL_CACHE_TTL_MS ? "stale" : "fresh",
+    ageMs,
+    toolCount: entry.tools.length,
+    shapeCount: countCurrentRows(entry.shapes, entry.tools),
+  };
 }

@@ -72,6 +72,11 @@ export interface StatusServer {
   endpointRefusal?: (StatusProblem & { /** The rule's verdict alone. */ reason: string }) | undefined;
   /** Servers that apply: what the on-disk tool cache holds (`ageMs` in ms). */
   toolCache?: ToolCacheState | undefined;
+  /**
+   * Servers that apply: whether their result shapes are learned (`[mcp] observe-results` and the
+   * manifest's `observe-results`); how many tools have one is `toolCache.shapeCount`.
+   */
+  observeResults?: boolean | undefined;
   location: Location;
 }
 
@@ -275,6 +280,7 @@ async function describeServer(
   }
   if (spec && entry.state === "applies") {
     entry.toolCache = await readToolCacheState(loaded.configDir, spec, { nowMs, fs });
+    entry.observeResults = loaded.config.observeResults && spec.observeResults !== false;
   }
   return entry;
 }
@@ -316,6 +322,16 @@ function toolCacheText(cache: ToolCacheState): string {
     default:
       return "tool cache: none (the server starts for list_tools)";
   }
+}
+
+/**
+ * The observed-results line of a server that applies: how many of its cached tools have a learned
+ * result shape; none without a tool cache (nothing is known of its tools yet).
+ */
+function observedText(cache: ToolCacheState, isObserving: boolean | undefined): string | undefined {
+  if (isObserving === false) return "result shapes: not observed (observe-results = false)";
+  if (cache.state === "none") return undefined;
+  return `result shapes: ${cache.shapeCount} of ${cache.toolCount} tools learned from their answers`;
 }
 
 function whyApplies(decl: McpServerDecl, plugin: LoadedPlugin, loaded: LoadedResolution): string {
@@ -397,6 +413,8 @@ export function renderStatusText(report: StatusReport, options: { nowMs?: number
         if (server.auth && !server.endpointRefusal) lines.push(`      ${authText(server, nowMs)}`);
       }
       if (server.toolCache) lines.push(`      ${toolCacheText(server.toolCache)}`);
+      const observed = server.toolCache && observedText(server.toolCache, server.observeResults);
+      if (observed) lines.push(`      ${observed}`);
     }
   }
   const count = (state: StatusServer["state"]) => report.servers.filter((s) => s.state === state).length;

@@ -16,6 +16,15 @@ import { TypeRenderer } from "./_schema_to_ts.ts";
 import { inputArity } from "./_schema_shape.ts";
 import { isReservedWord, pascalCase, renderJsDoc, renderKey } from "./_ts_text.ts";
 import { firstSentence } from "./summary.ts";
+import { type ObservedLookup, renderObservedReturn } from "./observed_shape.ts";
+
+export {
+  type ObservedLookup,
+  type ObservedResult,
+  renderShape,
+  type Shape,
+  type ShapeProperty,
+} from "./observed_shape.ts";
 
 /** One tool as `tools/list` describes it (the fields the declarations use). */
 export interface ToolInfo {
@@ -100,7 +109,10 @@ export const RESOURCES_MEMBER_DOCS =
  * - `params` is omitted when the input schema declares no properties, and is
  *   optional (`params?`) when nothing is required.
  * - The return type comes from `outputSchema` (a FastMCP `{ result: T }`
- *   envelope declares `T`, since results are unwrapped), else `unknown`.
+ *   envelope declares `T`, since results are unwrapped), else from the shape
+ *   observed in the tool's answers, marked as learned
+ *   (`/** Returns (observed in 12 calls): *\/ Promise<{ id: number }>`), else
+ *   `unknown`. A declared `outputSchema` always wins.
  * - `full` adds JSDoc from tool, property and named-type descriptions, made
  *   comment-safe; `signatures` has the same types and no comments.
  *
@@ -116,12 +128,18 @@ export const RESOURCES_MEMBER_DOCS =
  *   (an alias may be `get_sum_2` because of a tool not shown). Default: built from `tools`.
  * @param options.resources The server declares `resources`: a last member `$resources` (`list()`,
  *   `read({ uri })`) is declared. @default false
+ * @param options.observed The observed result of a tool, for tools without `outputSchema`. @default none
  * @returns The text (no trailing newline) and the warnings in order of appearance.
  */
 export function renderDeclarations(
   server: string,
   tools: readonly ToolInfo[],
-  options: { detail?: "signatures" | "full"; table?: BindingTable | undefined; resources?: boolean } = {},
+  options: {
+    detail?: "signatures" | "full";
+    table?: BindingTable | undefined;
+    resources?: boolean;
+    observed?: ObservedLookup | undefined;
+  } = {},
 ): { text: string; warnings: string[] } {
   const withDocs = (options.detail ?? "full") === "full";
   const renderer = new TypeRenderer({ withDocs });
@@ -151,7 +169,7 @@ export function renderDeclarations(
       continue;
     }
     const tool = byWire.get(entry.wire)!;
-    methods.push(renderMethod(renderer, entry.key, tool, withDocs));
+    methods.push(renderMethod(renderer, entry.key, tool, withDocs, options.observed));
   }
   if (options.resources) methods.push(withDocs ? RESOURCES_MEMBER_DOCS : RESOURCES_MEMBER);
   const body = methods.length === 0 ? "{}" : `{\n${methods.join("\n")}\n}`;
@@ -177,12 +195,18 @@ export const SIGNATURE_MAX_CHARS = 1_500;
  * @param tool The tool.
  * @param options.table The server's binding table over all its visible tools. Default: built from `[tool]`.
  * @param options.maxChars Longest whole signature, in UTF-16 units. @default SIGNATURE_MAX_CHARS
+ * @param options.observed The observed result of a tool without `outputSchema` (see
+ *   {@link renderDeclarations}). @default none
  * @returns The text, whether it was cut, and the renderer's warnings.
  */
 export function renderToolSignature(
   server: string,
   tool: ToolInfo,
-  options: { table?: BindingTable | undefined; maxChars?: number | undefined } = {},
+  options: {
+    table?: BindingTable | undefined;
+    maxChars?: number | undefined;
+    observed?: ObservedLookup | undefined;
+  } = {},
 ): { text: string; cut: boolean; warnings: string[] } {
   const namespace = namespaceKey(server);
   const table = options.table ?? buildBindingTable([tool.name]);
@@ -190,7 +214,7 @@ export function renderToolSignature(
   const key = entries.find((e) => e.isAlias)?.key ?? entries[0]?.key ?? tool.name;
   const access = renderKey(key) === key ? `${namespace}.${key}` : `${namespace}[${JSON.stringify(key)}]`;
   const renderer = new TypeRenderer({ withDocs: false });
-  const method = renderMethod(renderer, key, tool, false);
+  const method = renderMethod(renderer, key, tool, false, options.observed);
   // renderMethod indents by one level and starts with the key: re-indent and call through the namespace.
   const body = method.split("\n").map((line) => line.slice(2)).join("\n").replace(/;$/, "");
   const text = `${renderer.renderNamedTypes()}${access}${body.slice(renderKey(key).length)}`;
@@ -201,12 +225,18 @@ export function renderToolSignature(
   const names = typeof properties === "object" && properties !== null ? Object.keys(properties) : [];
   const required = Array.isArray(schema?.required) ? schema.required : [];
   const params = names.map((n) => `${renderKey(n)}${required.includes(n) ? "" : "?"}: …`).join("; ");
-  const returns = /\): Promise<([\s\S]*)>$/.exec(body)?.[1] ?? "unknown";
-  const brief = `${access}(params: { ${params} }): Promise<${returns.length > 60 ? "…" : returns}>`;
+  const [, marker = "", returns = "unknown"] = /\): (\/\*\* [^*]*\*\/ )?Promise<([\s\S]*)>$/.exec(body) ?? [];
+  const brief = `${access}(params: { ${params} }): ${marker}Promise<${returns.length > 60 ? "…" : returns}>`;
   return { text: brief, cut: true, warnings: renderer.warnings };
 }
 
-function renderMethod(renderer: TypeRenderer, key: string, tool: ToolInfo, withDocs: boolean): string {
+function renderMethod(
+  renderer: TypeRenderer,
+  key: string,
+  tool: ToolInfo,
+  withDocs: boolean,
+  observed: ObservedLookup | undefined,
+): string {
   const prefix = pascalCase(key);
   const input = tool.inputSchema;
   if (input !== undefined && typeof input !== "object" && typeof input !== "boolean") {
@@ -239,7 +269,9 @@ function renderMethod(renderer: TypeRenderer, key: string, tool: ToolInfo, withD
     }
   }
   const doc = withDocs && typeof tool.description === "string" ? renderJsDoc(tool.description, 1) : "";
-  return `${doc}  ${renderKey(key)}(${params}): Promise<${returns}>;`;
+  const learned = tool.outputSchema === undefined ? observed?.(tool) : undefined;
+  const promise = learned === undefined ? `Promise<${returns}>` : renderObservedReturn(learned, 1);
+  return `${doc}  ${renderKey(key)}(${params}): ${promise};`;
 }
 
 /**

@@ -118,7 +118,9 @@ export function boundedDeclarations(
     }
     const table = buildBindingTable(entry.tools.map((t) => t.name));
     const resources = entry.hasResources;
-    const render = (tools: Tool[]) => renderDeclarations(server, tools, { detail, table, resources });
+    const observed = entry.observed;
+    const render = (tools: Tool[]) =>
+      renderDeclarations(server, tools, { detail, table, resources, observed });
     let count = shown.length;
     let rendered = render(shown);
     let bytes = byteLength(rendered.text);

@@ -7,6 +7,8 @@
  */
 import type { Catalog } from "../catalog/mod.ts";
 import { firstSentence } from "../declarations/summary.ts";
+import { renderToolSignature } from "../declarations/mod.ts";
+import { buildBindingTable } from "../declarations/tool_binding.ts";
 import { namespaceKey } from "../plugins/server_spec.ts";
 import { HELPER_GLOBAL } from "../sandbox/mod.ts";
 
@@ -20,6 +22,12 @@ export interface ScriptSearchHit {
   tool: string;
   /** First sentence of the tool's description, at most 120 characters. */
   description: string;
+  /**
+   * The tool's call signature, as `list_tools { query }` shows it: types only, the return type
+   * from `outputSchema` or the observed result shape (marked), e.g.
+   * `fx.get_issue(params: { id: number }): /** Returns (observed in 3 calls): *\/ Promise<{ title: string }>`.
+   */
+  signature: string;
 }
 
 /**
@@ -62,5 +70,9 @@ export async function answerHelperCall(
     server: namespaceKey(m.entry.spec.name),
     tool: m.tool.name,
     description: firstSentence(m.tool.description),
+    signature: renderToolSignature(m.entry.spec.name, m.tool, {
+      table: buildBindingTable(m.entry.tools.map((t) => t.name)),
+      observed: m.entry.observed,
+    }).text,
   }));
 }

@@ -90,6 +90,7 @@ export async function renderSearchAnswer(
     if (request.withSignatures !== false) {
       const signature = renderToolSignature(match.entry.spec.name, match.tool, {
         table: tableOf(match.entry),
+        observed: match.entry.observed,
       });
       const indented = signature.text.split("\n").map((line) => `   ${line}`).join("\n");
       if (used + byteLength(indented) + 1 <= LIST_TOOLS_MAX_BYTES) {

@@ -306,6 +306,7 @@ export async function runExecute(
         offShape.add(notice);
       }
       status = "done";
+      catalog.observeResult(outcome, unwrapped.value); // a learned result shape, for declarations only
       return unwrapped.value;
     } finally {
       completed++;

@@ -174,6 +174,12 @@ export class Checker {
       enabledTools: list("enabled-tools"),
       disabledTools: list("disabled-tools"),
       confirmTools: list("confirm-tools"),
+      observeResults: has("observe-results")
+        ? this.#check(
+          undefined,
+          () => this.#boolean(entry["observe-results"], at("observe-results"), "observe-results"),
+        )
+        : undefined,
       location: this.#location(at()),
     };
     this.#check(undefined, () => {

@@ -39,6 +39,7 @@ export const SERVER_KEYS = [
   "enabled-tools",
   "disabled-tools",
   "confirm-tools",
+  "observe-results",
   "client-metadata-url",
 ];
 /** Keys of a server run as a child process (refused alongside `url`). */

@@ -46,6 +46,11 @@ export interface McpConfig {
   maxMessageMb: number;
   /** Tool-call arguments in flight at once in one `execute`, MiB of JSON (UTF-16 code units). Default 64. */
   maxInFlightMb: number;
+  /**
+   * Learn the result shapes of tools without `outputSchema` from their answers and show them in
+   * `list_tools` declarations (types only, never values). Default true.
+   */
+  observeResults: boolean;
 }
 
 /** The values of `[mcp] confirm-tools`. */
@@ -76,4 +81,5 @@ export const DEFAULT_MCP_CONFIG: Readonly<McpConfig> = Object.freeze({
   confirmTools: "never",
   maxMessageMb: 64,
   maxInFlightMb: 64,
+  observeResults: true,
 });

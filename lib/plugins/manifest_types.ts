@@ -21,6 +21,8 @@ export interface ServerDeclBase {
   disabledTools: string[] | undefined;
   /** `confirm-tools`: wire names of tools confirmed with the user under `[mcp] confirm-tools = "destructive"`. */
   confirmTools: string[] | undefined;
+  /** `observe-results = false`: never learn or show this server's result shapes. `undefined` = not written. */
+  observeResults: boolean | undefined;
   /** Where the `[[mcp_servers]]` entry starts. */
   location: Location;
 }

@@ -26,6 +26,8 @@ export interface ServerSpecBase {
   disabledTools?: string[] | undefined;
   /** Wire tool names confirmed with the user first under `confirm-tools = "destructive"` (manifest `confirm-tools`). */
   confirmTools?: string[] | undefined;
+  /** `false` (manifest `observe-results = false`): its result shapes are neither learned nor shown. */
+  observeResults?: false | undefined;
 }
 
 /** A server run as a child process speaking MCP over stdio. */

@@ -32,6 +32,8 @@
  * --garbage-lists=N     every tools/list answers N tools whose name is a number (each fails the schema)
  * --tools-file=PATH     list the tools of PATH instead (JSON: an array of tools, or `{ tools: [...] }`);
  *                       a call of one of them answers `{ tool, arguments }` as text and structured content
+ * --answers-file=PATH   replay a recorded answer corpus (`testdata/catalog/results/<server>.json`): list
+ *                       its tools; a call of one answers that tool's recorded results in turn (cycling)
  *
  * Every tools/call is counted while in flight (tool `stats` answers the most seen at once and how
  * many calls were cancelled); a cancelled call (`notifications/cancelled`) prints
@@ -62,6 +64,14 @@ if (flags.has("starts-file")) {
 const fileTools: Tool[] | undefined = flags.has("tools-file")
   ? ((data) => (Array.isArray(data) ? data : data.tools))(JSON.parse(Deno.readTextFileSync(flags.get("tools-file")!)))
   : undefined;
+
+const corpus = flags.has("answers-file")
+  ? JSON.parse(Deno.readTextFileSync(flags.get("answers-file")!)) as {
+    tools: Tool[];
+    answers: { tool: string; result: CallToolResult }[];
+  }
+  : undefined;
+const replayed = new Map<string, number>();
 
 if (flags.has("fail-starts")) {
   const file = flags.get("counter-file")!;
@@ -160,7 +170,7 @@ server.setRequestHandler("tools/list", async (request) => {
   lists++;
   if (flags.has("lists-file")) Deno.writeTextFileSync(flags.get("lists-file")!, "tools/list\n", { append: true });
   if (flags.has("fail-lists")) throw new Error(flags.get("fail-lists"));
-  const tools = fileTools ?? TOOLS();
+  const tools = corpus?.tools ?? fileTools ?? TOOLS();
   if (lists === 1 && flags.has("change-during-list")) {
     bEnabled = true;
     await server.sendToolListChanged();
@@ -211,6 +221,12 @@ async function callTool(rawArgs: unknown, tool: string, ctx: ServerContext): Pro
       err("fixture: crashing on purpose\n");
       Deno.exit(1);
     }, 30);
+  }
+  const recorded = corpus?.answers.filter((a) => a.tool === tool) ?? [];
+  if (recorded.length > 0) {
+    const turn = replayed.get(tool) ?? 0;
+    replayed.set(tool, turn + 1);
+    return recorded[turn % recorded.length]!.result;
   }
   if (fileTools?.some((t) => t.name === tool)) {
     return { content: [{ type: "text", text: JSON.stringify({ tool, arguments: args }) }], structuredContent: { tool, arguments: args } };

@@ -75,3 +75,27 @@ Deno.test("mcp tools --query searches the cached tools without starting a server
     await w.remove();
   }
 });
+
+Deno.test("mcp tools declares the result shape a mcp exec run learned, from the tool cache", async () => {
+  const w = await world();
+  const answers = new URL("../../testdata/catalog/results/github.json", import.meta.url).pathname;
+  try {
+    await writePlugin(w.home, "gh", fixtureServerToml("gh", [`--answers-file=${answers}`]));
+    const env = { SYMPOSIUM_HOME: w.home };
+    const script = join(w.home, "..", "script.js");
+    await Deno.writeTextFile(script, "await gh.issue_write({ method: 'create' }); return 'ok'");
+    const run = await runMain(["mcp", "exec", script], { cwd: w.ws, env });
+    assert.equal(run.code, 0, run.stderr);
+    const out = await runMain(["mcp", "tools", "gh", "--pattern", "issue_write", "--detail", "signatures"], {
+      cwd: w.ws,
+      env,
+    });
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(
+      out.stdout,
+      /\): \/\*\* Returns \(observed in 1 call\): \*\/ Promise<\{ id: string \| null; url: string \| null \}>;/,
+    );
+  } finally {
+    await w.remove();
+  }
+});

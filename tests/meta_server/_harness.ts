@@ -6,6 +6,7 @@ import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { Catalog } from "../../lib/catalog/mod.ts";
 import { createMetaServer } from "../../lib/meta_server/mod.ts";
 import { hostRunner, makeDirs, type TestDirs } from "../_fakes_meta.ts";
+import type { Logger } from "../../lib/log.ts";
 
 export interface Harness {
   dirs: TestDirs;
@@ -13,27 +14,33 @@ export interface Harness {
   client: Client;
   notifications: string[];
   close(): Promise<void>;
+  /** Closes the session but keeps its folders (a later harness given `dirs` goes on in them). */
+  end(): Promise<void>;
 }
 
 /**
  * @param options.progressIntervalMs The meta-server's progress throttle; 0 (every report sent at once)
  *   unless a test checks the throttle itself.
+ * @param options.logger The catalog's and meta-server's logger. @default none
+ * @param options.dirs Reuse these folders (a second session of the same home). @default fresh ones
  */
 export async function harness(
   setup: (dirs: TestDirs) => Promise<void>,
-  options: { progressIntervalMs?: number } = {},
+  options: { progressIntervalMs?: number; logger?: Logger; dirs?: TestDirs } = {},
 ): Promise<Harness> {
-  const dirs = await makeDirs();
+  const dirs = options.dirs ?? await makeDirs();
   await setup(dirs);
   const catalog = await Catalog.open({
     cwd: dirs.ws,
     env: { SYMPOSIUM_HOME: dirs.home },
     homeDir: dirs.root,
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   const server = createMetaServer({
     catalog,
     runner: hostRunner,
     progressIntervalMs: options.progressIntervalMs ?? 0,
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(b);
@@ -48,17 +55,21 @@ export async function harness(
     () => void notifications.push("tools/list_changed"),
   );
   await client.connect(a);
+  const end = async () => {
+    await client.close();
+    await server.close();
+    await catalog.close();
+  };
   return {
     dirs,
     catalog,
     client,
     notifications,
     async close() {
-      await client.close();
-      await server.close();
-      await catalog.close();
+      await end();
       await dirs.remove();
     },
+    end,
   };
 }
 

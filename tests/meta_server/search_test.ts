@@ -196,6 +196,7 @@ Deno.test("symposium.search() in a script finds a tool the script then calls thr
       server: "time",
       tool: "get_current_time",
       description: "Get current time in a specific timezone",
+      signature: "time.get_current_time(params: {\n  timezone: string;\n}): Promise<unknown>",
     });
     assert.deepEqual(value.answer, { tool: "get_current_time", arguments: { timezone: "UTC" } });
     assert.match(

@@ -67,6 +67,7 @@ Deno.test("parseMcpConfig() reads every [mcp] key", () => {
     confirmTools: "writes",
     maxMessageMb: 16,
     maxInFlightMb: 128,
+    observeResults: false,
   });
 });
 

@@ -1,4 +1,4 @@
-// Spare vessels (SPARE_VESSELS in lib/sandbox/engine.ts): made ahead one step at a time, each serving exactly
+// Spare vessels (SPARE_VESSELS in lib/sandbox/guest/engine.ts): made ahead one step at a time, each serving exactly
 // one run with a fresh context, freed when the engine is dropped; through the Worker pool, back-to-back runs
 // and a change of memory limit (another module) never share a context.
 import assert from "node:assert/strict";
