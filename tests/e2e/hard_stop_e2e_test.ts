@@ -88,6 +88,10 @@ Deno.test({
           problems.push(`${name}: the next execute answered ${next.text.slice(0, 200)}`);
         }
         if (nextMs > 3000) problems.push(`${name}: the next execute took ${nextMs.toFixed(0)} ms`);
+        console.log(
+          `${name}: answered in ${answeredMs.toFixed(0)} ms; CPU in the 5 s after: ${cpu.existingMs} ms ` +
+            `(a fresh sandbox process: ${cpu.startedMs} ms); next execute ${nextMs.toFixed(0)} ms`,
+        );
       }
       assert.deepEqual(problems, []);
     }),
