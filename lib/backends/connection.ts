@@ -42,6 +42,7 @@ import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
 import { guardListAnswers } from "./_list_guard.ts";
+export { MAX_LISTING_BYTES } from "./_list_guard.ts";
 import { LeanClient } from "./_lean_client.ts";
 
 export type { CallToolResult, ReadResourceResult, Resource, Root, ServerCapabilities, Tool, Transport };
