@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import type {
   CallToolResult,
   LoggingLevel,
@@ -44,6 +44,8 @@ import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
 import { guardListAnswers } from "./_list_guard.ts";
 export { MAX_LISTING_BYTES } from "./_list_guard.ts";
 import { LeanClient } from "./_lean_client.ts";
+import { type Admission, RelayAdmission } from "./_relay_admission.ts";
+export { MAX_RELAYED_PER_CALL, MAX_RELAYED_REQUEST_BYTES } from "./_relay_admission.ts";
 
 export type { CallToolResult, ReadResourceResult, Resource, Root, ServerCapabilities, Tool, Transport };
 export {
@@ -149,17 +151,27 @@ export async function openConnection(
     const roots = options.roots;
     client.setRequestHandler("roots/list", () => ({ roots: roots() }));
   }
+  // Requests for the agent are relayed only inside our tool calls, bounded per call (`_relay_admission.ts`).
+  const admission = new RelayAdmission(server);
+  const admitted = (method: string, params: unknown, signal: AbortSignal): AbortSignal => {
+    const verdict: Admission = admission.admit(method, params, signal);
+    if (verdict.ok) return verdict.signal;
+    logger.debug(`not relayed: ${verdict.reason}`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `Cannot relay to the user: ${verdict.reason}`);
+  };
   if (peer) {
     if (offered.elicitation) {
       client.setRequestHandler(
         "elicitation/create",
-        (request, ctx) => peer.elicit(request.params, ctx.mcpReq.signal),
+        (request, ctx) =>
+          peer.elicit(request.params, admitted("elicitation/create", request.params, ctx.mcpReq.signal)),
       );
     }
     if (offered.sampling) {
       client.setRequestHandler(
         "sampling/createMessage",
-        (request, ctx) => peer.sample(request.params, ctx.mcpReq.signal),
+        (request, ctx) =>
+          peer.sample(request.params, admitted("sampling/createMessage", request.params, ctx.mcpReq.signal)),
       );
     }
     client.setNotificationHandler("notifications/message", (notification) => peer.log(notification.params));
@@ -420,6 +432,7 @@ export async function openConnection(
     async callTool(tool, args, { timeoutMs, signal, onProgress }) {
       const what = `${server}.${tool}`;
       if (isClosed) throw mapError(new SdkError(SdkErrorCode.ConnectionClosed, "closed"), what, timeoutMs);
+      const end = admission.begin();
       try {
         return await client.request(
           { method: "tools/call", params: { name: tool, arguments: args } },
@@ -433,6 +446,8 @@ export async function openConnection(
         );
       } catch (error) {
         throw mapError(error, what, timeoutMs, signal);
+      } finally {
+        end();
       }
     },
     async close() {

@@ -10,8 +10,8 @@
  * - `--outcomes=PATH`: where `later` writes what became of its requests.
  *
  * Tools:
- * - `requests({ kind, count, bytes })`: sends `count` requests at once (`kind` `"sampling"` or
- *   `"elicit"`), each padded with `bytes` characters; answers `{ answered, refused, errors }` once all
+ * - `requests({ kind, count, bytes, sequential })`: sends `count` requests at once (one after the other
+ *   with `sequential: true`; `kind` `"sampling"` or `"elicit"`), each padded with `bytes` characters; answers `{ answered, refused, errors }` once all
  *   settled (errors: the first 3 messages);
  * - `later({ kind, count, delayMs })`: answers at once; `delayMs` later sends `count` requests (outside
  *   any tool call) and appends their outcomes to `--outcomes=PATH` as one JSON line;
@@ -48,7 +48,12 @@ const obj = (properties: Record<string, any> = {}) => ({ type: "object" as const
 const TOOLS: Tool[] = [
   {
     name: "requests",
-    inputSchema: obj({ kind: { type: "string" }, count: { type: "number" }, bytes: { type: "number" } }),
+    inputSchema: obj({
+      kind: { type: "string" },
+      count: { type: "number" },
+      bytes: { type: "number" },
+      sequential: { type: "boolean" },
+    }),
     annotations: { readOnlyHint: true },
   },
   {
@@ -125,9 +130,12 @@ function oneRequest(kind: string, pad: string): Promise<unknown> {
   }, { timeout: 600_000 });
 }
 
-async function flood(kind: string, count: number, bytes: number) {
+async function flood(kind: string, count: number, bytes: number, sequential = false) {
   const pad = "p".repeat(bytes);
-  const settled = await Promise.allSettled(Array.from({ length: count }, () => oneRequest(kind, pad)));
+  const settled: PromiseSettledResult<unknown>[] = [];
+  if (sequential) {
+    for (let i = 0; i < count; i++) settled.push(...await Promise.allSettled([oneRequest(kind, pad)]));
+  } else settled.push(...await Promise.allSettled(Array.from({ length: count }, () => oneRequest(kind, pad))));
   const errors = settled.filter((s) => s.status === "rejected").map((s) => String((s as PromiseRejectedResult).reason));
   return { answered: count - errors.length, refused: errors.length, errors: errors.slice(0, 3) };
 }
@@ -136,7 +144,9 @@ server.setRequestHandler("tools/call", async (request) => {
   const args = (request.params.arguments ?? {}) as Record<string, unknown>;
   switch (request.params.name) {
     case "requests":
-      return json(await flood(String(args.kind ?? "sampling"), Number(args.count ?? 1), Number(args.bytes ?? 0)));
+      return json(
+        await flood(String(args.kind ?? "sampling"), Number(args.count ?? 1), Number(args.bytes ?? 0), args.sequential === true),
+      );
     case "later": {
       const outcomes = flags.get("outcomes");
       setTimeout(async () => {
