@@ -51,6 +51,21 @@ export type {
 export type { CallOutcome, CatalogOptions, ServerTools } from "./catalog_types.ts";
 export { MAX_RESOURCE_URI_CHARS, RESOURCE_METHODS } from "./_resources.ts";
 
+/**
+ * Checks a call before it is sent (e.g. asks the user, `confirm-tools`): `definition` is the tool as the
+ * listing the call uses declares it, `toolNames` every tool that listing has. Rejecting stops the call.
+ */
+export type BeforeSend = (spec: ServerSpec, definition: Tool, toolNames: readonly string[]) => Promise<void>;
+
+/** Most times a call is checked again because its tool's listing changed during the check. */
+const MAX_BEFORE_SEND_ROUNDS = 3;
+
+/** Whether two definitions of one tool would be judged the same (name, annotations, schemas). */
+function sameDefinition(a: Tool, b: Tool): boolean {
+  return a === b || JSON.stringify([a.name, a.annotations, a.inputSchema]) ===
+      JSON.stringify([b.name, b.annotations, b.inputSchema]);
+}
+
 /** The session's view of the servers in scope. Open with {@link Catalog.open}; `close()` at the end. */
 export class Catalog {
   #loaded: LoadedResolution;
@@ -265,6 +280,9 @@ export class Catalog {
    *
    * @param options.signal Cancels the wait or the call (the server gets `notifications/cancelled`).
    * @param options.onProgress Receives the server's progress notifications for this call.
+   * @param options.beforeSend Checks the call on the definition it is sent with (see {@link BeforeSend}),
+   *   inside the call slot; run again if the listing changed meanwhile (at most 3 times, then
+   *   `REQUEST_FAILED`).
    * @param namespace The global the script used (`namespaceKey(server)`).
    * @param key The property the script called, e.g. `createEntities`.
    * @throws {UserError} `SERVER_DORMANT`/`SERVER_REFUSED` (declared but not usable here, with the
@@ -275,11 +293,30 @@ export class Catalog {
     namespace: string,
     key: string,
     args: Record<string, unknown>,
-    options: { signal?: AbortSignal | undefined; onProgress?: CallOptions["onProgress"] } = {},
+    options: {
+      signal?: AbortSignal | undefined;
+      onProgress?: CallOptions["onProgress"];
+      beforeSend?: BeforeSend | undefined;
+    } = {},
   ): Promise<CallOutcome> {
     const spec = specForNamespace(this.#loaded.resolution, namespace);
     return await this.#pool.withCallSlot(spec, async () => {
-      const { connection, definition } = await this.#resolve(spec, key, options.signal);
+      let { connection, definition, toolNames } = await this.#resolve(spec, key, options.signal);
+      // The check runs on the definition that is sent: when the listing changed meanwhile (a wait for the
+      // user), it runs again on the new one, so a tool that became destructive is never sent unchecked.
+      for (let round = 1; options.beforeSend; round++) {
+        await options.beforeSend(spec, definition, toolNames);
+        const now = await this.#resolve(spec, key, options.signal);
+        if (now.connection === connection && sameDefinition(now.definition, definition)) break;
+        if (round >= MAX_BEFORE_SEND_ROUNDS) {
+          throw new BackendError(
+            "REQUEST_FAILED",
+            spec.name,
+            `${spec.name}.${definition.name} changed ${round} times while the call was being checked; it was not made`,
+          );
+        }
+        ({ connection, definition, toolNames } = now);
+      }
       const result = await connection.callTool(definition.name, args, {
         timeoutMs: spec.toolCallTimeoutMs,
         signal: options.signal,
@@ -330,7 +367,7 @@ export class Catalog {
     spec: ServerSpec,
     key: string,
     signal: AbortSignal | undefined,
-  ): Promise<{ connection: BackendConnection; definition: Tool }> {
+  ): Promise<{ connection: BackendConnection; definition: Tool; toolNames: string[] }> {
     // A running server with a current listing (every call but the first) answers without a wait.
     const connection = this.#pool.running(spec) ??
       await this.#pool.acquire(spec, { signal, waitForRestart: true });
@@ -340,7 +377,11 @@ export class Catalog {
     const table = this.#visible.tableOf(tools);
     const resolved = resolveToolKey(table, spec.name, key);
     if (!resolved.ok) throw hiddenToolError(spec, listing.tools, key) ?? resolved.error;
-    return { connection, definition: tools.find((t) => t.name === resolved.value)! };
+    return {
+      connection,
+      definition: tools.find((t) => t.name === resolved.value)!,
+      toolNames: listing.tools.map((t) => t.name),
+    };
   }
 
   /**

@@ -5,7 +5,7 @@
  * @module
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { Catalog } from "../catalog/mod.ts";
+import type { BeforeSend, Catalog } from "../catalog/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { namespaceKey } from "../plugins/server_spec.ts";
@@ -284,19 +284,23 @@ export async function runExecute(
       }
       const args = toolArguments(request.args);
       const mode = catalog.config.confirmTools;
-      if (mode !== "never") {
-        const { spec, definition } = await catalog.resolveCall(request.namespace, request.key, { signal });
-        let release: (() => void) | undefined;
-        await confirmer.confirm(mode, spec, definition, args, {
-          signal,
-          onWait: (phase) => {
-            if (phase === "start") release = control?.holdDeadline();
-            else release?.();
-          },
-        });
-      }
+      // Decided on the very definition the call is sent with (the catalog checks again if it changed).
+      const beforeSend: BeforeSend | undefined = mode === "never"
+        ? undefined
+        : async (spec, definition, toolNames) => {
+          let release: (() => void) | undefined;
+          await confirmer.confirm(mode, spec, definition, args, {
+            signal,
+            toolNames,
+            onWait: (phase) => {
+              if (phase === "start") release = control?.holdDeadline();
+              else release?.();
+            },
+          });
+        };
       const outcome = await catalog.call(request.namespace, request.key, args, {
         signal,
+        beforeSend,
         onProgress: onProgress
           ? (p) => {
             const detail = p.message ?? `${p.progress}${p.total === undefined ? "" : `/${p.total}`}`;
