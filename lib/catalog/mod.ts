@@ -39,6 +39,7 @@ import { ChangeDetector } from "./_change_watch.ts";
 import { hiddenToolError, VisibleToolsMemo } from "./_tool_filter.ts";
 import { CatalogSearch } from "./_catalog_search.ts";
 import { Listings } from "./_listings.ts";
+import { recordListedNames } from "./_listed_names.ts";
 
 export { readToolCacheState, TOOL_CACHE_TTL_MS, toolCachePath, type ToolCacheState } from "./tool_cache.ts";
 export type {
@@ -75,7 +76,11 @@ export class Catalog {
   readonly #logger: Logger;
   readonly #listings: Listings = new Listings({
     keyOf: (spec) => this.#visible.keyOf(spec),
-    fetch: (spec, connection, signal) => connection.listTools({ timeoutMs: spec.toolCallTimeoutMs, signal }),
+    fetch: async (spec, connection, signal) => {
+      const listing = await connection.listTools({ timeoutMs: spec.toolCallTimeoutMs, signal });
+      recordListedNames(listing.tools);
+      return listing;
+    },
     onCurrent: (spec, { tools, connection }) =>
       this.#writeCache(spec, tools, connection.serverCapabilities.resources !== undefined),
     now: () => this.#clock.now(),
@@ -460,7 +465,9 @@ export class Catalog {
 
   async #readCache(spec: ServerSpec): Promise<{ tools: Tool[]; hasResources: boolean } | undefined> {
     if (this.#options.useToolCache === false) return undefined;
-    return await readFreshToolCacheEntry(this.configDir, spec, this.#clock, this.#cacheMemo);
+    const entry = await readFreshToolCacheEntry(this.configDir, spec, this.#clock, this.#cacheMemo);
+    if (entry) recordListedNames(entry.tools);
+    return entry;
   }
 
   async #writeCache(spec: ServerSpec, tools: Tool[], hasResources: boolean): Promise<void> {

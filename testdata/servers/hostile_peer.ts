@@ -24,7 +24,9 @@
  * - `complete({ id })`: sends `notifications/elicitation/complete` for `id`, then `{ sent: id }`;
  * - `deep({ depth, secret })`: `structuredContent` with `secret` nested `depth` levels deep;
  * - `number({ value })`: `structuredContent` `{ n: value }` (a JSON number);
- * - `write({ path })`: no annotations (MCP defaults: not read-only, destructive) → `{ wrote: path }`.
+ * - `write({ path })`: no annotations (MCP defaults: not read-only, destructive) → `{ wrote: path }`;
+ * - `npm_package_info({ sk_live_mode_value, hf_download_file })`: names that start like token prefixes →
+ *   its arguments.
  *
  * @module
  */
@@ -81,6 +83,12 @@ const TOOLS: Tool[] = [
   { name: "deep", inputSchema: obj({ depth: { type: "number" }, secret: { type: "string" } }), annotations: { readOnlyHint: true } },
   { name: "number", inputSchema: obj({ value: { type: "number" } }), annotations: { readOnlyHint: true } },
   { name: "write", inputSchema: obj({ path: { type: "string" } }) },
+  {
+    name: "npm_package_info",
+    description: "Named like an npm token prefix; so is its property.",
+    inputSchema: obj({ sk_live_mode_value: { type: "string" }, hf_download_file: { type: "string" } }),
+    annotations: { readOnlyHint: true },
+  },
 ];
 
 const json = (value: unknown): CallToolResult => ({ content: [{ type: "text", text: JSON.stringify(value) }] });
@@ -224,6 +232,8 @@ server.setRequestHandler("tools/call", async (request) => {
       return { content: [{ type: "text", text: "n" }], structuredContent: { n: Number(args.value) } };
     case "write":
       return json({ wrote: args.path });
+    case "npm_package_info":
+      return json(args);
   }
   return { content: [{ type: "text", text: `unknown tool ${request.params.name}` }], isError: true };
 });

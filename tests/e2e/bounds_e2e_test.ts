@@ -25,13 +25,14 @@ async function withPeer(
     extraToml?: string;
   },
   body: (serve: RawServe, world: RawWorld) => Promise<void>,
+  env: Record<string, string> = {},
 ): Promise<void> {
   const world = await makeRawWorld(
     denoServerToml("peer", "hostile_peer.ts", options.flags ?? []) + (options.serverToml ?? "") +
       (options.extraToml ?? ""),
     options.config ?? "",
   );
-  const serve = RawServe.start({ home: world.home, cwd: world.ws });
+  const serve = RawServe.start({ home: world.home, cwd: world.ws, env });
   try {
     await serve.request("initialize", {
       protocolVersion: "2025-06-18",
@@ -369,4 +370,51 @@ Deno.test("mcp-serve refuses a server named to forge a label, with file:line:col
     await serve.close();
     await world.remove();
   }
+});
+
+const SECRET = "s3cr3t-value-4242";
+const NUMERIC_SECRET = "8675309123";
+
+Deno.test("mcp-serve masks a secret at any depth and a numeric secret sent as a JSON number", async () => {
+  await withPeer(
+    { serverToml: 'env = { TOKEN = "${PEER_TOKEN}", PIN = "${PEER_PIN}" }\n' },
+    async (serve) => {
+      for (const depth of [70, 500]) {
+        const reply = await serve.request("tools/call", {
+          name: "execute",
+          arguments: {
+            script: `return await peer.deep({ depth: ${depth}, secret: ${JSON.stringify(SECRET)} })`,
+          },
+        });
+        assert.doesNotMatch(JSON.stringify(reply), new RegExp(SECRET), `depth ${depth}`);
+      }
+      const scripted = await serve.request("tools/call", {
+        name: "execute",
+        arguments: {
+          script: `let v = { s: ${JSON.stringify(SECRET)} }; for (let i = 0; i < 900; i++) v = [v]; return v`,
+        },
+      });
+      assert.doesNotMatch(JSON.stringify(scripted), new RegExp(SECRET));
+      const numeric = await serve.request("tools/call", {
+        name: "execute",
+        arguments: { script: `return await peer.number({ value: ${NUMERIC_SECRET} })` },
+      });
+      assert.doesNotMatch(JSON.stringify(numeric), new RegExp(NUMERIC_SECRET));
+    },
+    { PEER_TOKEN: SECRET, PEER_PIN: NUMERIC_SECRET },
+  );
+});
+
+Deno.test("mcp-serve never rewrites listed tool and property names that merely look like token prefixes", async () => {
+  await withPeer({}, async (serve) => {
+    const { text } = await serve.listTools({ servers: ["peer"], tools: ["npm_package_info"] });
+    assert.match(text, /npm_package_info\(/);
+    assert.match(text, /sk_live_mode_value\?: string/);
+    assert.match(text, /hf_download_file\?: string/);
+    assert.doesNotMatch(text, /\*\*\*/);
+    const value = valueOf(
+      await serve.execute('return await peer.npm_package_info({ sk_live_mode_value: "a" })'),
+    );
+    assert.deepEqual(value, { sk_live_mode_value: "a" });
+  });
 });
