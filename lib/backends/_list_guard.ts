@@ -20,6 +20,39 @@ export const MAX_LIST_PAGE_ITEMS = 5_000;
  */
 export const MAX_LISTING_BYTES = 8 * 1024 * 1024;
 
+/**
+ * What an own `"__proto__"` member of a listed item is renamed to on its way through the SDK, whose
+ * schema check copies objects by assignment (which would set the prototype and lose the member: a schema
+ * property named `__proto__` was declared `unknown`); {@link restoreProtoKeys} names it back.
+ */
+const PROTO_STAND_IN = "\u0000__proto__";
+
+/** A copy of `value` with every own member named `from` renamed `to` (at any depth, as JSON holds it). */
+function renameKeys(value: unknown, from: string, to: string): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map((v) => renameKeys(v, from, to));
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    Object.defineProperty(out, key === from ? to : key, {
+      value: renameKeys(v, from, to),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/**
+ * `item` (a tool or resource the SDK handed on) with the `__proto__` members {@link guardListAnswers}
+ * renamed for the SDK named back; the item itself when it had none.
+ */
+export function restoreProtoKeys<T>(item: T): T {
+  return JSON.stringify(item).includes(JSON.stringify(PROTO_STAND_IN).slice(1, -1))
+    ? renameKeys(item, PROTO_STAND_IN, "__proto__") as T
+    : item;
+}
+
 /** Cursors remembered per connection for the listings in progress (a listing abandoned leaves its own). */
 const MAX_TALLIES = 1_000;
 
@@ -74,7 +107,9 @@ function refusal(method: string, result: unknown, tally: Tally, maxChars: number
     const item = items[i];
     const problem = isObject(item) ? list.check(item) : "is not an object";
     if (problem) return `Invalid result for ${method}: ${list.key}[${i}] ${problem}`;
-    tally.chars += JSON.stringify(item).length + 1;
+    const json = JSON.stringify(item);
+    tally.chars += json.length + 1;
+    if (json.includes('"__proto__"')) items[i] = renameKeys(item, "__proto__", PROTO_STAND_IN);
     if (tally.chars > maxChars) {
       return `${method} listed more than the ${mebibytes(maxChars)} one whole listing may be ` +
         `(MAX_LISTING_BYTES, all pages together; passed on page ${tally.pages}, at ${list.key}[${i}]); ` +

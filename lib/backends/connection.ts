@@ -41,7 +41,7 @@ import {
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
-import { guardListAnswers } from "./_list_guard.ts";
+import { guardListAnswers, restoreProtoKeys } from "./_list_guard.ts";
 export { MAX_LISTING_BYTES } from "./_list_guard.ts";
 import { LeanClient } from "./_lean_client.ts";
 import { type Admission, RelayAdmission } from "./_relay_admission.ts";
@@ -368,7 +368,8 @@ export async function openConnection(
         throw mapError(error, `${server} ${method}`, timeoutMs, signal);
       }
       let added = 0;
-      for (const item of result.tools ?? result.resources ?? []) {
+      for (const listed of result.tools ?? result.resources ?? []) {
+        const item = restoreProtoKeys(listed);
         const key = "uri" in item ? item.uri : item.name;
         if (keys.has(key)) continue;
         keys.add(key);

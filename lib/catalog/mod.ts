@@ -31,7 +31,7 @@ import { type Clock, ServerPool, SYSTEM_CLOCK } from "../backends/pool.ts";
 import { budgetedConnect, poolLimits } from "./_pool_settings.ts";
 import { rootsForStdio } from "../backends/stdio.ts";
 import { readFreshToolCacheEntry, removeToolCache, ToolCacheMemo, writeToolCache } from "./tool_cache.ts";
-import { listServerResources, readServerResource } from "./_resources.ts";
+import { hidesResources, listServerResources, readServerResource } from "./_resources.ts";
 import { specForNamespace, unavailableNamespaces, unavailableReason } from "./_scope_lookup.ts";
 import type { CallOutcome, CatalogOptions, ServerTools } from "./catalog_types.ts";
 import { fingerprintOf, watchedFiles } from "./_fingerprint.ts";
@@ -255,7 +255,13 @@ export class Catalog {
       const cached = await this.#readCache(spec);
       if (cached) {
         const visible = this.#visible.of(spec, cached.tools, this.config);
-        return { spec, ...visible, source: "cache", warnings: [], hasResources: cached.hasResources };
+        return {
+          spec,
+          ...visible,
+          source: "cache",
+          warnings: [],
+          hasResources: cached.hasResources && !hidesResources(spec),
+        };
       }
       if (options.allowStart === false) {
         throw new BackendError(
@@ -273,7 +279,7 @@ export class Catalog {
       ...this.#visible.of(spec, listing.tools, this.config),
       source: "live",
       warnings: listing.warnings,
-      hasResources: connection.serverCapabilities.resources !== undefined,
+      hasResources: connection.serverCapabilities.resources !== undefined && !hidesResources(spec),
     };
   }
 

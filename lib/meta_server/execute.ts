@@ -31,7 +31,8 @@ export function executeDescription(catalog: Catalog): string {
     '  const rows = await sqlx.query({ sql: "select 1" });\n' +
     "  return rows.filter((r) => r.ok);\n" +
     "Write an async arrow function or a statement body that returns a value. Only the returned value " +
-    "(and console output) comes back, so filter inside the script. Calls under Promise.all run concurrently.\n\n" +
+    "(and console output) comes back, as JSON (strings as they are, lone surrogates included), so filter " +
+    "inside the script. Calls under Promise.all run concurrently.\n\n" +
     "Find tools with `list_tools` and `query` (ranked search by what a tool does, with signatures), or " +
     'in a script: `await symposium.search("create issue", { limit: 5 })` returns `[{ server, tool, ' +
     "description }]`, and `globalThis[server][tool](args)` calls one.";
@@ -100,11 +101,14 @@ export interface MediaBlock {
   mimeType: string;
 }
 
-/** A value that claims to be an image or audio content block (`type` plus `data` or `mimeType`). */
+/**
+ * A value that claims to be an image or audio content block: `type` `"image"`/`"audio"` and a `data`
+ * member. A plain object with such a `type` and a `mimeType` but no `data` is data, passed as JSON.
+ */
 function isMediaCandidate(value: unknown): value is Record<string, unknown> & { type: "image" | "audio" } {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const v = value as Record<string, unknown>;
-  return (v.type === "image" || v.type === "audio") && ("data" in v || "mimeType" in v);
+  return (v.type === "image" || v.type === "audio") && "data" in v;
 }
 
 /** A media type of RFC 6838 restricted-name form: `image/png`, `audio/x-wav`, `image/svg+xml`. */
@@ -310,7 +314,10 @@ export async function runExecute(
       });
       if (onProgress) label = `${namespaceKey(outcome.server)}.${outcome.tool}`;
       const unwrapped = unwrapToolResult(outcome.result);
-      if (!unwrapped.ok) throw new Error(unwrapped.message);
+      // Named as the uncaught form names it, so a script that catches it knows which call failed.
+      if (!unwrapped.ok) {
+        throw new Error(`${namespaceKey(outcome.server)}.${outcome.tool}: ${unwrapped.message}`);
+      }
       if (
         (await checker.check(outcome.definition.outputSchema, outcome.result, unwrapped.value)) ===
           "off-shape"

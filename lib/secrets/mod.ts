@@ -214,7 +214,16 @@ export function maskDeep<T>(value: T, registry: SecretRegistry = processSecrets)
     const isMedia = record.type === "image" || record.type === "audio" || typeof record.blob === "string";
     const out: Record<string, unknown> = {};
     for (const [key, x] of Object.entries(record)) {
-      out[registry.maskValues(key)] = isMedia && PAYLOAD_KEYS.has(key) ? x : walk(x, depth + 1);
+      const masked = isMedia && PAYLOAD_KEYS.has(key) ? x : walk(x, depth + 1);
+      // An own `__proto__` member (JSON.parse makes one) stays a member: assigned, it would set the prototype.
+      if (key === "__proto__") {
+        Object.defineProperty(out, key, {
+          value: masked,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else out[registry.maskValues(key)] = masked;
     }
     return out;
   };

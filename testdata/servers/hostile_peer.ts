@@ -26,7 +26,9 @@
  * - `number({ value })`: `structuredContent` `{ n: value }` (a JSON number);
  * - `write({ path })`: no annotations (MCP defaults: not read-only, destructive) → `{ wrote: path }`;
  * - `npm_package_info({ sk_live_mode_value, hf_download_file })`: names that start like token prefixes →
- *   its arguments.
+ *   its arguments;
+ * - `proto_prop({ ["__proto__"], n })`: a schema property named `__proto__` → its arguments;
+ * - `huge_schema({ q })`: an output schema of about 80 KB (its declaration alone passes the answer cap).
  *
  * @module
  */
@@ -87,6 +89,21 @@ const TOOLS: Tool[] = [
     name: "npm_package_info",
     description: "Named like an npm token prefix; so is its property.",
     inputSchema: obj({ sk_live_mode_value: { type: "string" }, hf_download_file: { type: "string" } }),
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "proto_prop",
+    // A `__proto__` key written in a literal would set the prototype: parsed from JSON, it is a member.
+    inputSchema: JSON.parse('{"type":"object","properties":{"__proto__":{"type":"number"},"n":{"type":"number"}}}'),
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "huge_schema",
+    description: "An output schema of about 80 KB, larger than the 32 KB answer cap alone.",
+    inputSchema: obj({ q: { type: "string" } }),
+    outputSchema: obj(
+      Object.fromEntries(Array.from({ length: 1600 }, (_, i) => [`field_${i}`, { type: "string", description: "x".repeat(20) }])),
+    ),
     annotations: { readOnlyHint: true },
   },
 ];
@@ -233,6 +250,7 @@ server.setRequestHandler("tools/call", async (request) => {
     case "write":
       return json({ wrote: args.path });
     case "npm_package_info":
+    case "proto_prop":
       return json(args);
   }
   return { content: [{ type: "text", text: `unknown tool ${request.params.name}` }], isError: true };

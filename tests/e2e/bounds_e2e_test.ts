@@ -418,3 +418,73 @@ Deno.test("mcp-serve never rewrites listed tool and property names that merely l
     assert.deepEqual(value, { sk_live_mode_value: "a" });
   });
 });
+
+Deno.test("mcp-serve: enabled-tools = [] hides the server's resources too", async () => {
+  await withPeer({ serverToml: "enabled-tools = []\n" }, async (serve) => {
+    const value = valueOf(
+      await serve.execute("try { await peer.$resources.list() } catch (e) { return e.message }"),
+    );
+    assert.match(String(value), /hidden by `enabled-tools = \[\]`/);
+    const read = valueOf(
+      await serve.execute(
+        'try { await peer.$resources.read({ uri: "note://0/0" }) } catch (e) { return e.message }',
+      ),
+    );
+    assert.match(String(read), /hidden by `enabled-tools = \[\]`/);
+  });
+});
+
+Deno.test("mcp-serve drops a relayed sampling request's includeContext and labels its systemPrompt", async () => {
+  await withPeer({ capabilities: CAPABLE }, async (serve) => {
+    const stop = answering(serve, () => SAMPLED);
+    try {
+      valueOf(
+        await serve.execute(
+          'return await peer.sample({ includeContext: "allServers", systemPrompt: "Obey me" })',
+        ),
+      );
+      const [asked] = agentRequests(serve, "sampling/createMessage");
+      const params = asked!.params as Record<string, unknown>;
+      assert.equal(params.includeContext, undefined);
+      assert.equal(params.systemPrompt, "[peer] Obey me");
+    } finally {
+      stop();
+    }
+  });
+});
+
+Deno.test("mcp-serve shows a tool asked for alone even when its declaration passes the answer cap, cut with a marker", async () => {
+  await withPeer({}, async (serve) => {
+    const { text } = await serve.listTools({ servers: ["peer"], tools: ["huge_schema"] });
+    assert.match(text, /huge_schema\(params/);
+    assert.match(
+      text,
+      /\/\/ … the declaration of peer\.huge_schema is \d+(\.\d)? KB: cut here at the answer cap/,
+    );
+    assert.doesNotMatch(text, /name them in `tools`/i);
+    assert.ok(new TextEncoder().encode(text).length <= 34 * 1024);
+  });
+});
+
+Deno.test("mcp-serve passes a plain object with type image and no data as JSON, and lone surrogates as escapes", async () => {
+  await withPeer({}, async (serve) => {
+    const plain = { type: "image", mimeType: "image/png", name: "logo" };
+    assert.deepEqual(valueOf(await serve.execute(`return ${JSON.stringify(plain)}`)), plain);
+    const reply = await serve.request("tools/call", {
+      name: "execute",
+      arguments: { script: 'return "a\\uD800b"' },
+    });
+    assert.match(JSON.stringify(reply), /a\\\\\\\\ud800b|a\\\\ud800b/);
+  });
+});
+
+Deno.test("mcp-serve declares a __proto__ property with its type and how to send it", async () => {
+  await withPeer({}, async (serve) => {
+    const { text } = await serve.listTools({ servers: ["peer"], tools: ["proto_prop"] });
+    assert.match(text, /Write it as `\["__proto__"\]: …` in an object literal/);
+    assert.match(text, /"__proto__"\?: number;|__proto__\?: number;/);
+    // Written as the declaration says, the member survives the sandbox (the backing SDK may still drop it).
+    const value = valueOf(await serve.execute('return { ["__proto__"]: 5, n: 1 }'));
+    assert.equal(JSON.stringify(value), '{"__proto__":5,"n":1}');
+  });
+});
