@@ -44,7 +44,7 @@ import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
 import { guardListAnswers, restoreProtoKeys } from "./_list_guard.ts";
 export { MAX_LISTING_BYTES } from "./_list_guard.ts";
 import { LeanClient } from "./_lean_client.ts";
-import { type Admission, RelayAdmission } from "./_relay_admission.ts";
+import { RelayAdmission } from "./_relay_admission.ts";
 export { MAX_RELAYED_PER_CALL, MAX_RELAYED_REQUEST_BYTES } from "./_relay_admission.ts";
 
 export type { CallToolResult, ReadResourceResult, Resource, Root, ServerCapabilities, Tool, Transport };
@@ -151,27 +151,43 @@ export async function openConnection(
     const roots = options.roots;
     client.setRequestHandler("roots/list", () => ({ roots: roots() }));
   }
-  // Requests for the agent are relayed only inside our tool calls, bounded per call (`_relay_admission.ts`).
-  const admission = new RelayAdmission(server);
-  const admitted = (method: string, params: unknown, signal: AbortSignal): AbortSignal => {
-    const verdict: Admission = admission.admit(method, params, signal);
-    if (verdict.ok) return verdict.signal;
-    logger.debug(`not relayed: ${verdict.reason}`);
-    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `Cannot relay to the user: ${verdict.reason}`);
+  // Requests for the agent are relayed only inside our tool calls, bounded (`_relay_admission.ts`): the
+  // verdict is taken on the raw message; a handler runs only for an admitted request, under its ticket.
+  const admission = new RelayAdmission(server, {
+    methods: [
+      ...(peer && offered.elicitation ? ["elicitation/create"] : []),
+      ...(peer && offered.sampling ? ["sampling/createMessage"] : []),
+    ],
+    reserve: peer?.reserveRelay?.bind(peer),
+  });
+  const relayed = async <T>(
+    id: string | number,
+    signal: AbortSignal,
+    run: (signal: AbortSignal) => Promise<T>,
+  ) => {
+    const ticket = admission.take(id);
+    if (!ticket) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "Cannot relay to the user: not admitted");
+    }
+    try {
+      return await run(AbortSignal.any([signal, ticket.signal]));
+    } finally {
+      ticket.release();
+    }
   };
   if (peer) {
     if (offered.elicitation) {
       client.setRequestHandler(
         "elicitation/create",
         (request, ctx) =>
-          peer.elicit(request.params, admitted("elicitation/create", request.params, ctx.mcpReq.signal)),
+          relayed(ctx.mcpReq.id, ctx.mcpReq.signal, (signal) => peer.elicit(request.params, signal)),
       );
     }
     if (offered.sampling) {
       client.setRequestHandler(
         "sampling/createMessage",
         (request, ctx) =>
-          peer.sample(request.params, admitted("sampling/createMessage", request.params, ctx.mcpReq.signal)),
+          relayed(ctx.mcpReq.id, ctx.mcpReq.signal, (signal) => peer.sample(request.params, signal)),
       );
     }
     client.setNotificationHandler("notifications/message", (notification) => peer.log(notification.params));
@@ -200,6 +216,7 @@ export async function openConnection(
   client.onclose = () => {
     if (isClosed) return;
     isClosed = true;
+    admission.releaseAll();
     const reason = closedByUs
       ? "closed by us"
       : options.describeEnd?.() ?? lastTransportError?.message ?? "connection closed";
@@ -265,6 +282,7 @@ export async function openConnection(
   // A transport that checks every message itself (stdio) skips the SDK's probes of each message's kind.
   dispatchCheckedMessages(client, transport);
   guardListAnswers(transport);
+  admission.guard(transport, (reason) => logger.debug(`not relayed: ${reason}`));
   const connectedAtMs = now();
   const info = client.getServerVersion();
   const serverCapabilities = client.getServerCapabilities() ?? {};

@@ -25,7 +25,7 @@ import {
   openConnection,
   type Root,
 } from "./connection.ts";
-import { type ChecksMessages, DEFAULT_MAX_MESSAGE_BYTES } from "../jsonrpc/mod.ts";
+import { type ChecksMessages, DEFAULT_MAX_MESSAGE_BYTES, sniffMessage } from "../jsonrpc/mod.ts";
 import {
   MAX_NOISE_WARNINGS,
   oversizeAnswer,
@@ -44,6 +44,12 @@ export {
   STDERR_QUEUE_CHARS,
 } from "./_stdio_streams.ts";
 
+/**
+ * Longest stdout line without a top-level `id` (a notification) that is parsed, in characters (1 MiB):
+ * longer ones are dropped unread. No notification a client needs is that large, and parsing 20 lines of
+ * 20 MB each held the thread for seconds.
+ */
+export const MAX_NOTIFICATION_LINE_CHARS = 1024 * 1024;
 /** Bytes of stderr kept for error messages (the tail). */
 export const STDERR_TAIL_BYTES = 64 * 1024;
 /** Characters of the stderr tail appended to a start error. */
@@ -70,6 +76,11 @@ export interface StdioTransportOptions {
   maxMessageBytes?: number | undefined;
   /** Server name for messages. Default: none. */
   server?: string | undefined;
+  /**
+   * Told of each stdout line dropped unread for being a notification over
+   * {@link MAX_NOTIFICATION_LINE_CHARS} (e.g. so the agent hears how many log lines were dropped).
+   */
+  onDroppedNotification?: (() => void) | undefined;
 }
 
 /** Sends `signal` to every process of the group led by `pgid`; `false` when the group is empty. */
@@ -89,6 +100,8 @@ function signalGroup(pgid: number, signal: Deno.Signal): boolean {
  */
 export class StdioProcessTransport implements Transport, ChecksMessages {
   readonly checksMessages = true; // every line handed to `onmessage` passed `deserializeMessage`
+  #bigNotifications = 0;
+  readonly #onDroppedNotification: (() => void) | undefined;
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined;
@@ -119,6 +132,7 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
     this.#logger = options.logger ?? NULL_LOGGER;
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#server = options.server;
+    this.#onDroppedNotification = options.onDroppedNotification;
   }
 
   /** Process id of the child (= its process group id), once started. */
@@ -250,6 +264,21 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
   }
 
   #onStdoutLine(line: string): void {
+    // A notification (no top-level `id`) never needs to be this large: such a line (a flood of 20 MB
+    // log messages) is dropped before it is parsed, twice, by us and the SDK.
+    if (line.length > MAX_NOTIFICATION_LINE_CHARS) {
+      const sniffed = sniffMessage(line.slice(0, 4_096), line.slice(-4_096));
+      if (sniffed.id === null) {
+        this.#onDroppedNotification?.();
+        if (this.#bigNotifications++ % 100 === 0) {
+          this.#logger.warn(
+            `stdout line of ${line.length} characters without an id dropped unread (a notification may be at most ` +
+              `${MAX_NOTIFICATION_LINE_CHARS}, MAX_NOTIFICATION_LINE_CHARS; ${this.#bigNotifications} so far)`,
+          );
+        }
+        return;
+      }
+    }
     let message: JSONRPCMessage;
     try {
       message = deserializeMessage(line);
@@ -381,6 +410,7 @@ export async function connectStdio(spec: StdioServerSpec, ctx: ConnectContext): 
     logger: ctx.logger,
     maxMessageBytes: ctx.maxMessageBytes,
     server: spec.name,
+    onDroppedNotification: () => ctx.peer?.droppedLog?.(),
   });
   const describe = (prefix: string | undefined) => {
     const tail = transport.stderrTail().trim();

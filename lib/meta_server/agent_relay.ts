@@ -202,11 +202,10 @@ export class AgentRelay {
   peerFor(server: string): BackendPeer {
     return {
       capabilities: () => this.#offered(),
-      elicit: (params, signal) => this.#bounded(() => this.#relayElicit(server, params, signal)),
+      reserveRelay: () => this.#reserve(),
+      elicit: (params, signal) => this.#relayElicit(server, params, signal),
       sample: (params, signal) =>
-        this.#bounded(() =>
-          this.#server.createMessage(relayedSampling(server, params), { timeout: this.#timeoutMs, signal })
-        ),
+        this.#server.createMessage(relayedSampling(server, params), { timeout: this.#timeoutMs, signal }),
       elicitationComplete: (elicitationId) => {
         // Only the server that asked may close its question (server b cannot close server a's).
         if (this.#urlAsks.get(elicitationId) !== server) return;
@@ -215,6 +214,7 @@ export class AgentRelay {
           .catch(() => {}); // The agent may be gone.
       },
       log: (params) => this.#forwardLog(server, params),
+      droppedLog: () => this.#drop(),
       logLevel: () => this.#level,
       onLogLevel: (listener) => {
         this.#levelListeners.add(listener);
@@ -223,17 +223,19 @@ export class AgentRelay {
     };
   }
 
-  /** Runs one relayed request unless {@link MAX_OPEN_RELAYED_REQUESTS} are open already. */
-  async #bounded<T>(relay: () => Promise<T>): Promise<T> {
-    if (this.#open >= this.#maxOpen) {
-      refuse(`${this.#open} requests are open with the user already (MAX_OPEN_RELAYED_REQUESTS)`);
-    }
+  /**
+   * One of the {@link MAX_OPEN_RELAYED_REQUESTS} slots of questions open with the agent, or `undefined`
+   * when all are taken; the returned function gives it back (once).
+   */
+  #reserve(): (() => void) | undefined {
+    if (this.#open >= this.#maxOpen) return undefined;
     this.#open++;
-    try {
-      return await relay();
-    } finally {
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
       this.#open--;
-    }
+    };
   }
 
   async #relayElicit(
