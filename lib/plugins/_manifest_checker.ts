@@ -366,7 +366,6 @@ export class Checker {
   #serverName(name: string, path: TomlPath): string {
     if (!SERVER_NAME.test(name) || name.toLowerCase() === "symposium") {
       // JSON escapes C0 controls; DEL, C1 and bidi controls are escaped here, so the message shows them.
-      // deno-lint-ignore no-control-regex -- matching control characters is the point
       const shown = JSON.stringify(name.slice(0, 80)).replace(
         /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
         (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
