@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
+import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import type {
   CallToolResult,
   LoggingLevel,
@@ -44,7 +44,7 @@ import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
 import { guardListAnswers, restoreProtoKeys } from "./_list_guard.ts";
 export { MAX_LISTING_BYTES } from "./_list_guard.ts";
 import { LeanClient } from "./_lean_client.ts";
-import { RelayAdmission } from "./_relay_admission.ts";
+import { relayToPeer } from "./_peer_relay.ts";
 export { MAX_RELAYED_PER_CALL, MAX_RELAYED_REQUEST_BYTES } from "./_relay_admission.ts";
 
 export type { CallToolResult, ReadResourceResult, Resource, Root, ServerCapabilities, Tool, Transport };
@@ -151,53 +151,8 @@ export async function openConnection(
     const roots = options.roots;
     client.setRequestHandler("roots/list", () => ({ roots: roots() }));
   }
-  // Requests for the agent are relayed only inside our tool calls, bounded (`_relay_admission.ts`): the
-  // verdict is taken on the raw message; a handler runs only for an admitted request, under its ticket.
-  const admission = new RelayAdmission(server, {
-    methods: [
-      ...(peer && offered.elicitation ? ["elicitation/create"] : []),
-      ...(peer && offered.sampling ? ["sampling/createMessage"] : []),
-    ],
-    reserve: peer?.reserveRelay?.bind(peer),
-  });
-  const relayed = async <T>(
-    id: string | number,
-    signal: AbortSignal,
-    run: (signal: AbortSignal) => Promise<T>,
-  ) => {
-    const ticket = admission.take(id);
-    if (!ticket) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "Cannot relay to the user: not admitted");
-    }
-    try {
-      return await run(AbortSignal.any([signal, ticket.signal]));
-    } finally {
-      ticket.release();
-    }
-  };
-  if (peer) {
-    if (offered.elicitation) {
-      client.setRequestHandler(
-        "elicitation/create",
-        (request, ctx) =>
-          relayed(ctx.mcpReq.id, ctx.mcpReq.signal, (signal) => peer.elicit(request.params, signal)),
-      );
-    }
-    if (offered.sampling) {
-      client.setRequestHandler(
-        "sampling/createMessage",
-        (request, ctx) =>
-          relayed(ctx.mcpReq.id, ctx.mcpReq.signal, (signal) => peer.sample(request.params, signal)),
-      );
-    }
-    client.setNotificationHandler("notifications/message", (notification) => peer.log(notification.params));
-    if (offered.elicitation?.url) {
-      client.setNotificationHandler(
-        "notifications/elicitation/complete",
-        (notification) => peer.elicitationComplete(notification.params.elicitationId),
-      );
-    }
-  }
+  // What the server asks of the agent goes to the peer, bounded (`_peer_relay.ts`, `_relay_admission.ts`).
+  const admission = relayToPeer(client, server, peer, offered);
   const logChange = listChangedLog((line) => logger.debug(line), now);
   client.setNotificationHandler("notifications/tools/list_changed", () => {
     logChange();

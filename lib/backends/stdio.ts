@@ -17,7 +17,7 @@ import type { StdioServerSpec } from "../plugins/server_spec.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { maskSecrets } from "../secrets/mod.ts";
-import { DESCENDANT_SCAN_INTERVAL_MS, DescendantTracker } from "./process_tree.ts";
+import { DESCENDANT_SCAN_INTERVAL_MS, DescendantTracker, signalGroup } from "./process_tree.ts";
 import {
   type BackendConnection,
   BackendError,
@@ -25,7 +25,7 @@ import {
   openConnection,
   type Root,
 } from "./connection.ts";
-import { type ChecksMessages, DEFAULT_MAX_MESSAGE_BYTES, sniffMessage } from "../jsonrpc/mod.ts";
+import { type ChecksMessages, DEFAULT_MAX_MESSAGE_BYTES } from "../jsonrpc/mod.ts";
 import {
   MAX_NOISE_WARNINGS,
   oversizeAnswer,
@@ -40,16 +40,11 @@ export {
   ANSWER_TOO_LARGE_CODE,
   LINE_SLICE_MS,
   MAX_NOISE_WARNINGS,
+  MAX_NOTIFICATION_LINE_CHARS,
   STDERR_LINE_BYTES,
   STDERR_QUEUE_CHARS,
 } from "./_stdio_streams.ts";
 
-/**
- * Longest stdout line without a top-level `id` (a notification) that is parsed, in characters (1 MiB):
- * longer ones are dropped unread. No notification a client needs is that large, and parsing 20 lines of
- * 20 MB each held the thread for seconds.
- */
-export const MAX_NOTIFICATION_LINE_CHARS = 1024 * 1024;
 /** Bytes of stderr kept for error messages (the tail). */
 export const STDERR_TAIL_BYTES = 64 * 1024;
 /** Characters of the stderr tail appended to a start error. */
@@ -76,22 +71,8 @@ export interface StdioTransportOptions {
   maxMessageBytes?: number | undefined;
   /** Server name for messages. Default: none. */
   server?: string | undefined;
-  /**
-   * Told of each stdout line dropped unread for being a notification over
-   * {@link MAX_NOTIFICATION_LINE_CHARS} (e.g. so the agent hears how many log lines were dropped).
-   */
+  /** Told of each notification dropped unread (over {@link MAX_NOTIFICATION_LINE_CHARS}). */
   onDroppedNotification?: (() => void) | undefined;
-}
-
-/** Sends `signal` to every process of the group led by `pgid`; `false` when the group is empty. */
-function signalGroup(pgid: number, signal: Deno.Signal): boolean {
-  try {
-    Deno.kill(-pgid, signal);
-    return true;
-  } catch {
-    // ESRCH: nothing left in the group (or it never existed); that is the goal of every caller.
-    return false;
-  }
 }
 
 /**
@@ -100,7 +81,6 @@ function signalGroup(pgid: number, signal: Deno.Signal): boolean {
  */
 export class StdioProcessTransport implements Transport, ChecksMessages {
   readonly checksMessages = true; // every line handed to `onmessage` passed `deserializeMessage`
-  #bigNotifications = 0;
   readonly #onDroppedNotification: (() => void) | undefined;
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
@@ -191,6 +171,7 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
     const stdout = pumpStdout(child.stdout, {
       maxMessageBytes: this.#maxMessageBytes,
       onLine: (line) => this.#onStdoutLine(line),
+      onDroppedNotification: this.#onDroppedNotification,
       onOversize: (event) => {
         const answer = oversizeAnswer(event, { server: this.#server, maxBytes: this.#maxMessageBytes });
         this.#logger.warn(answer.logLine);
@@ -264,21 +245,6 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
   }
 
   #onStdoutLine(line: string): void {
-    // A notification (no top-level `id`) never needs to be this large: such a line (a flood of 20 MB
-    // log messages) is dropped before it is parsed, twice, by us and the SDK.
-    if (line.length > MAX_NOTIFICATION_LINE_CHARS) {
-      const sniffed = sniffMessage(line.slice(0, 4_096), line.slice(-4_096));
-      if (sniffed.id === null) {
-        this.#onDroppedNotification?.();
-        if (this.#bigNotifications++ % 100 === 0) {
-          this.#logger.warn(
-            `stdout line of ${line.length} characters without an id dropped unread (a notification may be at most ` +
-              `${MAX_NOTIFICATION_LINE_CHARS}, MAX_NOTIFICATION_LINE_CHARS; ${this.#bigNotifications} so far)`,
-          );
-        }
-        return;
-      }
-    }
     let message: JSONRPCMessage;
     try {
       message = deserializeMessage(line);

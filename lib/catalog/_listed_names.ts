@@ -12,12 +12,17 @@ import { processSecrets, type SecretRegistry } from "../secrets/mod.ts";
 const MAX_SCHEMA_DEPTH = 32;
 
 /**
- * Records every tool name of `tools`, its script key (`-` and other characters as `_`), and every
+ * Records every tool name of `listing.tools`, its script key (`-` and other characters as `_`), and every
  * property name in its `inputSchema` and `outputSchema` (32 levels deep) with `registry`.
  *
  * @param registry @default processSecrets
+ * @returns `listing`, as it was.
  */
-export function recordListedNames(tools: readonly Tool[], registry: SecretRegistry = processSecrets): void {
+export function recordListedNames<T extends { tools: readonly Tool[] }>(
+  listing: T,
+  registry: SecretRegistry = processSecrets,
+): T {
+  const tools = listing.tools;
   const names: string[] = [];
   const add = (name: string) => {
     names.push(name);
@@ -43,4 +48,5 @@ export function recordListedNames(tools: readonly Tool[], registry: SecretRegist
     walk(tool.outputSchema, 0);
   }
   registry.registerNames(names);
+  return listing;
 }

@@ -40,7 +40,9 @@ import { hiddenToolError, VisibleToolsMemo } from "./_tool_filter.ts";
 import { CatalogSearch } from "./_catalog_search.ts";
 import { Listings } from "./_listings.ts";
 import { recordListedNames } from "./_listed_names.ts";
+import { type BeforeSend, settleBeforeSend } from "./_before_send.ts";
 
+export type { BeforeSend } from "./_before_send.ts";
 export { readToolCacheState, TOOL_CACHE_TTL_MS, toolCachePath, type ToolCacheState } from "./tool_cache.ts";
 export type {
   CatalogMatch,
@@ -52,21 +54,6 @@ export type {
 export type { CallOutcome, CatalogOptions, ServerTools } from "./catalog_types.ts";
 export { MAX_RESOURCE_URI_CHARS, RESOURCE_METHODS } from "./_resources.ts";
 
-/**
- * Checks a call before it is sent (e.g. asks the user, `confirm-tools`): `definition` is the tool as the
- * listing the call uses declares it, `toolNames` every tool that listing has. Rejecting stops the call.
- */
-export type BeforeSend = (spec: ServerSpec, definition: Tool, toolNames: readonly string[]) => Promise<void>;
-
-/** Most times a call is checked again because its tool's listing changed during the check. */
-const MAX_BEFORE_SEND_ROUNDS = 3;
-
-/** Whether two definitions of one tool would be judged the same (name, annotations, schemas). */
-function sameDefinition(a: Tool, b: Tool): boolean {
-  return a === b || JSON.stringify([a.name, a.annotations, a.inputSchema]) ===
-      JSON.stringify([b.name, b.annotations, b.inputSchema]);
-}
-
 /** The session's view of the servers in scope. Open with {@link Catalog.open}; `close()` at the end. */
 export class Catalog {
   #loaded: LoadedResolution;
@@ -76,11 +63,8 @@ export class Catalog {
   readonly #logger: Logger;
   readonly #listings: Listings = new Listings({
     keyOf: (spec) => this.#visible.keyOf(spec),
-    fetch: async (spec, connection, signal) => {
-      const listing = await connection.listTools({ timeoutMs: spec.toolCallTimeoutMs, signal });
-      recordListedNames(listing.tools);
-      return listing;
-    },
+    fetch: (spec, connection, signal) =>
+      connection.listTools({ timeoutMs: spec.toolCallTimeoutMs, signal }).then(recordListedNames),
     onCurrent: (spec, { tools, connection }) =>
       this.#writeCache(spec, tools, connection.serverCapabilities.resources !== undefined),
     now: () => this.#clock.now(),
@@ -255,13 +239,8 @@ export class Catalog {
       const cached = await this.#readCache(spec);
       if (cached) {
         const visible = this.#visible.of(spec, cached.tools, this.config);
-        return {
-          spec,
-          ...visible,
-          source: "cache",
-          warnings: [],
-          hasResources: cached.hasResources && !hidesResources(spec),
-        };
+        const hasResources = cached.hasResources && !hidesResources(spec);
+        return { spec, ...visible, source: "cache", warnings: [], hasResources };
       }
       if (options.allowStart === false) {
         throw new BackendError(
@@ -291,9 +270,8 @@ export class Catalog {
    *
    * @param options.signal Cancels the wait or the call (the server gets `notifications/cancelled`).
    * @param options.onProgress Receives the server's progress notifications for this call.
-   * @param options.beforeSend Checks the call on the definition it is sent with (see {@link BeforeSend}),
-   *   inside the call slot; run again if the listing changed meanwhile (at most 3 times, then
-   *   `REQUEST_FAILED`).
+   * @param options.beforeSend Checks the call, inside its slot, on the definition it is sent with
+   *   (`_before_send.ts`: again when the listing changed meanwhile).
    * @param namespace The global the script used (`namespaceKey(server)`).
    * @param key The property the script called, e.g. `createEntities`.
    * @throws {UserError} `SERVER_DORMANT`/`SERVER_REFUSED` (declared but not usable here, with the
@@ -312,22 +290,15 @@ export class Catalog {
   ): Promise<CallOutcome> {
     const spec = specForNamespace(this.#loaded.resolution, namespace);
     return await this.#pool.withCallSlot(spec, async () => {
-      let { connection, definition, toolNames } = await this.#resolve(spec, key, options.signal);
-      // The check runs on the definition that is sent: when the listing changed meanwhile (a wait for the
-      // user), it runs again on the new one, so a tool that became destructive is never sent unchecked.
-      for (let round = 1; options.beforeSend; round++) {
-        await options.beforeSend(spec, definition, toolNames);
-        const now = await this.#resolve(spec, key, options.signal);
-        if (now.connection === connection && sameDefinition(now.definition, definition)) break;
-        if (round >= MAX_BEFORE_SEND_ROUNDS) {
-          throw new BackendError(
-            "REQUEST_FAILED",
-            spec.name,
-            `${spec.name}.${definition.name} changed ${round} times while the call was being checked; it was not made`,
-          );
-        }
-        ({ connection, definition, toolNames } = now);
-      }
+      const first = await this.#resolve(spec, key, options.signal);
+      const { connection, definition } = options.beforeSend
+        ? await settleBeforeSend(
+          spec,
+          first,
+          options.beforeSend,
+          () => this.#resolve(spec, key, options.signal),
+        )
+        : first;
       const result = await connection.callTool(definition.name, args, {
         timeoutMs: spec.toolCallTimeoutMs,
         signal: options.signal,
@@ -335,20 +306,6 @@ export class Catalog {
       });
       return { server: spec.name, tool: definition.name, definition, result };
     }, { signal: options.signal });
-  }
-
-  /**
-   * What {@link call} would call for `namespace.key`, without calling it or taking a call slot: the
-   * server (started if needed) and the tool's live definition, e.g. to ask the user first.
-   * @throws As {@link call}.
-   */
-  async resolveCall(
-    namespace: string,
-    key: string,
-    options: { signal?: AbortSignal | undefined } = {},
-  ): Promise<{ spec: ServerSpec; definition: Tool }> {
-    const spec = specForNamespace(this.#loaded.resolution, namespace);
-    return { spec, definition: (await this.#resolve(spec, key, options.signal)).definition };
   }
 
   /** Every resource of `namespace`'s server (`srv.$resources.list()`); see `_resources.ts`. */
@@ -472,7 +429,7 @@ export class Catalog {
   async #readCache(spec: ServerSpec): Promise<{ tools: Tool[]; hasResources: boolean } | undefined> {
     if (this.#options.useToolCache === false) return undefined;
     const entry = await readFreshToolCacheEntry(this.configDir, spec, this.#clock, this.#cacheMemo);
-    if (entry) recordListedNames(entry.tools);
+    if (entry) recordListedNames(entry);
     return entry;
   }
 

@@ -146,10 +146,7 @@ export function parseMcpConfig(text: string, file: string): McpConfig {
 /** What a bad `confirm-tools` value falls back to: the strictest mode (a safety setting fails closed). */
 const CONFIRM_TOOLS_STRICTEST = "writes";
 
-/**
- * Whether `key` is a near miss of `confirm-tools`: the same letters in another case or with other
- * separators (`confirm_tools`, `confirmTools`, `Confirm-Tools`), or a key holding `confirm`.
- */
+/** Whether `key` is a near miss of `confirm-tools` (`confirm_tools`, `confirmTools`, any key with `confirm`). */
 function isConfirmToolsLike(key: string): boolean {
   const letters = key.toLowerCase().replace(/[^a-z]/g, "");
   return key !== "confirm-tools" && (letters === "confirmtools" || letters.includes("confirm"));
