@@ -120,6 +120,14 @@ export const SESSION_LOG_NAME = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-\d+
  *
  * @returns A {@link SessionLogger}; close it at the end of the session.
  */
+/** What a log line shows escaped: line breaks, C0 controls but tab, DEL, C1 controls, bidi overrides. */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const UNSAFE_IN_LINE = /\r?\n|[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
+
+function escapeInLine(c: string): string {
+  return c.endsWith("\n") ? "\\n" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+}
+
 export function createLogger(options: LoggerOptions = {}): SessionLogger {
   const maxLineChars = options.maxLineChars ?? 4096;
   const maxFileBytes = options.maxFileBytes ?? MAX_SESSION_LOG_BYTES;
@@ -265,7 +273,8 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
     if (!toStderr && !toFile) return; // Nothing would see it: skip the formatting.
     // Cut before masking: masking is linear, but a 64 MiB line would still cost time for nothing.
     const head = message.length > maxLineChars + 256 ? message.slice(0, maxLineChars + 256) : message;
-    let text = maskSecrets(head).replace(/\r?\n/g, "\\n");
+    // One line per message, and no control or bidi character reaches a terminal raw (a forged line, `ESC[2K`).
+    let text = maskSecrets(head).replace(UNSAFE_IN_LINE, escapeInLine);
     if (text.length > maxLineChars || head !== message) text = `${text.slice(0, maxLineChars)}…`;
     const line = `${scope ? `[${scope}] ` : ""}${text}`;
     if (toFile && ensureFile() && file !== undefined) enqueue(encoder.encode(stamped(level, line)));

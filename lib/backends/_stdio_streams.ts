@@ -106,6 +106,8 @@ export interface StdoutPumpOptions {
   onLine(line: string): void;
   /** Receives each line over the budget (not held: its size and first/last KiB). */
   onOversize(event: Extract<LineEvent, { kind: "oversize" }>): void;
+  /** Told of each notification over {@link MAX_NOTIFICATION_LINE_CHARS}, dropped unread (and logged). */
+  onDroppedNotification?: (() => void) | undefined;
   logger: Logger;
 }
 
@@ -121,9 +123,17 @@ export async function pumpStdout(
 ): Promise<void> {
   const lines = new LineReader(options.maxMessageBytes);
   const reader = stream.getReader({ mode: "byob" });
+  let dropped = 0;
   const handle = (event: LineEvent) => {
     if (event.kind === "oversize") options.onOversize(event);
-    else if (event.text.length > 0) options.onLine(event.text);
+    else if (isOversizeNotification(event.text)) {
+      options.onDroppedNotification?.();
+      if (dropped++ % 100 === 0) {
+        options.logger.warn(
+          `stdout line of ${event.text.length} characters without an id dropped unread (over MAX_NOTIFICATION_LINE_CHARS; ${dropped} so far)`,
+        );
+      }
+    } else if (event.text.length > 0) options.onLine(event.text);
   };
   let buffer = new ArrayBuffer(STDOUT_READ_BYTES);
   try {
@@ -351,4 +361,20 @@ export class StdinQueue {
     if (!this.#writing) await Promise.race([ending.catch(() => {}), sleep(maxWaitMs)]);
     return dropped.length;
   }
+}
+
+/**
+ * Longest stdout line without a top-level `id` (a notification) that is parsed, in characters (1 MiB):
+ * longer ones are dropped unread. No notification a client needs is that large, and parsing 20 lines of
+ * 20 MB each held the thread for seconds.
+ */
+export const MAX_NOTIFICATION_LINE_CHARS = 1024 * 1024;
+
+/**
+ * Whether `line` (a stdout line) is a notification too large to parse: over
+ * {@link MAX_NOTIFICATION_LINE_CHARS} and no top-level `id` at either end (requests and answers have one).
+ */
+export function isOversizeNotification(line: string): boolean {
+  return line.length > MAX_NOTIFICATION_LINE_CHARS &&
+    sniffMessage(line.slice(0, 4_096), line.slice(-4_096)).id === null;
 }

@@ -41,8 +41,11 @@ import {
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
-import { guardListAnswers } from "./_list_guard.ts";
+import { guardListAnswers, restoreProtoKeys } from "./_list_guard.ts";
+export { MAX_LISTING_BYTES } from "./_list_guard.ts";
 import { LeanClient } from "./_lean_client.ts";
+import { relayToPeer } from "./_peer_relay.ts";
+export { MAX_RELAYED_PER_CALL, MAX_RELAYED_REQUEST_BYTES } from "./_relay_admission.ts";
 
 export type { CallToolResult, ReadResourceResult, Resource, Root, ServerCapabilities, Tool, Transport };
 export {
@@ -148,27 +151,8 @@ export async function openConnection(
     const roots = options.roots;
     client.setRequestHandler("roots/list", () => ({ roots: roots() }));
   }
-  if (peer) {
-    if (offered.elicitation) {
-      client.setRequestHandler(
-        "elicitation/create",
-        (request, ctx) => peer.elicit(request.params, ctx.mcpReq.signal),
-      );
-    }
-    if (offered.sampling) {
-      client.setRequestHandler(
-        "sampling/createMessage",
-        (request, ctx) => peer.sample(request.params, ctx.mcpReq.signal),
-      );
-    }
-    client.setNotificationHandler("notifications/message", (notification) => peer.log(notification.params));
-    if (offered.elicitation?.url) {
-      client.setNotificationHandler(
-        "notifications/elicitation/complete",
-        (notification) => peer.elicitationComplete(notification.params.elicitationId),
-      );
-    }
-  }
+  // What the server asks of the agent goes to the peer, bounded (`_peer_relay.ts`, `_relay_admission.ts`).
+  const admission = relayToPeer(client, server, peer, offered);
   const logChange = listChangedLog((line) => logger.debug(line), now);
   client.setNotificationHandler("notifications/tools/list_changed", () => {
     logChange();
@@ -187,6 +171,7 @@ export async function openConnection(
   client.onclose = () => {
     if (isClosed) return;
     isClosed = true;
+    admission.releaseAll();
     const reason = closedByUs
       ? "closed by us"
       : options.describeEnd?.() ?? lastTransportError?.message ?? "connection closed";
@@ -252,6 +237,7 @@ export async function openConnection(
   // A transport that checks every message itself (stdio) skips the SDK's probes of each message's kind.
   dispatchCheckedMessages(client, transport);
   guardListAnswers(transport);
+  admission.guard(transport, (reason) => logger.debug(`not relayed: ${reason}`));
   const connectedAtMs = now();
   const info = client.getServerVersion();
   const serverCapabilities = client.getServerCapabilities() ?? {};
@@ -355,7 +341,8 @@ export async function openConnection(
         throw mapError(error, `${server} ${method}`, timeoutMs, signal);
       }
       let added = 0;
-      for (const item of result.tools ?? result.resources ?? []) {
+      for (const listed of result.tools ?? result.resources ?? []) {
+        const item = restoreProtoKeys(listed);
         const key = "uri" in item ? item.uri : item.name;
         if (keys.has(key)) continue;
         keys.add(key);
@@ -419,6 +406,7 @@ export async function openConnection(
     async callTool(tool, args, { timeoutMs, signal, onProgress }) {
       const what = `${server}.${tool}`;
       if (isClosed) throw mapError(new SdkError(SdkErrorCode.ConnectionClosed, "closed"), what, timeoutMs);
+      const end = admission.begin();
       try {
         return await client.request(
           { method: "tools/call", params: { name: tool, arguments: args } },
@@ -432,6 +420,8 @@ export async function openConnection(
         );
       } catch (error) {
         throw mapError(error, what, timeoutMs, signal);
+      } finally {
+        end();
       }
     },
     async close() {

@@ -38,8 +38,15 @@ export interface BackendPeer {
     params: CreateMessageRequestParams,
     signal: AbortSignal,
   ): Promise<CreateMessageResult | CreateMessageResultWithTools>;
+  /**
+   * Takes one of the agent's open-question slots for a relayed request, or `undefined` when none is free
+   * (the request is then refused); the returned function gives it back. Default: no such bound.
+   */
+  reserveRelay?(): (() => void) | undefined;
   /** Relays the server's `notifications/elicitation/complete` (URL-mode elicitation finished out of band). */
   elicitationComplete(elicitationId: string): void;
+  /** A log message of the server was dropped before it was read (too large to parse): counted. */
+  droppedLog?(): void;
   /** Receives the server's `notifications/message` (the relay filters and rate-limits). */
   log(params: LoggingMessageNotification["params"]): void;
   /** The level the agent asked for with `logging/setLevel`, sent on to servers that log; `undefined` = none yet. */

@@ -196,3 +196,14 @@ export class DescendantTracker {
     return count;
   }
 }
+
+/** Sends `signal` to every process of the group led by `pgid`; `false` when the group is empty. */
+export function signalGroup(pgid: number, signal: Deno.Signal): boolean {
+  try {
+    Deno.kill(-pgid, signal);
+    return true;
+  } catch {
+    // ESRCH: nothing left in the group (or it never existed); that is the goal of every caller.
+    return false;
+  }
+}

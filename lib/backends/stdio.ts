@@ -17,7 +17,7 @@ import type { StdioServerSpec } from "../plugins/server_spec.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { maskSecrets } from "../secrets/mod.ts";
-import { DESCENDANT_SCAN_INTERVAL_MS, DescendantTracker } from "./process_tree.ts";
+import { DESCENDANT_SCAN_INTERVAL_MS, DescendantTracker, signalGroup } from "./process_tree.ts";
 import {
   type BackendConnection,
   BackendError,
@@ -40,6 +40,7 @@ export {
   ANSWER_TOO_LARGE_CODE,
   LINE_SLICE_MS,
   MAX_NOISE_WARNINGS,
+  MAX_NOTIFICATION_LINE_CHARS,
   STDERR_LINE_BYTES,
   STDERR_QUEUE_CHARS,
 } from "./_stdio_streams.ts";
@@ -70,17 +71,8 @@ export interface StdioTransportOptions {
   maxMessageBytes?: number | undefined;
   /** Server name for messages. Default: none. */
   server?: string | undefined;
-}
-
-/** Sends `signal` to every process of the group led by `pgid`; `false` when the group is empty. */
-function signalGroup(pgid: number, signal: Deno.Signal): boolean {
-  try {
-    Deno.kill(-pgid, signal);
-    return true;
-  } catch {
-    // ESRCH: nothing left in the group (or it never existed); that is the goal of every caller.
-    return false;
-  }
+  /** Told of each notification dropped unread (over {@link MAX_NOTIFICATION_LINE_CHARS}). */
+  onDroppedNotification?: (() => void) | undefined;
 }
 
 /**
@@ -89,6 +81,7 @@ function signalGroup(pgid: number, signal: Deno.Signal): boolean {
  */
 export class StdioProcessTransport implements Transport, ChecksMessages {
   readonly checksMessages = true; // every line handed to `onmessage` passed `deserializeMessage`
+  readonly #onDroppedNotification: (() => void) | undefined;
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined;
@@ -119,6 +112,7 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
     this.#logger = options.logger ?? NULL_LOGGER;
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#server = options.server;
+    this.#onDroppedNotification = options.onDroppedNotification;
   }
 
   /** Process id of the child (= its process group id), once started. */
@@ -177,6 +171,7 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
     const stdout = pumpStdout(child.stdout, {
       maxMessageBytes: this.#maxMessageBytes,
       onLine: (line) => this.#onStdoutLine(line),
+      onDroppedNotification: this.#onDroppedNotification,
       onOversize: (event) => {
         const answer = oversizeAnswer(event, { server: this.#server, maxBytes: this.#maxMessageBytes });
         this.#logger.warn(answer.logLine);
@@ -381,6 +376,7 @@ export async function connectStdio(spec: StdioServerSpec, ctx: ConnectContext): 
     logger: ctx.logger,
     maxMessageBytes: ctx.maxMessageBytes,
     server: spec.name,
+    onDroppedNotification: () => ctx.peer?.droppedLog?.(),
   });
   const describe = (prefix: string | undefined) => {
     const tail = transport.stderrTail().trim();

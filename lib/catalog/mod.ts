@@ -32,16 +32,23 @@ import { budgetedConnect, poolLimits } from "./_pool_settings.ts";
 import { rootsForStdio } from "../backends/stdio.ts";
 import { readFreshToolCacheEntry, removeToolCache, ToolCacheMemo, writeToolCache } from "./tool_cache.ts";
 import { type CatalogObserving, observingOf } from "./_observing.ts";
-import { listServerResources, readServerResource } from "./_resources.ts";
-import { failedServerError, specForNamespace } from "./_scope_lookup.ts";
-import { unavailableNamespaces, unavailableReason } from "./_scope_lookup.ts";
+import { hidesResources, listServerResources, readServerResource } from "./_resources.ts";
+import {
+  failedServerError,
+  specForNamespace,
+  unavailableNamespaces,
+  unavailableReason,
+} from "./_scope_lookup.ts";
 import type { CallOutcome, CatalogOptions, ServerTools } from "./catalog_types.ts";
 import { fingerprintOf, watchedFiles } from "./_fingerprint.ts";
 import { ChangeDetector } from "./_change_watch.ts";
 import { hiddenToolError, VisibleToolsMemo } from "./_tool_filter.ts";
 import { CatalogSearch } from "./_catalog_search.ts";
 import { Listings } from "./_listings.ts";
+import { recordListedNames } from "./_listed_names.ts";
+import { type BeforeSend, settleBeforeSend } from "./_before_send.ts";
 
+export type { BeforeSend } from "./_before_send.ts";
 export { readToolCacheState, TOOL_CACHE_TTL_MS, toolCachePath, type ToolCacheState } from "./tool_cache.ts";
 export type {
   CatalogMatch,
@@ -62,7 +69,8 @@ export class Catalog {
   readonly #logger: Logger;
   readonly #listings: Listings = new Listings({
     keyOf: (spec) => this.#visible.keyOf(spec),
-    fetch: (spec, connection, signal) => connection.listTools({ timeoutMs: spec.toolCallTimeoutMs, signal }),
+    fetch: (spec, connection, signal) =>
+      connection.listTools({ timeoutMs: spec.toolCallTimeoutMs, signal }).then(recordListedNames),
     onCurrent: (spec, { tools, connection }) =>
       this.#writeCache(spec, tools, connection.serverCapabilities.resources !== undefined),
     now: () => this.#clock.now(),
@@ -231,8 +239,8 @@ export class Catalog {
       const cached = await this.#readCache(spec);
       if (cached) {
         const visible = this.#visible.of(spec, cached.tools, this.config);
-        const { hasResources, shapes } = cached;
-        const observed = await this.#observed.lookup(spec, shapes);
+        const hasResources = cached.hasResources && !hidesResources(spec);
+        const observed = await this.#observed.lookup(spec, cached.shapes);
         return { spec, ...visible, source: "cache", warnings: [], hasResources, observed };
       }
       if (options.allowStart === false) {
@@ -251,7 +259,7 @@ export class Catalog {
       ...this.#visible.of(spec, listing.tools, this.config),
       source: "live",
       warnings: listing.warnings,
-      hasResources: connection.serverCapabilities.resources !== undefined,
+      hasResources: connection.serverCapabilities.resources !== undefined && !hidesResources(spec),
       observed: await this.#observed.lookup(spec),
     };
   }
@@ -269,6 +277,8 @@ export class Catalog {
    *
    * @param options.signal Cancels the wait or the call (the server gets `notifications/cancelled`).
    * @param options.onProgress Receives the server's progress notifications for this call.
+   * @param options.beforeSend Checks the call, inside its slot, on the definition it is sent with
+   *   (`_before_send.ts`: again when the listing changed meanwhile).
    * @param namespace The global the script used (`namespaceKey(server)`).
    * @param key The property the script called, e.g. `createEntities`.
    * @throws {UserError} `SERVER_DORMANT`/`SERVER_REFUSED` (declared but not usable here, with the
@@ -279,11 +289,23 @@ export class Catalog {
     namespace: string,
     key: string,
     args: Record<string, unknown>,
-    options: { signal?: AbortSignal | undefined; onProgress?: CallOptions["onProgress"] } = {},
+    options: {
+      signal?: AbortSignal | undefined;
+      onProgress?: CallOptions["onProgress"];
+      beforeSend?: BeforeSend | undefined;
+    } = {},
   ): Promise<CallOutcome> {
     const spec = specForNamespace(this.#loaded.resolution, namespace);
     return await this.#pool.withCallSlot(spec, async () => {
-      const { connection, definition } = await this.#resolve(spec, key, options.signal);
+      const first = await this.#resolve(spec, key, options.signal);
+      const { connection, definition } = options.beforeSend
+        ? await settleBeforeSend(
+          spec,
+          first,
+          options.beforeSend,
+          () => this.#resolve(spec, key, options.signal),
+        )
+        : first;
       const result = await connection.callTool(definition.name, args, {
         timeoutMs: spec.toolCallTimeoutMs,
         signal: options.signal,
@@ -291,20 +313,6 @@ export class Catalog {
       });
       return { server: spec.name, tool: definition.name, definition, result };
     }, { signal: options.signal });
-  }
-
-  /**
-   * What {@link call} would call for `namespace.key`, without calling it or taking a call slot: the
-   * server (started if needed) and the tool's live definition, e.g. to ask the user first.
-   * @throws As {@link call}.
-   */
-  async resolveCall(
-    namespace: string,
-    key: string,
-    options: { signal?: AbortSignal | undefined } = {},
-  ): Promise<{ spec: ServerSpec; definition: Tool }> {
-    const spec = specForNamespace(this.#loaded.resolution, namespace);
-    return { spec, definition: (await this.#resolve(spec, key, options.signal)).definition };
   }
 
   /** Every resource of `namespace`'s server (`srv.$resources.list()`); see `_resources.ts`. */
@@ -334,7 +342,7 @@ export class Catalog {
     spec: ServerSpec,
     key: string,
     signal: AbortSignal | undefined,
-  ): Promise<{ connection: BackendConnection; definition: Tool }> {
+  ): Promise<{ connection: BackendConnection; definition: Tool; toolNames: string[] }> {
     // A running server with a current listing (every call but the first) answers without a wait.
     const connection = this.#pool.running(spec) ??
       await this.#pool.acquire(spec, { signal, waitForRestart: true });
@@ -344,7 +352,11 @@ export class Catalog {
     const table = this.#visible.tableOf(tools);
     const resolved = resolveToolKey(table, spec.name, key);
     if (!resolved.ok) throw hiddenToolError(spec, listing.tools, key) ?? resolved.error;
-    return { connection, definition: tools.find((t) => t.name === resolved.value)! };
+    return {
+      connection,
+      definition: tools.find((t) => t.name === resolved.value)!,
+      toolNames: listing.tools.map((t) => t.name),
+    };
   }
 
   /**
@@ -424,7 +436,9 @@ export class Catalog {
 
   async #readCache(spec: ServerSpec): ReturnType<typeof readFreshToolCacheEntry> {
     if (this.#options.useToolCache === false) return undefined;
-    return await readFreshToolCacheEntry(this.configDir, spec, this.#clock, this.#cacheMemo);
+    const entry = await readFreshToolCacheEntry(this.configDir, spec, this.#clock, this.#cacheMemo);
+    if (entry) recordListedNames(entry);
+    return entry;
   }
 
   async #writeCache(spec: ServerSpec, tools: Tool[], hasResources: boolean): Promise<void> {

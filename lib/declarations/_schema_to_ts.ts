@@ -347,7 +347,12 @@ export class TypeRenderer {
       propertyTypes.push(r);
       hasRef ||= r.hasRef;
       const description = isPlainObject(sub) && typeof sub.description === "string" ? sub.description : "";
-      const doc = this.#withDocs ? renderJsDoc(description, ctx.indent + 1) : "";
+      // `{ __proto__: x }` in an object literal sets the prototype: the argument would never be sent.
+      const note = name === "__proto__"
+        ? 'Write it as `["__proto__"]: …` in an object literal: a plain `__proto__: …` sets the prototype and is not sent.'
+        : "";
+      const docText = [this.#withDocs ? description : "", note].filter((t) => t !== "").join("\n");
+      const doc = docText === "" ? "" : renderJsDoc(docText, ctx.indent + 1);
       lines.push(`${doc}${pad}${renderKey(name)}${required.has(name) ? "" : "?"}: ${r.text};\n`);
     }
     const index = unionOf(indexParts);

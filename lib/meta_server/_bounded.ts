@@ -92,10 +92,22 @@ export function summarizeIndex(
   return lines.join("\n");
 }
 
+/** The longest start of `text` of at most `maxBytes` UTF-8 bytes that ends at a line's end. */
+function cutAtLine(text: string, maxBytes: number): string {
+  let cut = text;
+  while (byteLength(cut) > maxBytes) {
+    const shorter = cut.slice(0, Math.floor(cut.length * 0.9));
+    const end = shorter.lastIndexOf("\n");
+    cut = end > 0 ? shorter.slice(0, end) : shorter;
+  }
+  return cut;
+}
+
 /**
  * Declarations of the given servers' tools within `maxBytes`: whole servers while they fit, then
  * as many whole tools of the next server as fit, and a `// …` marker naming what was left out
- * (tools of that server, then the servers not shown at all).
+ * (tools of that server, then the servers not shown at all). The first tool is always shown: when its
+ * declaration alone passes `maxBytes` it is cut at a line end with a marker saying so.
  *
  * @param entries Per server, its listing (the binding table spans all its visible tools) and the
  *   tools asked for.
@@ -141,7 +153,20 @@ export function boundedDeclarations(
         count = Math.max(0, count - Math.max(1, Math.ceil((count * (bytes - room)) / bytes)));
       }
     }
-    if (count > 0) {
+    if (count === 0 && sections.length === 0 && shown.length > 0) {
+      // A tool asked for alone is shown even when its declaration alone passes the cap: cut, with a
+      // marker (otherwise the answer would say "name it in `tools`", which was just done).
+      const one = render([shown[0]!]);
+      const text = cutAtLine(one.text, Math.max(0, room));
+      sections.push(
+        `${text}\n// … the declaration of ${server}.${shown[0]!.name} is ${
+          formatBytes(byteLength(one.text))
+        }: cut here at the answer cap (${formatBytes(maxBytes)}), the rest of its types left out`,
+      );
+      warnings.push(...one.warnings.map((w) => `\`${server}\`: ${w}`));
+      used += byteLength(text) + 200;
+      count = 1;
+    } else if (count > 0) {
       sections.push(rendered.text);
       warnings.push(...rendered.warnings.map((w) => `\`${server}\`: ${w}`));
       used += bytes + 2;

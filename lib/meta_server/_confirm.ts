@@ -12,11 +12,16 @@ import type { ConfirmToolsMode } from "../plugins/config_types.ts";
 import { namespaceKey, type ServerSpec, spawnKey } from "../plugins/server_spec.ts";
 import type { Tool } from "../backends/connection.ts";
 import { maskSecrets } from "../secrets/mod.ts";
+import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
 
-/** Longest argument summary shown in a confirmation, in UTF-16 code units. */
-export const MAX_ARGUMENT_SUMMARY_CHARS = 300;
+/** Most argument keys a confirmation shows (40): a call with more is not made (every key must be seen). */
+export const MAX_CONFIRMED_ARGUMENT_KEYS = 40;
+/** Longest key shown, in UTF-16 code units (longer ones are cut with `…`, escaped as JSON). */
+export const MAX_SUMMARY_KEY_CHARS = 60;
 /** Longest string value shown inside the summary, in UTF-16 code units (longer ones are cut with `…`). */
 export const MAX_SUMMARY_VALUE_CHARS = 60;
+/** Longest summary of one argument's value, in UTF-16 code units (nested values are cut with `…`). */
+export const MAX_SUMMARY_LINE_CHARS = 200;
 /** What replaces a value that looks secret. */
 export const MASKED_VALUE = "***";
 
@@ -26,55 +31,131 @@ const SECRET_KEY =
 /** Values that look like credentials whatever their name: well-known token prefixes, JWTs, key blocks. */
 const SECRET_VALUE =
   /^(gh[pousr]_|github_pat_|glpat-|xox[abprs]-|sk-|pk_live_|sk_live_|AKIA|ASIA|AIza|ya29\.|eyJ[\w-]+\.[\w-]+\.)|-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+/** What JSON leaves raw but a confirmation must not show raw: DEL, C1 controls, line separators, bidi marks. */
+const UNESCAPED_BY_JSON =
+  /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\u27e6\u27e7]/g;
+
+/** `text` as a JSON string: quoted, every control, line break, bidi and mark character escaped. */
+function quoted(text: string): string {
+  return JSON.stringify(text).replace(
+    UNESCAPED_BY_JSON,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/** A key as the user sees it: an identifier as it is, anything else quoted (newlines and all escaped). */
+function shownKey(key: string): string {
+  if (/^[A-Za-z_$][\w$]{0,59}$/.test(key)) return key;
+  return key.length > MAX_SUMMARY_KEY_CHARS ? `${quoted(key.slice(0, MAX_SUMMARY_KEY_CHARS))}…` : quoted(key);
+}
 
 /**
  * Whether a call to `tool` of `spec` needs the user's confirmation under `mode`: `"writes"` → every
  * tool not annotated `readOnlyHint: true`, and those the manifest lists in `confirm-tools`;
- * `"destructive"` → tools annotated `destructiveHint: true` (and not `readOnlyHint: true`, under which
- * the spec says `destructiveHint` means nothing), and those the manifest lists; `"never"` → none.
+ * `"destructive"` → tools whose `destructiveHint` is not `false` (MCP's default for a missing hint is
+ * `true`) and not `readOnlyHint: true` (under which `destructiveHint` means nothing), and those the
+ * manifest lists; `"never"` → none. Manifest entries are resolved as a script's call is (exact, then
+ * tolerant spelling: `Writer`, `write-r`, `writer `, `fx.writer` all name `writer`).
+ *
+ * @param toolNames Every tool the server lists (to resolve manifest entries). @default [tool.name]
+ * @throws {UserError} `CONFIRM_TOOLS_UNKNOWN` when a manifest entry names no tool of the server (it
+ *   would protect nothing), or names several.
  */
-export function needsConfirmation(mode: ConfirmToolsMode, spec: ServerSpec, tool: Tool): boolean {
+export function needsConfirmation(
+  mode: ConfirmToolsMode,
+  spec: ServerSpec,
+  tool: Tool,
+  toolNames: readonly string[] = [tool.name],
+): boolean {
   if (mode === "never") return false;
-  if (spec.confirmTools?.includes(tool.name)) return true;
+  if (listedInManifest(spec, tool, toolNames)) return true;
   const readOnly = tool.annotations?.readOnlyHint === true;
   if (mode === "writes") return !readOnly;
-  return !readOnly && tool.annotations?.destructiveHint === true;
+  return !readOnly && tool.annotations?.destructiveHint !== false;
+}
+
+/** Whether the manifest's `confirm-tools` names `tool` (see {@link needsConfirmation}). */
+function listedInManifest(spec: ServerSpec, tool: Tool, toolNames: readonly string[]): boolean {
+  if (!spec.confirmTools?.length) return false;
+  const table = buildBindingTable(toolNames.includes(tool.name) ? toolNames : [...toolNames, tool.name]);
+  let listed = false;
+  for (const entry of spec.confirmTools) {
+    let key = entry.trim();
+    if (key.startsWith(`${spec.name}.`)) key = key.slice(spec.name.length + 1);
+    else if (key.startsWith(`${namespaceKey(spec.name)}.`)) {
+      key = key.slice(namespaceKey(spec.name).length + 1);
+    }
+    const resolved = resolveToolKey(table, spec.name, key);
+    if (!resolved.ok) {
+      throw new UserError(
+        "CONFIRM_TOOLS_UNKNOWN",
+        `Cannot call ${namespaceKey(spec.name)}.${tool.name}: the manifest's confirm-tools entry ${
+          quoted(entry.slice(0, 80))
+        } names no single tool of ${spec.name} (${resolved.error.message})`,
+        {
+          hint:
+            `fix confirm-tools of mcp server "${spec.name}" in ${spec.location.file}:${spec.location.line}`,
+        },
+      );
+    }
+    if (resolved.value === tool.name) listed = true;
+  }
+  return listed;
 }
 
 /**
- * A one-line summary of a call's arguments for the user: JSON-like, strings cut at
- * {@link MAX_SUMMARY_VALUE_CHARS}, values of secret-looking names or shapes shown as
- * {@link MASKED_VALUE}, registered secrets masked by `lib/secrets/`, the whole cut at {@link MAX_ARGUMENT_SUMMARY_CHARS}.
+ * The arguments of a call for the user, one line per key (every key shown, quoted and escaped when it
+ * is not an identifier, so no key can forge a line): values JSON-like, strings cut at
+ * {@link MAX_SUMMARY_VALUE_CHARS}, nested objects and arrays summarized two levels deep, each line cut
+ * at {@link MAX_SUMMARY_LINE_CHARS}, values of secret-looking names or shapes shown as
+ * {@link MASKED_VALUE}, registered secrets masked by `lib/secrets/`.
  *
+ * @returns `(no arguments)` for `{}`, else lines `  key: value` joined by `\n`.
+ * @throws {UserError} `CONFIRMATION_TOO_LARGE` when the call has more than
+ *   {@link MAX_CONFIRMED_ARGUMENT_KEYS} keys (they could not all be shown).
  * @example
  * ```ts
  * import { summarizeArguments } from "./_confirm.ts";
- * summarizeArguments({ path: "/tmp/a", token: "abc" }); // '{path: "/tmp/a", token: ***}'
+ * summarizeArguments({ path: "/tmp/a", token: "abc" }); // '  path: "/tmp/a"\n  token: ***'
  * ```
  */
 export function summarizeArguments(args: Record<string, unknown>): string {
+  const keys = Object.keys(args);
+  if (keys.length === 0) return "(no arguments)";
+  if (keys.length > MAX_CONFIRMED_ARGUMENT_KEYS) {
+    throw new UserError(
+      "CONFIRMATION_TOO_LARGE",
+      `Cannot ask the user about this call: it has ${keys.length} arguments, more than the ${MAX_CONFIRMED_ARGUMENT_KEYS} one confirmation shows (MAX_CONFIRMED_ARGUMENT_KEYS); it was not made`,
+      { hint: "send fewer top-level arguments (nest them in one object)" },
+    );
+  }
   const show = (value: unknown, key: string | undefined, depth: number): string => {
     if (key !== undefined && SECRET_KEY.test(key)) return MASKED_VALUE;
     if (typeof value === "string") {
       if (SECRET_VALUE.test(value)) return MASKED_VALUE;
-      const cut = value.length > MAX_SUMMARY_VALUE_CHARS
-        ? `${value.slice(0, MAX_SUMMARY_VALUE_CHARS)}…`
-        : value;
-      return JSON.stringify(cut);
+      return value.length > MAX_SUMMARY_VALUE_CHARS
+        ? `${quoted(value.slice(0, MAX_SUMMARY_VALUE_CHARS))}…`
+        : quoted(value);
     }
     if (value === null || typeof value !== "object") return String(value);
-    if (depth >= 2) return Array.isArray(value) ? `[${value.length} items]` : "{…}";
     if (Array.isArray(value)) {
+      if (depth >= 2) return `[${value.length} items]`;
       return `[${value.slice(0, 5).map((v) => show(v, undefined, depth + 1)).join(", ")}${
-        value.length > 5 ? ", …" : ""
+        value.length > 5 ? `, … ${value.length - 5} more` : ""
       }]`;
     }
     const entries = Object.entries(value as Record<string, unknown>);
-    return `{${entries.map(([k, v]) => `${k}: ${show(v, k, depth + 1)}`).join(", ")}}`;
+    if (depth >= 2) return `{${entries.length} keys}`;
+    return `{${entries.slice(0, 8).map(([k, v]) => `${shownKey(k)}: ${show(v, k, depth + 1)}`).join(", ")}${
+      entries.length > 8 ? `, … ${entries.length - 8} more keys` : ""
+    }}`;
   };
-  // Also masks every registered secret value (`${VAR}` expansions, tokens) and the common credential shapes.
-  const text = maskSecrets(show(args, undefined, 0));
-  return text.length > MAX_ARGUMENT_SUMMARY_CHARS ? `${text.slice(0, MAX_ARGUMENT_SUMMARY_CHARS)}…` : text;
+  return keys.map((key) => {
+    // Also masks every registered secret value (`${VAR}` expansions, tokens) and the common credential shapes.
+    const value = maskSecrets(show(args[key], key, 0));
+    const cut = value.length > MAX_SUMMARY_LINE_CHARS ? `${value.slice(0, MAX_SUMMARY_LINE_CHARS)}…` : value;
+    return `  ${shownKey(key)}: ${cut}`;
+  }).join("\n");
 }
 
 /** What the confirmer needs from the agent relay. */
@@ -104,21 +185,26 @@ export class ToolConfirmer {
    *
    * @param options.onWait Called around the wait for the user (`"start"`, then `"end"`), e.g. to
    *   hold the script's deadline.
+   * @param options.toolNames Every tool the server lists, to resolve the manifest's `confirm-tools`.
    * @throws {UserError} `TOOL_CALL_DECLINED` (the user declined or cancelled; the tool was not
    *   called), `CONFIRMATION_UNAVAILABLE` (the agent cannot be asked: it declared no elicitation, or
-   *   the question failed).
+   *   the question failed), `CONFIRM_TOOLS_UNKNOWN` (see {@link needsConfirmation}),
+   *   `CONFIRMATION_TOO_LARGE` (see {@link summarizeArguments}).
    */
   async confirm(
     mode: ConfirmToolsMode,
     spec: ServerSpec,
     tool: Tool,
     args: Record<string, unknown>,
-    options: { signal?: AbortSignal | undefined; onWait?: ((phase: "start" | "end") => void) | undefined } =
-      {},
+    options: {
+      signal?: AbortSignal | undefined;
+      onWait?: ((phase: "start" | "end") => void) | undefined;
+      toolNames?: readonly string[] | undefined;
+    } = {},
   ): Promise<void> {
-    if (!needsConfirmation(mode, spec, tool)) return;
+    if (!needsConfirmation(mode, spec, tool, options.toolNames)) return;
     const key = `${spawnKey(spec)}\u0000${tool.name}`;
-    const label = `${namespaceKey(spec.name)}.${tool.name}`;
+    const label = `${namespaceKey(spec.name)}.${shownKey(tool.name)}`;
     for (let earlier = this.#asking.get(key); earlier; earlier = this.#asking.get(key)) {
       await earlier.catch(() => {}); // Its own caller reports its failure.
     }
@@ -152,13 +238,15 @@ export class ToolConfirmer {
     label: string,
     options: { signal?: AbortSignal | undefined; onWait?: ((phase: "start" | "end") => void) | undefined },
   ): Promise<boolean> {
-    const effect = tool.annotations?.destructiveHint === true && tool.annotations?.readOnlyHint !== true
+    const effect = tool.annotations?.destructiveHint !== false && tool.annotations?.readOnlyHint !== true
       ? "may delete or overwrite data"
       : "may change things";
+    const count = Object.keys(args).length;
     const params: ElicitRequestFormParams = {
       mode: "form",
-      message: `A script wants to call ${tool.name} of the MCP server "${spec.name}", which ${effect}.\n` +
-        `Arguments: ${summarizeArguments(args)}\nAllow this call?`,
+      message:
+        `A script wants to call ${shownKey(tool.name)} of the MCP server "${spec.name}", which ${effect}.\n` +
+        `Arguments (${count}):\n${summarizeArguments(args)}\nAllow this call?`,
       requestedSchema: {
         type: "object",
         properties: {

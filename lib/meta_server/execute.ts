@@ -5,7 +5,7 @@
  * @module
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { Catalog } from "../catalog/mod.ts";
+import type { BeforeSend, Catalog } from "../catalog/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { namespaceKey } from "../plugins/server_spec.ts";
@@ -32,7 +32,8 @@ export function executeDescription(catalog: Catalog): string {
     '  const rows = await sqlx.query({ sql: "select 1" });\n' +
     "  return rows.filter((r) => r.ok);\n" +
     "Write an async arrow function or a statement body that returns a value. Only the returned value " +
-    "(and console output) comes back, so filter inside the script. Calls under Promise.all run concurrently.\n\n" +
+    "(and console output) comes back, as JSON (strings as they are, lone surrogates included), so filter " +
+    "inside the script. Calls under Promise.all run concurrently.\n\n" +
     "Find tools with `list_tools` and `query` (ranked search by what a tool does, with signatures), or " +
     'in a script: `await symposium.search("create issue", { limit: 5 })` returns `[{ server, tool, ' +
     "description }]`, and `globalThis[server][tool](args)` calls one.";
@@ -90,11 +91,14 @@ export interface MediaBlock {
   mimeType: string;
 }
 
-/** A value that claims to be an image or audio content block (`type` plus `data` or `mimeType`). */
+/**
+ * A value that claims to be an image or audio content block: `type` `"image"`/`"audio"` and a `data`
+ * member. A plain object with such a `type` and a `mimeType` but no `data` is data, passed as JSON.
+ */
 function isMediaCandidate(value: unknown): value is Record<string, unknown> & { type: "image" | "audio" } {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const v = value as Record<string, unknown>;
-  return (v.type === "image" || v.type === "audio") && ("data" in v || "mimeType" in v);
+  return (v.type === "image" || v.type === "audio") && "data" in v;
 }
 
 /** A media type of RFC 6838 restricted-name form: `image/png`, `audio/x-wav`, `image/svg+xml`. */
@@ -274,19 +278,23 @@ export async function runExecute(
       }
       const args = toolArguments(request.args);
       const mode = catalog.config.confirmTools;
-      if (mode !== "never") {
-        const { spec, definition } = await catalog.resolveCall(request.namespace, request.key, { signal });
-        let release: (() => void) | undefined;
-        await confirmer.confirm(mode, spec, definition, args, {
-          signal,
-          onWait: (phase) => {
-            if (phase === "start") release = control?.holdDeadline();
-            else release?.();
-          },
-        });
-      }
+      // Decided on the very definition the call is sent with (the catalog checks again if it changed).
+      const beforeSend: BeforeSend | undefined = mode === "never"
+        ? undefined
+        : async (spec, definition, toolNames) => {
+          let release: (() => void) | undefined;
+          await confirmer.confirm(mode, spec, definition, args, {
+            signal,
+            toolNames,
+            onWait: (phase) => {
+              if (phase === "start") release = control?.holdDeadline();
+              else release?.();
+            },
+          });
+        };
       const outcome = await catalog.call(request.namespace, request.key, args, {
         signal,
+        beforeSend,
         onProgress: onProgress
           ? (p) => {
             const detail = p.message ?? `${p.progress}${p.total === undefined ? "" : `/${p.total}`}`;
@@ -296,7 +304,10 @@ export async function runExecute(
       });
       if (onProgress) label = `${namespaceKey(outcome.server)}.${outcome.tool}`;
       const unwrapped = unwrapToolResult(outcome.result);
-      if (!unwrapped.ok) throw new Error(unwrapped.message);
+      // Named as the uncaught form names it, so a script that catches it knows which call failed.
+      if (!unwrapped.ok) {
+        throw new Error(`${namespaceKey(outcome.server)}.${outcome.tool}: ${unwrapped.message}`);
+      }
       if (
         (await checker.check(outcome.definition.outputSchema, outcome.result, unwrapped.value)) ===
           "off-shape"

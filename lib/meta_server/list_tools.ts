@@ -182,7 +182,8 @@ export async function renderListTools(
     return ["No MCP servers apply to this workspace.", ...dormantLines(catalog)].join("\n");
   }
   const narrowed = query.servers !== undefined || query.tools !== undefined;
-  const detail = (query.detail ?? "names") === "names" && narrowed ? "full" : query.detail ?? "names";
+  // Naming servers or tools implies full declarations, unless `detail` was given: what is asked for wins.
+  const detail = query.detail ?? (narrowed ? "full" : "names");
   const wanted = query.servers;
   const chosen = catalog.servers.filter((s) =>
     wanted === undefined || wanted.includes(s.name) || wanted.includes(namespaceKey(s.name))

@@ -256,6 +256,7 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   const close = server.close.bind(server);
   server.close = async () => {
     changes.close();
+    relay.close();
     unsubscribe();
     await close();
   };

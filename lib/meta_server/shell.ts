@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Server } from "@modelcontextprotocol/server";
+import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 import { dispatchCheckedMessages } from "../jsonrpc/mod.ts";
 import type {
   CallToolRequest,
@@ -124,8 +124,18 @@ export function createServerShell(options: { onToolRequest?: () => void } = {}):
     (await promise).setLevel(request.params.level);
     return {};
   });
-  server.setRequestHandler("tools/list", async () => {
+  server.setRequestHandler("tools/list", async (request) => {
     options.onToolRequest?.();
+    // One page only, so no cursor was ever given: the spec asks for -32602 for an invalid cursor.
+    const cursor = request.params?.cursor;
+    if (cursor !== undefined) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Invalid params for tools/list: cursor ${
+          JSON.stringify(String(cursor).slice(0, 80))
+        } was never given (the list has one page); send tools/list without a cursor`,
+      );
+    }
     return (await promise).listTools();
   });
   server.setRequestHandler("tools/call", { params: CALL_PARAMS }, async (params, ctx) => {

@@ -27,6 +27,12 @@ import {
   type ServerDeclBase,
 } from "./manifest_types.ts";
 
+/**
+ * What a server name may be: 1 to 64 ASCII letters, digits, `_` and `-`, starting with a letter (so it
+ * can be shown as `[name]` and used as a script global, and never holds `]`, a space or a control character).
+ */
+export const SERVER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
 /** Thrown by the checker to stop checking one unit (a key, a server) after recording its problem. */
 class Abandon extends Error {}
 
@@ -44,7 +50,10 @@ export class Checker {
 
   plugin(): PluginManifest {
     const top = this.#doc.value;
-    if (typeof top.name === "string" && top.name.trim() !== "") this.#label = `plugin "${top.name}"`;
+    if (typeof top.name === "string" && top.name.trim() !== "") {
+      // Shown in every diagnostic, on stderr too: its control characters are shown escaped.
+      this.#label = `plugin ${JSON.stringify(top.name).replace(/\\"/g, '"')}`;
+    }
     const hasServers = "mcp_servers" in top;
     for (const key of Object.keys(top)) {
       if ((PLUGIN_KEYS as readonly string[]).includes(key) || FOREIGN_PLUGIN_KEYS.includes(key)) continue;
@@ -155,7 +164,7 @@ export class Checker {
           hint: 'add name = "<server name>" to the entry',
         });
       }
-      return this.#nonEmptyString(entry.name, at("name"), "name");
+      return this.#serverName(this.#nonEmptyString(entry.name, at("name"), "name"), at("name"));
     });
     const label = name === "" ? where : `mcp server "${name}"`;
     const has = (key: string) => key in entry;
@@ -354,6 +363,29 @@ export class Checker {
       });
     }
     return value === true;
+  }
+
+  /**
+   * A server name is its label before every question and log line it relays (`[github] …`) and its
+   * script global: {@link SERVER_NAME} only, and never the meta-server's own `symposium`.
+   */
+  #serverName(name: string, path: TomlPath): string {
+    if (!SERVER_NAME.test(name) || name.toLowerCase() === "symposium") {
+      // JSON escapes C0 controls; DEL, C1 and bidi controls are escaped here, so the message shows them.
+      const shown = JSON.stringify(name.slice(0, 80)).replace(
+        /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+      );
+      this.#fail(
+        "MANIFEST_BAD_VALUE",
+        path,
+        name.toLowerCase() === "symposium"
+          ? `server name ${shown} is the meta-server's own name`
+          : `server name ${shown} is not 1 to 64 ASCII letters, digits, "_" and "-" starting with a letter`,
+        { hint: 'name the server like "github" or "rust-docs"' },
+      );
+    }
+    return name;
   }
 
   #nonEmptyString(value: unknown, path: TomlPath, key: string): string {

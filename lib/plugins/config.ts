@@ -147,6 +147,12 @@ export function parseMcpConfig(text: string, file: string): McpConfig {
 /** What a bad `confirm-tools` value falls back to: the strictest mode (a safety setting fails closed). */
 const CONFIRM_TOOLS_STRICTEST = "writes";
 
+/** Whether `key` is a near miss of `confirm-tools` (`confirm_tools`, `confirmTools`, any key with `confirm`). */
+function isConfirmToolsLike(key: string): boolean {
+  const letters = key.toLowerCase().replace(/[^a-z]/g, "");
+  return key !== "confirm-tools" && (letters === "confirmtools" || letters.includes("confirm"));
+}
+
 /**
  * Reads the `[mcp]` table of a `config.toml` text leniently: a bad key costs only that key (it keeps its
  * default, except `confirm-tools`, which falls back to the strictest mode, `"writes"`).
@@ -179,17 +185,41 @@ export function readMcpConfig(text: string, file: string): McpConfigReport {
     return { config, problems: [error], warnings };
   }
   const at = (path: (string | number)[]) => ({ file, ...doc.index.locate(path) });
+  /** A near miss of `confirm-tools` (in [mcp] or a misspelled table) means the strictest mode, said so. */
+  let nearMissOfConfirm = false;
+  const failClosed = (path: string[]) => {
+    nearMissOfConfirm = true;
+    const where = path.length > 1 ? `"${path.at(-1)}" in [${path[0]}]` : `"${path[0]}"`;
+    problems.push(
+      new UserError(
+        "CONFIG_UNKNOWN_KEY",
+        `Cannot apply ${where}: it is not [mcp] confirm-tools, but looks like it, so confirm-tools = "${CONFIRM_TOOLS_STRICTEST}" applies until it is fixed`,
+        { hint: 'write confirm-tools = "…" in the [mcp] table', location: at(path) },
+      ),
+    );
+  };
   for (const key of Object.keys(doc.value)) {
     if (key !== "mcp" && closestMatch(key, ["mcp"]) === "mcp" && key.length > 1) {
+      const table = doc.value[key];
+      const confirmLike = isTable(table)
+        ? Object.keys(table).filter((k) => k === "confirm-tools" || isConfirmToolsLike(k))
+        : [];
+      for (const inner of confirmLike) failClosed([key, inner]);
+      if (confirmLike.length > 0) continue;
       problems.push(
-        new UserError("CONFIG_UNKNOWN_KEY", `Cannot load config file: unknown table "${key}"`, {
-          hint: 'did you mean "mcp"?',
-          location: at([key]),
-        }),
+        new UserError(
+          "CONFIG_UNKNOWN_KEY",
+          `Cannot apply table "${key}": it is not [mcp], so it is ignored`,
+          {
+            hint: 'did you mean "mcp"?',
+            location: at([key]),
+          },
+        ),
       );
-    }
+    } else if (key !== "mcp" && (key === "confirm-tools" || isConfirmToolsLike(key))) failClosed([key]);
   }
   const mcp = doc.value.mcp;
+  if (nearMissOfConfirm) config.confirmTools = CONFIRM_TOOLS_STRICTEST;
   if (mcp === undefined) return { config, problems, warnings };
   if (!isTable(mcp)) {
     problems.push(
@@ -203,13 +233,21 @@ export function readMcpConfig(text: string, file: string): McpConfigReport {
   const accepted = new Set<string>();
   for (const [key, value] of Object.entries(mcp)) {
     const rule = MCP_KEYS[key];
+    if (!rule && isConfirmToolsLike(key)) {
+      failClosed(["mcp", key]);
+      continue;
+    }
     if (!rule) {
       const near = suggestKey(key, MCP_CONFIG_KEYS);
       problems.push(
-        new UserError("CONFIG_UNKNOWN_KEY", `Cannot load config file: unknown key "${key}" in [mcp]`, {
-          hint: near ? `did you mean "${near}"?` : `known keys: ${MCP_CONFIG_KEYS.join(", ")}`,
-          location: at(["mcp", key]),
-        }),
+        new UserError(
+          "CONFIG_UNKNOWN_KEY",
+          `Cannot apply "${key}" in [mcp]: it is not a known key (ignored; every other key applies)`,
+          {
+            hint: near ? `did you mean "${near}"?` : `known keys: ${MCP_CONFIG_KEYS.join(", ")}`,
+            location: at(["mcp", key]),
+          },
+        ),
       );
       continue;
     }
@@ -236,6 +274,8 @@ export function readMcpConfig(text: string, file: string): McpConfigReport {
     accepted.add(key);
     if (rule.field) (config as unknown as Record<string, unknown>)[rule.field] = value;
   }
+  // Whatever confirm-tools itself says: which of the two the user meant is not known, so the strictest.
+  if (nearMissOfConfirm) config.confirmTools = CONFIRM_TOOLS_STRICTEST;
   if (config.toolCallTimeoutSecs >= config.scriptTimeoutSecs) {
     if (accepted.has("tool-call-timeout-secs")) {
       problems.push(

@@ -111,18 +111,24 @@ const MAY_HOLD_SHAPE = /[\s:=_.-]|AKIA|ASIA|AIza/;
 /**
  * Masks every credential shape of {@link SHAPES} in `text`.
  *
+ * @param isName Whether a match is a name (a tool or property name a server listed, e.g.
+ *   `npm_package_info`), left as it is. Default: none is.
  * @example
  * ```ts
  * import { maskShapes } from "./_shapes.ts";
  * maskShapes("Authorization: Basic dXNlcjpwYXNz"); // "Authorization: Basic ***"
  * ```
  */
-export function maskShapes(text: string): string {
+export function maskShapes(text: string, isName?: (match: string) => boolean): string {
   if (text.length < MIN_SHAPE_CHARS || !MAY_HOLD_SHAPE.test(text)) return text;
   let out = text;
   for (const shape of SHAPES) {
     shape.pattern.lastIndex = 0;
-    out = out.replace(shape.pattern, shape.replace as (m: string, ...g: string[]) => string);
+    const replace = shape.replace as (m: string, ...g: string[]) => string;
+    out = out.replace(
+      shape.pattern,
+      isName ? (m: string, ...g: string[]) => isName(m) ? m : replace(m, ...g) : replace,
+    );
   }
   return out;
 }

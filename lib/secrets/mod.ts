@@ -21,6 +21,18 @@ export { MASK, maskShapes };
  */
 export const MIN_SECRET_CHARS = 6;
 
+/** Most listed names recorded by {@link SecretRegistry.registerNames} (200,000). */
+export const MAX_LISTED_NAMES = 200_000;
+
+/**
+ * Deepest level {@link maskDeep} walks (1,024): a value deeper is replaced by {@link TOO_DEEP_VALUE}
+ * rather than passed on unchecked (the sandbox lets a script return 1,000 levels).
+ */
+export const MAX_MASK_DEPTH = 1_024;
+
+/** What replaces a value nested deeper than {@link MAX_MASK_DEPTH}. */
+export const TOO_DEEP_VALUE = "[nested deeper than 1024 levels: not shown]";
+
 /** How many nested JSON string escapings of a secret are masked too (a value inside JSON text inside JSON). */
 const JSON_ESCAPE_LEVELS = 3;
 
@@ -28,6 +40,10 @@ const JSON_ESCAPE_LEVELS = 3;
 export class SecretRegistry {
   readonly #values = new Set<string>();
   #pattern: RegExp | undefined;
+  /** Tool and property names servers listed: never rewritten by a credential shape. */
+  readonly #names = new Set<string>();
+  /** Whether a registered value is all digits, so numbers are checked too. */
+  #hasNumericValue = false;
 
   /** How many distinct forms are registered. */
   get size(): number {
@@ -51,7 +67,31 @@ export class SecretRegistry {
       if (form.length < MIN_SECRET_CHARS || this.#values.has(form)) continue;
       this.#values.add(form);
       this.#pattern = undefined;
+      if (/^-?\d[\d.eE+-]*$/.test(form)) this.#hasNumericValue = true;
     }
+  }
+
+  /**
+   * Records names a backing server listed (tool names, property names of its schemas), so the
+   * credential shapes never rewrite them (`npm_package_info` would otherwise read `npm_***`). Registered
+   * secret values are still masked inside them. Names over 128 characters, and past
+   * {@link MAX_LISTED_NAMES} in all, are not recorded.
+   */
+  registerNames(names: Iterable<string>): void {
+    for (const name of names) {
+      if (this.#names.size >= MAX_LISTED_NAMES) return;
+      if (name.length >= MIN_SECRET_CHARS && name.length <= 128) this.#names.add(name);
+    }
+  }
+
+  /** Whether `text` is a name recorded by {@link registerNames}. */
+  isListedName(text: string): boolean {
+    return this.#names.has(text);
+  }
+
+  /** Whether a number's digits hold a registered value (a numeric secret sent as a JSON number). */
+  isLeakingNumber(value: number): boolean {
+    return this.#hasNumericValue && this.isLeaking(String(value));
   }
 
   /**
@@ -104,9 +144,10 @@ export class SecretRegistry {
     return text.replace(pattern, MASK);
   }
 
-  /** {@link maskValues}, then {@link maskShapes}: what every sink applies. */
+  /** {@link maskValues}, then {@link maskShapes} (sparing listed names): what every sink applies. */
   mask(text: string): string {
-    return maskShapes(this.maskValues(text));
+    const values = this.maskValues(text);
+    return maskShapes(values, this.#names.size > 0 ? (m) => this.#names.has(m) : undefined);
   }
 
   #compiled(): RegExp | undefined {
@@ -154,23 +195,35 @@ export function maskSecrets(text: string, registry: SecretRegistry = processSecr
 const PAYLOAD_KEYS = new Set(["data", "blob"]);
 
 /**
- * A copy of a JSON-like value with every string (and object key) masked as {@link maskSecrets}
- * does, for MCP messages. The `data` of image/audio content blocks and `blob` of resources are
- * base64 payload and left untouched. Values nested deeper than 64 levels are kept as they are
- * (MCP messages are never that deep; the sandbox caps result depth well below).
+ * A copy of a JSON-like value with every string masked as {@link maskSecrets} does, for MCP messages,
+ * at every depth: a number whose digits hold a registered secret becomes {@link MASK}, object keys lose
+ * registered secret values (credential shapes do not apply to keys: they are names), and a value nested
+ * deeper than {@link MAX_MASK_DEPTH} levels becomes {@link TOO_DEEP_VALUE}. The `data` of image/audio
+ * content blocks and `blob` of resources are base64 payload and left untouched.
  *
  * @param registry @default processSecrets
  */
 export function maskDeep<T>(value: T, registry: SecretRegistry = processSecrets): T {
   const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === "string") return registry.mask(v);
-    if (depth > 64 || typeof v !== "object" || v === null) return v;
+    if (typeof v === "number") return registry.isLeakingNumber(v) ? MASK : v;
+    if (typeof v !== "object" || v === null) return v;
+    if (depth >= MAX_MASK_DEPTH) return TOO_DEEP_VALUE;
     if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
     const record = v as Record<string, unknown>;
     const isMedia = record.type === "image" || record.type === "audio" || typeof record.blob === "string";
     const out: Record<string, unknown> = {};
     for (const [key, x] of Object.entries(record)) {
-      out[registry.mask(key)] = isMedia && PAYLOAD_KEYS.has(key) ? x : walk(x, depth + 1);
+      const masked = isMedia && PAYLOAD_KEYS.has(key) ? x : walk(x, depth + 1);
+      // An own `__proto__` member (JSON.parse makes one) stays a member: assigned, it would set the prototype.
+      if (key === "__proto__") {
+        Object.defineProperty(out, key, {
+          value: masked,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else out[registry.maskValues(key)] = masked;
     }
     return out;
   };

@@ -134,9 +134,49 @@ async function removeOldWorlds(parent: string): Promise<void> {
 // deno-lint-ignore no-control-regex -- ESC starts every ANSI sequence
 const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
 
+/** The variable every process an agent command starts inherits: how {@link endEverythingOf} finds them. */
+const RUN_MARKER_VAR = "CARGO_AGENTS_AGENT_RUN";
+
+/**
+ * Ends every process `timeoutPid` (a `timeout` process, leader of its own process group) and its
+ * command left behind: the process group first, then every process of this user whose environment holds
+ * `RUN_MARKER_VAR=<marker>` (a daemon that left the group with `setsid`, like Cline CLI's hub daemon),
+ * with SIGTERM and, 1 s later, SIGKILL. Best effort: a process gone meanwhile is no error.
+ */
+async function endEverythingOf(timeoutPid: number, marker: string): Promise<void> {
+  const signal = (pid: number, sig: Deno.Signal) => {
+    try {
+      Deno.kill(pid, sig);
+    } catch {
+      // Gone already (or never there): nothing to end.
+    }
+  };
+  signal(-timeoutPid, "SIGKILL");
+  const marked = async (): Promise<number[]> => {
+    // `ps e` appends each process's environment to its command (Linux and macOS, own processes).
+    const out = await new Deno.Command("ps", {
+      args: ["eww", "-eo", "pid=,command="],
+      stdout: "piped",
+      stderr: "null",
+    })
+      .output().catch(() => undefined);
+    if (!out) return [];
+    return new TextDecoder().decode(out.stdout).split("\n")
+      .filter((line) => line.includes(`${RUN_MARKER_VAR}=${marker}`))
+      .map((line) => Number.parseInt(line.trim(), 10))
+      .filter((pid) => Number.isInteger(pid) && pid !== Deno.pid);
+  };
+  const left = await marked();
+  if (left.length === 0) return;
+  for (const pid of left) signal(pid, "SIGTERM");
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  for (const pid of await marked()) signal(pid, "SIGKILL");
+}
+
 /**
  * Runs `command args` in `cwd` with exactly `env` (nothing inherited), stdin closed, killed after
- * `timeoutMs` (`timeout -k 5`: SIGTERM, then SIGKILL 5 s later).
+ * `timeoutMs` (`timeout -k 5`: SIGTERM, then SIGKILL 5 s later). When it ends, everything it started
+ * ends too (its process group, and every process holding its run marker: see {@link endEverythingOf}).
  *
  * @returns Exit code (124 on time-out) and output with ANSI sequences removed.
  */
@@ -146,17 +186,29 @@ export async function runBounded(
   options: { cwd: string; env: Record<string, string>; timeoutMs?: number },
 ): Promise<CommandOutput> {
   const seconds = Math.ceil((options.timeoutMs ?? COMMAND_TIMEOUT_MS) / 1000);
-  const out = await new Deno.Command("timeout", {
+  const marker = crypto.randomUUID();
+  const child = new Deno.Command("timeout", {
     args: ["-k", "5", String(seconds), command, ...args],
     cwd: options.cwd,
-    env: options.env,
+    env: { ...options.env, [RUN_MARKER_VAR]: marker },
     clearEnv: true,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-  }).output();
-  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes).replace(ANSI, "");
-  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+  }).spawn();
+  // Read while it runs (a full pipe would stall it); a daemon it started may hold the pipes open, so the
+  // reads end only once everything it started has been ended after its exit.
+  const read = (stream: ReadableStream<Uint8Array>) => new Response(stream).text();
+  const stdout = read(child.stdout);
+  const stderr = read(child.stderr);
+  let status: Deno.CommandStatus;
+  try {
+    status = await child.status;
+  } finally {
+    await endEverythingOf(child.pid, marker);
+  }
+  const text = (t: string) => t.replace(ANSI, "");
+  return { code: status.code, stdout: text(await stdout), stderr: text(await stderr) };
 }
 
 /**

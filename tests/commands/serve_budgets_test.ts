@@ -208,7 +208,10 @@ Deno.test("mcp-serve names server.tool in an uncaught tool error and tells undef
   await withSession(await makeRawWorld(HOSTILE), async (serve) => {
     const denied = await serve.execute("await hostile.deny()");
     assert.equal(denied.isError, true);
-    assert.match(denied.text, /Error from hostile\.deny: Permission denied: \/root/);
+    assert.match(denied.text, /Error: hostile\.deny: Permission denied: \/root/);
+    // Caught, its message names the call too.
+    const caught = await serve.execute("try { await hostile.deny() } catch (e) { return e.message }");
+    assert.equal(valueOf(caught), "hostile.deny: Permission denied: /root");
     // No `result` at all for undefined, `result: null` for null.
     assert.equal((await serve.execute("return undefined")).text, "{}");
     assert.equal((await serve.execute("return null")).text, '{"result":null}');

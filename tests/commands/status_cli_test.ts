@@ -83,7 +83,7 @@ Deno.test("status reports a broken config.toml with its position and exits 1", a
   assert.match(out.stdout, /config\.toml: has problems \(see Problems\): a bad key keeps its default/);
   assert.ok(
     out.stdout.includes(
-      `error[CONFIG_UNKNOWN_KEY]: Cannot load config file: unknown key "script-timeout" in [mcp]
+      `error[CONFIG_UNKNOWN_KEY]: Cannot apply "script-timeout" in [mcp]: it is not a known key (ignored; every other key applies)
   --> ${home}/config.toml:2:1
   hint: did you mean "script-timeout-secs"?`,
     ),

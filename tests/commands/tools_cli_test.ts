@@ -99,3 +99,20 @@ Deno.test("mcp tools declares the result shape a mcp exec run learned, from the 
     await w.remove();
   }
 });
+
+Deno.test("mcp tools SERVER --detail names prints the index: an explicit --detail wins over naming a server", async () => {
+  const w = await world();
+  const corpus = new URL("../../testdata/declarations/corpus/time.json", import.meta.url).pathname;
+  try {
+    await writePlugin(w.home, "time", fixtureServerToml("time", [`--tools-file=${corpus}`]));
+    const env = { SYMPOSIUM_HOME: w.home };
+    const names = await runMain(["mcp", "tools", "time", "--detail", "names"], { cwd: w.ws, env });
+    assert.equal(names.code, 0, names.stderr);
+    assert.doesNotMatch(names.stdout, /declare const time/);
+    assert.match(names.stdout, /convert_time/);
+    const full = await runMain(["mcp", "tools", "time"], { cwd: w.ws, env });
+    assert.match(full.stdout, /declare const time/);
+  } finally {
+    await w.remove();
+  }
+});

@@ -260,19 +260,20 @@ Deno.test("confirm-tools = writes asks before every call that is not read-only",
   }
 });
 
-Deno.test("confirm-tools = destructive asks for destructive and manifest-listed tools only", async () => {
+Deno.test("confirm-tools = destructive asks for every tool not marked non-destructive (MCP's default) and manifest-listed ones", async () => {
   const world = await makeWorld('[mcp]\nconfirm-tools = "destructive"\n');
   const agent = await connect(world, { capable: true });
   try {
     agent.onElicit = () => ({ action: "accept", content: {} });
     const { text } = await run(
       agent,
-      'return [await fx.touch_note({ name: "t" }), await fx.delete_note({ name: "d" }), await fx.deploy({ name: "p" })]',
+      'return [await fx.read_note({ name: "r" }), await fx.touch_note({ name: "t" }), await fx.delete_note({ name: "d" }), await fx.deploy({ name: "p" })]',
     );
-    assert.equal(JSON.parse(text).length, 3);
+    assert.equal(JSON.parse(text).length, 4);
+    // touch_note has no annotations and deploy no destructiveHint: MCP's default for it is true.
     assert.deepEqual(
       agent.elicitations.map((e) => /call (\w+) of/.exec(e.message)?.[1]),
-      ["delete_note", "deploy"],
+      ["touch_note", "delete_note", "deploy"],
     );
   } finally {
     await agent.close();

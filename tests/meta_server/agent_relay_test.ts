@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import type { LoggingMessageNotification } from "@modelcontextprotocol/client";
 import { Server } from "@modelcontextprotocol/server";
-import { AgentRelay, MAX_FORWARDED_LOGS_PER_SECOND } from "../../lib/meta_server/agent_relay.ts";
+import {
+  AgentRelay,
+  checkElicitationUrl,
+  DROPPED_LOGS_NOTICE_MS,
+  MAX_FORWARDED_LOG_BYTES_PER_SECOND,
+  MAX_FORWARDED_LOG_MESSAGE_BYTES,
+  MAX_FORWARDED_LOGS_PER_SECOND,
+} from "../../lib/meta_server/agent_relay.ts";
 
 async function linked(capabilities: Record<string, unknown>, now: () => number) {
   const server = new Server({ name: "s", version: "1" }, { capabilities: { logging: {} } });
@@ -17,7 +24,16 @@ async function linked(capabilities: Record<string, unknown>, now: () => number) 
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(b);
   await client.connect(a);
-  return { server, relay, client, logs, close: () => client.close() };
+  return {
+    server,
+    relay,
+    client,
+    logs,
+    close: async () => {
+      relay.close();
+      await client.close();
+    },
+  };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
@@ -34,13 +50,45 @@ Deno.test("AgentRelay forwards at most MAX_FORWARDED_LOGS_PER_SECOND log message
     peer.log({ level: "info", data: "still inside the window" });
     await settle();
     assert.equal(h.logs.length, MAX_FORWARDED_LOGS_PER_SECOND);
+    // The count reaches the agent within DROPPED_LOGS_NOTICE_MS, with no later log line to carry it.
+    await new Promise((r) => setTimeout(r, DROPPED_LOGS_NOTICE_MS + 50));
+    const [notice] = h.logs.slice(MAX_FORWARDED_LOGS_PER_SECOND);
+    assert.match(String(notice!.data), /^51 log message\(s\) from backing servers were dropped/);
+    assert.equal(notice!.logger, "symposium");
     nowMs = 1_000;
     peer.log({ level: "info", data: "next window" });
     await settle();
-    const [notice, next] = h.logs.slice(MAX_FORWARDED_LOGS_PER_SECOND);
-    assert.match(String(notice!.data), /^51 log message\(s\) from backing servers were dropped/);
-    assert.equal(notice!.logger, "symposium");
-    assert.equal(next!.data, "next window");
+    assert.equal(h.logs.at(-1)!.data, "next window");
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("AgentRelay drops a log message over MAX_FORWARDED_LOG_MESSAGE_BYTES and bounds the bytes per second", async () => {
+  const h = await linked({}, () => 0);
+  try {
+    const peer = h.relay.peerFor("fx");
+    peer.log({ level: "info", data: "x".repeat(MAX_FORWARDED_LOG_MESSAGE_BYTES + 1) });
+    for (let i = 0; i < 40; i++) peer.log({ level: "info", data: "y".repeat(60_000) });
+    await settle();
+    const chars = h.logs.reduce((n, l) => n + String(l.data).length, 0);
+    assert.ok(chars <= MAX_FORWARDED_LOG_BYTES_PER_SECOND, `${chars} characters forwarded`);
+    assert.equal(h.logs.length, Math.floor(MAX_FORWARDED_LOG_BYTES_PER_SECOND / 60_002));
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("AgentRelay removes control and bidi characters from relayed log lines", async () => {
+  const h = await linked({}, () => 0);
+  try {
+    h.relay.peerFor("fx").log({
+      level: "info",
+      logger: "a\u001b[2K",
+      data: { m: "ok\r\u0008\u0000\u202Eevil" },
+    });
+    await settle();
+    assert.deepEqual(h.logs.map((l) => [l.logger, l.data]), [["fx/a[2K", { m: "okevil" }]]);
   } finally {
     await h.close();
   }
@@ -86,18 +134,44 @@ Deno.test("AgentRelay offers only what the agent declared", async () => {
   }
 });
 
-Deno.test("AgentRelay relays a URL-mode elicitation's completion to the agent", async () => {
+Deno.test("AgentRelay relays a URL-mode elicitation's completion only from the server that asked", async () => {
   const h = await linked({ elicitation: { url: {} } }, () => 0);
   const completed: string[] = [];
   h.client.setNotificationHandler(
     "notifications/elicitation/complete",
     (n) => void completed.push(n.params.elicitationId),
   );
+  h.client.setRequestHandler("elicitation/create", () => ({ action: "accept" }));
   try {
-    h.relay.peerFor("fx").elicitationComplete("e-42");
+    const signal = new AbortController().signal;
+    await h.relay.peerFor("a").elicit(
+      { mode: "url", message: "Sign in", url: "https://example.com/x", elicitationId: "e-42" },
+      signal,
+    );
+    h.relay.peerFor("b").elicitationComplete("e-42");
+    await settle();
+    assert.deepEqual(completed, []);
+    h.relay.peerFor("a").elicitationComplete("e-42");
+    h.relay.peerFor("a").elicitationComplete("e-42");
     await settle();
     assert.deepEqual(completed, ["e-42"]);
   } finally {
     await h.close();
   }
+});
+
+Deno.test("checkElicitationUrl() allows https: and loopback http: only", () => {
+  const verdicts = [
+    "https://example.com/auth",
+    "http://127.0.0.1:8080/cb",
+    "http://localhost/cb",
+    "http://[::1]/cb",
+    "http://example.com/",
+    "javascript:alert(1)",
+    "data:text/html,<b>x</b>",
+    "file:///etc/passwd",
+    "vscode://x/y",
+    "not a url",
+  ].map((url) => checkElicitationUrl(url).ok);
+  assert.deepEqual(verdicts, [true, true, true, true, false, false, false, false, false, false]);
 });

@@ -14,7 +14,7 @@ Deno.test("execute resolves tolerant spellings, unwraps results and surfaces too
      const v = await you.echo_args(7);
      return [a.results.web.length, b.results.web.length, items.filter(i => i.id > 1).length, err, v];`,
   );
-  assert.equal(result.text, '[1,1,2,"nope",{"value":7}]');
+  assert.equal(result.text, '[1,1,2,"you.fail: nope",{"value":7}]');
   await h.close();
 });
 

@@ -101,7 +101,7 @@ Deno.test("parseMcpConfig() reports an unknown key with its position and the clo
   const error = configError("unknown_key");
   assert.equal(
     renderDiagnostic(error),
-    `error[CONFIG_UNKNOWN_KEY]: Cannot load config file: unknown key "max-tool-call" in [mcp]
+    `error[CONFIG_UNKNOWN_KEY]: Cannot apply "max-tool-call" in [mcp]: it is not a known key (ignored; every other key applies)
   --> config/unknown_key.toml:3:1
   hint: did you mean "max-tool-calls"?`,
   );
@@ -303,4 +303,25 @@ Deno.test("readMcpConfig() falls back to the strictest confirm-tools mode on a b
   assert.equal(report.problems[0]!.location?.line, 2);
   assert.equal(readMcpConfig("[mcp]\nconfirm-tools = 3\n", "config.toml").config.confirmTools, "writes");
   assert.equal(readMcpConfig("[mcp]\n", "config.toml").config.confirmTools, "never");
+});
+
+Deno.test("readMcpConfig() fails closed on a near miss of confirm-tools: the strictest mode and a Problem", () => {
+  const texts = [
+    '[mcp]\nconfirm_tools = "never"\n',
+    '[mcp]\nconfirmTools = "destructive"\n',
+    '[mcp]\nConfirm-Tools = "never"\n',
+    '[MCP]\nconfirm-tools = "never"\n',
+    '[mcp]\nconfirm-tools = "never"\nconfirm_tools = "never"\n',
+    'confirm-tools = "never"\n',
+  ];
+  for (const text of texts) {
+    const report = readMcpConfig(text, "config.toml");
+    assert.equal(report.config.confirmTools, "writes", text);
+    const problem = report.problems.find((p) => /looks like it/.test(p.message));
+    assert.ok(problem, text);
+    assert.match(problem.message, /so confirm-tools = "writes" applies until it is fixed/);
+    assert.equal(problem.code, "CONFIG_UNKNOWN_KEY");
+    assert.ok(problem.location?.line !== undefined);
+  }
+  assert.equal(readMcpConfig('[mcp]\nconfirm-tools = "never"\n', "c.toml").config.confirmTools, "never");
 });

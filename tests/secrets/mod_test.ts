@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { maskDeep, maskSecrets, MIN_SECRET_CHARS, SecretRegistry } from "../../lib/secrets/mod.ts";
+import {
+  maskDeep,
+  maskSecrets,
+  MAX_MASK_DEPTH,
+  MIN_SECRET_CHARS,
+  SecretRegistry,
+} from "../../lib/secrets/mod.ts";
 import { maskShapes } from "../../lib/secrets/_shapes.ts";
 
 Deno.test("SecretRegistry.mask() masks every registered value, also URL-encoded and JSON-escaped", () => {
@@ -126,4 +132,34 @@ Deno.test("maskSecrets() stays linear on long runs a backtracking shape would re
   }
   // Quadratic before: "a.".repeat(50_000) alone took tens of seconds.
   assert.ok(performance.now() - started < 5_000, `${performance.now() - started} ms`);
+});
+
+Deno.test("maskDeep() masks at every depth and replaces what is deeper than MAX_MASK_DEPTH", () => {
+  const registry = new SecretRegistry();
+  registry.register("deep-secret-77");
+  let value: unknown = { s: "deep-secret-77" };
+  for (let i = 0; i < 70; i++) value = { d: value };
+  assert.doesNotMatch(JSON.stringify(maskDeep(value, registry)), /deep-secret-77/);
+  let deeper: unknown = { s: "deep-secret-77" };
+  for (let i = 0; i < MAX_MASK_DEPTH + 5; i++) deeper = [deeper];
+  const masked = JSON.stringify(maskDeep(deeper, registry));
+  assert.doesNotMatch(masked, /deep-secret-77/);
+  assert.match(masked, /nested deeper than 1024 levels/);
+});
+
+Deno.test("maskDeep() masks a numeric secret sent as a JSON number", () => {
+  const registry = new SecretRegistry();
+  registry.register("8675309123");
+  assert.deepEqual(maskDeep({ pin: 8675309123, other: 42 }, registry), { pin: "***", other: 42 });
+});
+
+Deno.test("mask() spares listed names from the credential shapes but not registered values", () => {
+  const registry = new SecretRegistry();
+  assert.equal(registry.mask("npm_package_info({})"), "npm_***({})");
+  registry.registerNames(["npm_package_info", "sk_live_mode_value"]);
+  assert.equal(
+    registry.mask("npm_package_info({ sk_live_mode_value: string })"),
+    "npm_package_info({ sk_live_mode_value: string })",
+  );
+  assert.equal(registry.mask("npm_abcdefghij1234 leaked"), "npm_*** leaked");
 });

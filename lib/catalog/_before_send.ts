@@ -1,0 +1,65 @@
+/**
+ * A check run on a call before it is sent (`confirm-tools` asks the user), taken on the very definition
+ * the call is sent with: when the server's listing changes during the check (the user takes a while),
+ * the check runs again on the new definition, so a tool that became destructive meanwhile is never sent
+ * unchecked (before, 1 of 20 such races ran it unasked).
+ *
+ * @module
+ */
+import type { BackendConnection, Tool } from "../backends/connection.ts";
+import { BackendError } from "../backends/connection.ts";
+import type { ServerSpec } from "../plugins/server_spec.ts";
+
+/**
+ * Checks a call before it is sent (e.g. asks the user, `confirm-tools`): `definition` is the tool as the
+ * listing the call uses declares it, `toolNames` every tool that listing has. Rejecting stops the call.
+ */
+export type BeforeSend = (spec: ServerSpec, definition: Tool, toolNames: readonly string[]) => Promise<void>;
+
+/** Most times a call is checked (the first, then again for each change of its listing during a check). */
+export const MAX_BEFORE_SEND_ROUNDS = 3;
+
+/** Whether two definitions of one tool would be judged the same (name, annotations, schemas). */
+function sameDefinition(a: Tool, b: Tool): boolean {
+  return a === b || JSON.stringify([a.name, a.annotations, a.inputSchema]) ===
+      JSON.stringify([b.name, b.annotations, b.inputSchema]);
+}
+
+/** A call resolved against the listing it would be sent with. */
+export interface ResolvedCall {
+  connection: BackendConnection;
+  definition: Tool;
+  toolNames: string[];
+}
+
+/**
+ * Runs `beforeSend` on `first`, then resolves the call again (`resolve`, from the listing held now);
+ * while the definition or the connection changed, checks again on the new one.
+ *
+ * @returns The resolution the call is to be sent with (checked).
+ * @throws What `beforeSend` throws; {@link BackendError} `REQUEST_FAILED` when the tool changed during
+ *   each of {@link MAX_BEFORE_SEND_ROUNDS} checks.
+ */
+export async function settleBeforeSend(
+  spec: ServerSpec,
+  first: ResolvedCall,
+  beforeSend: BeforeSend,
+  resolve: () => Promise<ResolvedCall>,
+): Promise<ResolvedCall> {
+  let checked = first;
+  for (let round = 1;; round++) {
+    await beforeSend(spec, checked.definition, checked.toolNames);
+    const now = await resolve();
+    if (now.connection === checked.connection && sameDefinition(now.definition, checked.definition)) {
+      return now;
+    }
+    if (round >= MAX_BEFORE_SEND_ROUNDS) {
+      throw new BackendError(
+        "REQUEST_FAILED",
+        spec.name,
+        `${spec.name}.${checked.definition.name} changed ${round} times while the call was being checked; it was not made`,
+      );
+    }
+    checked = now;
+  }
+}
