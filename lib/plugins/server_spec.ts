@@ -85,6 +85,8 @@ export interface Refusal {
   location?: Location | undefined;
   /** How to fix it, when known (e.g. `did you mean "command"?`). */
   hint?: string | undefined;
+  /** The plugin source it comes from (`user-plugins`, a registry, `workspace`, `crate <name>`), when known. */
+  source?: string | undefined;
 }
 
 /** A declared server whose `depends-on` does not hold here (not an error: just not in scope). */

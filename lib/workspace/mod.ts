@@ -48,6 +48,20 @@ export interface Workspace {
   dependencies: Dependency[];
   /** Files that could not be read (broken TOML, a listed member without `Cargo.toml`…); what could be read is still used. */
   problems: UserError[];
+  /** Every member: package name and absolute folder, sorted by folder. Absent outside a workspace. */
+  members?: { name: string; dir: string }[];
+  /** Every `[[package]]` of `Cargo.lock` (`source` as written, `null` for path packages). Absent without one. */
+  packages?: LockedPackage[];
+  /** Path dependencies of members that are not members (package name and absolute folder). */
+  pathDependencies?: { name: string; dir: string }[];
+}
+
+/** One `[[package]]` of `Cargo.lock`. */
+export interface LockedPackage {
+  name: string;
+  version: string;
+  /** E.g. `registry+https://github.com/rust-lang/crates.io-index`, `git+https://…#<commit>`; `null` for path packages. */
+  source: string | null;
 }
 
 /** The value of {@link loadWorkspace} outside any Cargo project. */
@@ -132,7 +146,28 @@ export async function loadWorkspace(cwd: string, fs: FileSystem = denoFileSystem
     ...new Set([collected.rootManifest, ...[...collected.members.values()].map((m) => m.manifest)]),
   ]
     .sort();
-  return { root: collected.rootDir, lockfile, manifests, dependencies, problems };
+  const ws = isTable(collected.rootToml.workspace) ? collected.rootToml.workspace : null;
+  const members = [...collected.members.values()].map((m) => ({
+    name: packageIdentity(m, ws).name,
+    dir: m.dir,
+  }))
+    .sort((a, b) => a.dir.localeCompare(b.dir));
+  const pathDependencies = new Map<string, string>();
+  for (const member of collected.members.values()) {
+    for (const dep of declaredDependencies(member, ws, collected.rootDir)) {
+      if (dep.path !== null && !collected.members.has(dep.path)) pathDependencies.set(dep.name, dep.path);
+    }
+  }
+  return {
+    root: collected.rootDir,
+    lockfile,
+    manifests,
+    dependencies,
+    problems,
+    members,
+    packages: lock.map(({ name, version, source }) => ({ name, version, source })),
+    pathDependencies: [...pathDependencies].map(([name, dir]) => ({ name, dir })),
+  };
 }
 
 async function findUp(fs: FileSystem, start: string): Promise<string | null> {
