@@ -16,7 +16,20 @@ export function dormantLines(catalog: Catalog): string[] {
 export function describeRefusal(r: Refusal): string {
   const where = r.location ? ` (${r.location.file}:${r.location.line}:${r.location.column})` : "";
   const hint = r.hint ? `; hint: ${r.hint}` : "";
-  return `\`${r.server}\`: ${r.reason}${where}${hint}`;
+  const source = r.source
+    ? ` [${r.source === "workspace" || r.source.startsWith("crate ") ? r.source : `registry ${r.source}`}]`
+    : "";
+  return `\`${r.server}\`${source}: ${r.reason}${where}${hint}`;
+}
+
+/**
+ * Index lines for servers that would apply but whose plugin is not trusted: listed with the state and
+ * the command that trusts it, never started (their tools are unknown until then).
+ */
+export function untrustedIndexLines(catalog: Catalog): string[] {
+  return catalog.refused.filter((r) => r.code === "SERVER_UNTRUSTED").map((r) =>
+    `${r.server}: untrusted (never started; ${r.hint ?? "run `cargo agents trust`"})`
+  );
 }
 
 /**

@@ -9,7 +9,7 @@ import { renderIndex } from "../declarations/mod.ts";
 import type { Tool } from "../backends/connection.ts";
 import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
 import { namespaceKey } from "../plugins/server_spec.ts";
-import { configProblemLines, describeRefusal, dormantLines } from "./_problems.ts";
+import { configProblemLines, describeRefusal, dormantLines, untrustedIndexLines } from "./_problems.ts";
 import { compileGlob, GlobError, type GlobMatcher } from "../glob.ts";
 import {
   boundedDeclarations,
@@ -255,7 +255,8 @@ export async function renderListTools(
   }
   let body: string;
   if (detail === "names") {
-    body = shown.map((s) => renderIndex(s.entry.spec.name, s.shown)).join("\n");
+    body = [...shown.map((s) => renderIndex(s.entry.spec.name, s.shown)), ...untrustedIndexLines(catalog)]
+      .join("\n");
     const room = LIST_TOOLS_MAX_BYTES - problems.reduce((n, p) => n + byteLength(p) + 3, 12);
     const bytes = byteLength(body);
     if (bytes > room) {

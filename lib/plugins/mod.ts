@@ -55,6 +55,12 @@ export interface LoadedPlugin {
   trustFiles?: string[] | undefined;
   /** From the workspace itself (a workspace plugin or a member crate's): `workspace-member()` holds. */
   isWorkspaceMember?: boolean | undefined;
+  /** A workspace manifest git ignores (a local file, not the repository's): a bare `cargo agents trust` skips it. */
+  isGitIgnored?: boolean | undefined;
+  /** A crate plugin: the `[[plugins]]` entry's gate, ANDed with the crate manifest's own. */
+  referenceGate?: { dependsOn?: string[] | undefined; predicates?: string[] | undefined } | undefined;
+  /** A crate plugin: the plugin whose `[[plugins]]` entry reached it, and where the crate was found. */
+  reachedFrom?: { plugin: string; file: string; origin: string; version?: string | undefined } | undefined;
 }
 
 /** What {@link loadPlugins} found. */

@@ -93,6 +93,8 @@ export interface Refusal {
 export interface Dormant {
   server: string;
   plugin: string;
+  /** The plugin source, when not the user's own plugins. */
+  source?: string | undefined;
   /** Why it does not apply, e.g. `needs one of: serde>=1.0 (workspace has serde 0.9.1)`. */
   reason: string;
 }
