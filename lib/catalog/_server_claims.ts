@@ -61,13 +61,13 @@ export function settleClaims(candidates: readonly Candidate[]): Candidate[] {
       } else if (winner) {
         c.refuse(
           code,
-          `${what}: ${where(c)} and ${where(other)}`,
+          `${what}: ${where(other)} and ${where(c)}`,
           `the one in your own plugins (${other.plugin.file}) is used; remove it there to use this one`,
         );
       } else {
         c.refuse(
           code,
-          `${what}, from two sources: ${where(c)} and ${where(other)}; neither is used`,
+          `${what}, from two sources: ${where(other)} and ${where(c)}; neither is used`,
           "rename one of them, or disable one source in config.toml",
         );
       }
