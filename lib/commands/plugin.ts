@@ -290,13 +290,14 @@ export async function runPluginValidate(
   const add = (
     r: {
       code: string;
+      detailCode?: string;
       reason: string;
       hint?: string | undefined;
       location?: { file: string; line: number; column: number } | undefined;
     },
   ) =>
     problems.push({
-      code: r.code === "PLUGIN_INVALID" ? "PLUGIN_INVALID" : r.code,
+      code: r.detailCode ?? r.code,
       message: r.reason,
       hint: r.hint,
       file: r.location?.file ?? path,
@@ -320,7 +321,17 @@ export async function runPluginValidate(
       label: `folder ${path}`,
       confine: true,
     });
-    found.refused.forEach(add);
+    const reread = new Set<string>();
+    for (const refusal of found.refused) {
+      const file = refusal.location?.file;
+      if (refusal.code !== "PLUGIN_INVALID" || file === undefined) add(refusal);
+      else if (!reread.has(file)) {
+        // Read again for each diagnostic's own code (the refusal says only PLUGIN_INVALID).
+        reread.add(file);
+        const again = await readPluginManifest(file, denoFileSystem);
+        if (!again.ok) again.problems.forEach(add);
+      }
+    }
     for (const p of found.plugins) {
       plugins.push(p.name);
       notes.push(...p.manifest.notes ?? []);

@@ -53,7 +53,7 @@ export async function loadWorkspacePlugins(
     const defaultName = member?.name ?? basename(dir);
     const loaded = await readPluginManifest(file, fs, realRoot, { defaultName, requireGate: false });
     if (!loaded.ok) {
-      for (const problem of loaded.problems) {
+      for (const { detailCode: _, ...problem } of loaded.problems) {
         refused.push({ ...problem, server: defaultName, plugin: defaultName, source: WORKSPACE_SOURCE });
       }
       continue;

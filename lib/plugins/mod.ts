@@ -215,7 +215,9 @@ export async function discoverPlugins(
     const label = relative(pluginsDir, dir);
     const loaded = await readPluginManifest(file, fs, options.confine === true ? realRoot : undefined);
     if (!loaded.ok) {
-      for (const problem of loaded.problems) refuse({ ...problem, server: label, plugin: label, source });
+      for (const { detailCode: _, ...problem } of loaded.problems) {
+        refuse({ ...problem, server: label, plugin: label, source });
+      }
       continue;
     }
     const manifest = loaded.manifest;
@@ -248,7 +250,12 @@ export async function discoverPlugins(
 /** A manifest read and parsed, or its problems as refusals (without `server`/`plugin`, set by the caller). */
 export type ReadManifestResult =
   | { ok: true; manifest: PluginManifest; text: string }
-  | { ok: false; problems: Omit<Refusal, "server" | "plugin">[] };
+  | {
+    ok: false;
+    problems: (Omit<Refusal, "server" | "plugin"> & {
+      /** The manifest diagnostic's own code. */ detailCode?: string;
+    })[];
+  };
 
 /**
  * Reads and parses one `SYMPOSIUM.toml`, refusing unread one over {@link MAX_MANIFEST_BYTES} or, when
@@ -305,6 +312,7 @@ export async function readPluginManifest(
       ok: false,
       problems: (e instanceof ManifestError ? e.problems : [e]).map((problem) => ({
         code: "PLUGIN_INVALID",
+        detailCode: problem.code,
         reason: problem.message,
         hint: problem.hint,
         location: problem.location,

@@ -48,6 +48,7 @@ export function parsePredicate(text: string): Predicate {
     });
   };
   if (text.length > MAX_PREDICATE_CHARS) fail(`it is longer than ${MAX_PREDICATE_CHARS} characters`);
+  splitArguments(text, fail); // balance of parentheses and quotes over the whole text first
   const parse = (source: string, depth: number): Predicate => {
     if (depth > MAX_PREDICATE_DEPTH) fail(`it nests deeper than ${MAX_PREDICATE_DEPTH} levels`);
     const trimmed = source.trim();

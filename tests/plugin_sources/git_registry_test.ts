@@ -115,7 +115,7 @@ Deno.test("plugin sync clones a git registry, fetches a force-pushed history, ke
   }
 });
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
@@ -125,7 +125,7 @@ async function freePort(): Promise<number> {
 Deno.test("plugin sync fetches over git daemon on 127.0.0.1", async () => {
   const dirs = await makeDirs();
   await makeRemote(dirs, "daemon-server");
-  const port = await freePort();
+  const port = freePort();
   const daemon = new Deno.Command("git", {
     args: [
       "daemon",
