@@ -7,7 +7,14 @@
 import type { CommandContext } from "./context.ts";
 import type { LoadedResolution } from "../catalog/resolve.ts";
 import { USER_PLUGINS_SOURCE } from "../plugins/mod.ts";
-import { isFetchDue, type PluginSourceInfo } from "../plugin_sources/mod.ts";
+import {
+  gitCopyDir,
+  isFetchDue,
+  type PluginSourceInfo,
+  readFetchRecord,
+  readSourcesConfig,
+} from "../plugin_sources/mod.ts";
+import { CONFIG_FILE_NAME } from "../plugins/config.ts";
 
 /** One plugin source in the `--json` document. */
 export interface StatusSource {
@@ -94,4 +101,25 @@ export function startBackgroundSync(names: readonly string[], ctx: CommandContex
   } catch (error) {
     ctx.writeErr(`warning: cannot start the background registry update: ${(error as Error).message}\n`);
   }
+}
+
+/**
+ * {@link dueRegistries} without a resolution (for `sync`): reads `config.toml`'s registries and their
+ * fetch records only.
+ */
+export async function findDueRegistries(
+  configDir: string,
+  env: Readonly<Record<string, string>>,
+  nowMs: number,
+): Promise<string[]> {
+  const file = `${configDir}/${CONFIG_FILE_NAME}`;
+  const text = await Deno.readTextFile(file).catch(() => null); // no config: the defaults
+  const config = readSourcesConfig(text, file, { configDir, env });
+  const due: string[] = [];
+  for (const registry of config.registries) {
+    if (registry.kind !== "git" || !registry.autoUpdate) continue;
+    const hasCopy = await Deno.stat(gitCopyDir(configDir, registry.name)).then((i) => i.isDirectory, () => false);
+    if (hasCopy && isFetchDue(await readFetchRecord(configDir, registry.name), nowMs)) due.push(registry.name);
+  }
+  return due;
 }

@@ -6,6 +6,7 @@ import { runPluginSync } from "../../lib/commands/plugin.ts";
 import { loadResolution } from "../../lib/catalog/resolve.ts";
 import { gitCopyDir, readFetchRecord } from "../../lib/plugin_sources/mod.ts";
 import { makeDirs, type TestDirs } from "../_fakes_meta.ts";
+import { runMain } from "../_fakes_foundation.ts";
 
 const GIT_ENV = {
   GIT_AUTHOR_NAME: "t",
@@ -180,6 +181,42 @@ Deno.test("plugin sync gives up on a registry that hangs, within its timeout, an
     listener.close();
     for (const conn of held) conn.close();
     await accepting;
+    await dirs.remove();
+  }
+});
+
+Deno.test("status updates a day-old copy in the background (auto-update) and answers without waiting", async () => {
+  const dirs = await makeDirs();
+  const { src } = await makeRemote(dirs, "old-server");
+  await registryConfig(dirs, `file://${dirs.root}/remote.git`);
+  try {
+    assert.equal(await runPluginSync({ names: ["team"] }, context(dirs, [])), 0);
+    await Deno.writeTextFile(`${src}/one/SYMPOSIUM.toml`, plugin("one", "new-server"));
+    await git(src, "commit", "-q", "-am", "second");
+    await git(src, "push", "-q", "origin", "main");
+    // A status now starts nothing: the last fetch is fresh.
+    const fresh = await runMain(["status", "--json"], { cwd: dirs.ws, env: { SYMPOSIUM_HOME: dirs.home } });
+    assert.equal(
+      JSON.parse(fresh.stdout).sources.find((s: { name: string }) => s.name === "team").note,
+      undefined,
+    );
+    const recordFile = `${dirs.home}/cache/plugin-sources/team.fetch.json`;
+    const record = JSON.parse(await Deno.readTextFile(recordFile));
+    record.attemptedAtMs -= 2 * 24 * 3600 * 1000;
+    await Deno.writeTextFile(recordFile, JSON.stringify(record));
+    const due = await runMain(["status", "--json"], { cwd: dirs.ws, env: { SYMPOSIUM_HOME: dirs.home } });
+    const team = JSON.parse(due.stdout).sources.find((s: { name: string }) => s.name === "team");
+    assert.match(team.note, /updating in the background/);
+    const deadline = Date.now() + 30_000;
+    while ((await servers(dirs))[0] !== "new-server@team" && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.deepEqual(await servers(dirs), ["new-server@team"]);
+    // Wait for the background sync to finish writing before removing its folder.
+    while (await Deno.stat(`${dirs.home}/cache/plugin-sources/team.lock`).then(() => true, () => false)) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
     await dirs.remove();
   }
 });
