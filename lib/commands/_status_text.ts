@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { renderDiagnostic, UserError } from "../diagnostics.ts";
 import { CONFIG_FILE_NAME } from "../plugins/config.ts";
 import { USER_PLUGINS_SOURCE } from "../plugins/mod.ts";
-import type { ToolCacheState } from "../catalog/mod.ts";
+import type { ToolCacheState } from "../catalog/tool_cache.ts";
 import { envText } from "./_status_checks.ts";
 import { sourceLabel, sourceLine } from "./_status_sources.ts";
 import type { StatusReport, StatusServer } from "./status.ts";

@@ -33,7 +33,7 @@ import {
   loginCommand,
   type SignInDescription,
 } from "../auth/credentials.ts";
-import { readToolCacheState, type ToolCacheState } from "../catalog/mod.ts";
+import { readToolCacheState, type ToolCacheState } from "../catalog/tool_cache.ts";
 import { checkEndpointUrl, EndpointPolicyError } from "../net/endpoint_policy.ts";
 import { envNamesByOrigin, type EnvOrigin } from "../backends/child_env.ts";
 import { privateFolderProblems } from "./_status_checks.ts";
