@@ -118,8 +118,13 @@ export async function findDueRegistries(
   const due: string[] = [];
   for (const registry of config.registries) {
     if (registry.kind !== "git" || !registry.autoUpdate) continue;
-    const hasCopy = await Deno.stat(gitCopyDir(configDir, registry.name)).then((i) => i.isDirectory, () => false);
-    if (hasCopy && isFetchDue(await readFetchRecord(configDir, registry.name), nowMs)) due.push(registry.name);
+    const hasCopy = await Deno.stat(gitCopyDir(configDir, registry.name)).then(
+      (i) => i.isDirectory,
+      () => false,
+    );
+    if (hasCopy && isFetchDue(await readFetchRecord(configDir, registry.name), nowMs)) {
+      due.push(registry.name);
+    }
   }
   return due;
 }

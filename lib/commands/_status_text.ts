@@ -11,7 +11,7 @@ import { USER_PLUGINS_SOURCE } from "../plugins/mod.ts";
 import type { ToolCacheState } from "../catalog/tool_cache.ts";
 import { envText } from "./_status_checks.ts";
 import { sourceLabel, sourceLine } from "./_status_sources.ts";
-import type { StatusReport, StatusServer } from "./status.ts";
+import type { StatusReport, StatusServer } from "./_status_types.ts";
 
 /** `42 s`, `5 min`, `3 h`, `2 d`. */
 function ageText(ms: number): string {

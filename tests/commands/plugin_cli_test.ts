@@ -72,7 +72,7 @@ Deno.test("plugin list and show attribute each plugin to its source; trust --rev
     status.stdout,
     /shell-gated: dormant - plugin stays dormant: shell\(touch \/tmp\/x\) is not evaluated: cargo-agents never runs a shell to decide/,
   );
-  assert.match(status.stdout, /t \[registry team\]  .*team\/t\/SYMPOSIUM\.toml/);
+  assert.match(status.stdout, /t \[registry team\] {2}.*team\/t\/SYMPOSIUM\.toml/);
   const show = await runMain(["plugin", "show", "demo"], { cwd: dirs.ws, env });
   assert.match(
     show.stdout,
