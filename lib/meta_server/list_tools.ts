@@ -176,7 +176,7 @@ export async function renderListTools(
 ): Promise<string> {
   await catalog.refreshIfChanged({ trustWatch: true });
   const problems: string[] = [...query.problems ?? []];
-  problems.push(...configProblemLines(catalog));
+  problems.push(...configProblemLines(catalog), ...catalog.sourceProblems);
   for (const r of catalog.refused) problems.push(describeRefusal(r));
   if (catalog.servers.length === 0 && catalog.refused.length === 0) {
     return ["No MCP servers apply to this workspace.", ...dormantLines(catalog)].join("\n");

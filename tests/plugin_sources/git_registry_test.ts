@@ -111,6 +111,14 @@ Deno.test("plugin sync clones a git registry, fetches a force-pushed history, ke
       /the last fetch .* failed: .*; using the copy fetched/,
     );
     assert.equal((await Deno.stat(`${dirs.home}/cache/plugin-sources/team.fetch.json`)).mode! & 0o777, 0o600);
+    const tools = await runMain(["mcp", "tools", "--query", "x"], {
+      cwd: dirs.ws,
+      env: { SYMPOSIUM_HOME: dirs.home },
+    });
+    assert.match(
+      tools.stdout,
+      /Problems:[\s\S]*registry "team": the last fetch .* failed: .*; using the copy fetched/,
+    );
   } finally {
     await dirs.remove();
   }
