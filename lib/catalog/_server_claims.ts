@@ -17,6 +17,7 @@ export function combineGates(a: PredicateVerdict, b: PredicateVerdict | undefine
   return a;
 }
 
+/** A server that passed its gates and trust, waiting to keep its name. */
 export interface Candidate {
   plugin: LoadedPlugin;
   decl: McpServerDecl;

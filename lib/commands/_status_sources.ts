@@ -37,6 +37,7 @@ export function sourceLabel(source: string): string {
   return source === "workspace" || source.startsWith("crate ") ? source : `registry ${source}`;
 }
 
+/** One source as `status` lists it: `team: git https://… (3 plugins, fetched …); <note>`. */
 export function sourceLine(src: StatusSource, report: { plugins: { source: string }[] }): string {
   const where = src.kind === "git" ? `git ${src.git}` : src.kind === "path" ? `path ${src.dir}` : src.dir;
   const fetched = src.fetchedAtMs === undefined ? "" : `, fetched ${new Date(src.fetchedAtMs).toISOString()}`;
@@ -46,6 +47,7 @@ export function sourceLine(src: StatusSource, report: { plugins: { source: strin
   }`;
 }
 
+/** A source as `status --json` lists it, its note saying when it is being updated in the background. */
 export function describeSource(
   src: PluginSourceInfo,
   loaded: LoadedResolution,

@@ -11,9 +11,8 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { CommandContext } from "./context.ts";
 import { UserError } from "../diagnostics.ts";
 import { loadResolution } from "../catalog/resolve.ts";
-import { type LoadedPlugin, PLUGIN_MANIFEST_NAME, readPluginManifest } from "../plugins/mod.ts";
-import type { PluginManifest } from "../plugins/manifest.ts";
-import { denoFileSystem } from "../file_system.ts";
+import { type LoadedPlugin, PLUGIN_MANIFEST_NAME } from "../plugins/mod.ts";
+import { parseManifest, type PluginManifest } from "../plugins/manifest.ts";
 import {
   readTrustStore,
   renderTrustFile,
@@ -108,7 +107,8 @@ export async function runTrust(options: TrustOptions, ctx: CommandContext): Prom
       ctx.writeOut(removed > 0 ? `revoked ${shown}\n` : `not trusted before: ${shown}\n`);
       continue;
     }
-    const manifest = plugin?.manifest ?? (await parseForShow(files[0]!.path));
+    // What is shown is parsed from the very text that is hashed: a file changed meanwhile cannot slip in.
+    const manifest = parseForShow(files[0]!, plugin);
     ctx.writeOut(
       `${shown}${plugin ? ` (${plugin.source ?? "workspace"} plugin "${plugin.name}")` : ""} would start:\n`,
     );
@@ -143,19 +143,21 @@ async function manifestAt(path: string): Promise<string> {
   );
 }
 
-async function parseForShow(file: string): Promise<PluginManifest> {
-  if (basename(file) !== PLUGIN_MANIFEST_NAME) {
-    return { name: basename(dirname(file)), dependsOn: undefined, mcpServers: [] };
+function parseForShow(
+  file: { path: string; text: string },
+  plugin: LoadedPlugin | undefined,
+): PluginManifest {
+  const name = plugin?.name ?? basename(dirname(file.path));
+  // A crate's Cargo.toml metadata is shown as loaded (its merge is not a file of its own).
+  if (basename(file.path) !== PLUGIN_MANIFEST_NAME) {
+    return plugin?.manifest ?? { name, dependsOn: undefined, mcpServers: [] };
   }
-  const read = await readPluginManifest(file, denoFileSystem, undefined, {
-    defaultName: basename(dirname(file)),
-    requireGate: false,
-  });
-  if (!read.ok) {
-    const first = read.problems[0]!;
-    throw new UserError(first.code, first.reason, { hint: first.hint, location: first.location });
+  try {
+    return parseManifest(file.text, file.path, { defaultName: name, requireGate: false });
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+    throw new UserError("TRUST_NO_MANIFEST", `Cannot trust ${file.path}: ${(error as Error).message}`);
   }
-  return read.manifest;
 }
 
 async function writeTrust(configDir: string, entries: TrustEntry[]): Promise<void> {

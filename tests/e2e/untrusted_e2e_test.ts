@@ -94,6 +94,31 @@ Deno.test("an untrusted workspace plugin never starts: mcp-serve, list_tools, st
     assert.match(changed.servers[0].reason, /changed since you trusted it/);
     await runMain(["mcp", "exec", exec], { cwd: dirs.ws, env });
     assert.equal(await exists(marker), false, "a changed manifest's server started");
+
+    // Mid-session: trusting the file brings its server in, and the agent is told (tools/list_changed).
+    const session = RawServe.start({
+      home: dirs.home,
+      cwd: dirs.ws,
+      env: { SYMPOSIUM_RECOMMENDATIONS_URL: env.SYMPOSIUM_RECOMMENDATIONS_URL },
+    });
+    try {
+      await session.initialize();
+      const first = await session.request("tools/call", { name: "list_tools", arguments: {} });
+      assert.match(JSON.stringify(first), /evil: untrusted/);
+      assert.equal((await runMain(["trust"], { cwd: dirs.ws, env })).code, 0);
+      const deadline = Date.now() + 15_000;
+      while (
+        !session.notifications.some((n) => n.method === "notifications/tools/list_changed") &&
+        Date.now() < deadline
+      ) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(session.notifications.some((n) => n.method === "notifications/tools/list_changed"));
+      const tools = await session.request("tools/list", {});
+      assert.match(JSON.stringify(tools), /evil/);
+    } finally {
+      await session.close();
+    }
   } finally {
     await dirs.remove();
   }
