@@ -129,7 +129,7 @@ async function makeSourcesWorld(
   const manifests = [`${ws}/SYMPOSIUM.toml`, ...members.map((m) => `${ws}/crates/${m}/SYMPOSIUM.toml`)];
   const entries = await Promise.all(manifests.map(async (f) => ({
     path: await trustKeyOf(f),
-    sha256: sha256Hex(await Deno.readTextFile(f)),
+    sha256: await sha256Hex(await Deno.readTextFile(f)),
   })));
   for (const h of [home, plainHome]) await write(`${h}/trusted.toml`, renderTrustFile(entries));
   await Deno.chmod(`${home}/trusted.toml`, 0o600);

@@ -21,7 +21,6 @@ import { describeSource, dueRegistries, sourceLabel, startBackgroundSync } from 
 export type { StatusSource } from "./_status_sources.ts";
 export { dueRegistries, startBackgroundSync } from "./_status_sources.ts";
 import { type LoadedResolution, loadResolution } from "../catalog/resolve.ts";
-import { credentialPath, describeSignInText, loginCommand } from "../auth/credentials.ts";
 import { readToolCacheState } from "../catalog/tool_cache.ts";
 import { checkEndpointUrl, EndpointPolicyError } from "../net/endpoint_policy.ts";
 import { envNamesByOrigin } from "../backends/child_env.ts";
@@ -220,6 +219,8 @@ async function describeServer(
     entry.url = decl.url;
     entry.headerNames = Object.keys(decl.headers);
     if (spec?.transport === "http") {
+      // Loaded only for a remote server (it brings node:crypto, ~60 ms of every status otherwise).
+      const { credentialPath, describeSignInText, loginCommand } = await import("../auth/credentials.ts");
       const text = await readTextFileIfExists(fs, credentialPath(loaded.configDir, spec.name));
       const signIn = describeSignInText(text, spec);
       entry.auth = signIn.state;

@@ -113,7 +113,9 @@ export async function runTrust(options: TrustOptions, ctx: CommandContext): Prom
       `${shown}${plugin ? ` (${plugin.source ?? "workspace"} plugin "${plugin.name}")` : ""} would start:\n`,
     );
     for (const line of describeStarts(manifest)) ctx.writeOut(`  ${line}\n`);
-    for (const f of files) entries.set(f.path, { path: f.path, sha256: sha256Hex(f.text), trustedAt: now });
+    for (const f of files) {
+      entries.set(f.path, { path: f.path, sha256: await sha256Hex(f.text), trustedAt: now });
+    }
     ctx.writeOut(`trusted ${shown}\n`);
   }
   await writeTrust(loaded.configDir, [...entries.values()]);

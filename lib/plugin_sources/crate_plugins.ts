@@ -111,7 +111,7 @@ export async function loadCratePlugins(
           manifest: loaded.manifest,
           source,
           ...(needsTrust
-            ? { trust: trustStateOf(options.store, keys), trustFiles: keys.map((k) => k.key) }
+            ? { trust: await trustStateOf(options.store, keys), trustFiles: keys.map((k) => k.key) }
             : {}),
           ...(where.origin === "member" ? { isWorkspaceMember: true } : {}),
           referenceGate: { dependsOn: ref.dependsOn ?? [ref.crate], predicates: ref.predicates },

@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { type Location, UserError } from "../diagnostics.ts";
 import { denoFileSystem, describeFsError, type FileSystem } from "../file_system.ts";
@@ -37,9 +36,13 @@ export interface TrustStore {
   problems: UserError[];
 }
 
-/** SHA-256 of a text's UTF-8 bytes (what a strictly decoded file was read from), lowercase hex. */
-export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+/**
+ * SHA-256 of a text's UTF-8 bytes (what a strictly decoded file was read from), lowercase hex. Web
+ * Crypto, not `node:crypto`, which would cost every `status` and session start ~60 ms to load.
+ */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /**
@@ -155,12 +158,15 @@ export async function readTrustStore(
  * `trusted` when every file is trusted with its current hash, `changed` when one was trusted with
  * another content, else `untrusted`.
  */
-export function trustStateOf(store: TrustStore, files: readonly { key: string; text: string }[]): TrustState {
+export async function trustStateOf(
+  store: TrustStore,
+  files: readonly { key: string; text: string }[],
+): Promise<TrustState> {
   let state: TrustState = "trusted";
   for (const { key, text } of files) {
     const entry = store.entries.get(key);
     if (entry === undefined) return "untrusted";
-    if (entry.sha256 !== sha256Hex(text)) state = "changed";
+    if (entry.sha256 !== await sha256Hex(text)) state = "changed";
   }
   return state;
 }

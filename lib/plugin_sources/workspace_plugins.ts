@@ -65,7 +65,7 @@ export async function loadWorkspacePlugins(
       file,
       manifest: loaded.manifest,
       source: WORKSPACE_SOURCE,
-      trust: trustStateOf(store, [{ key, text: loaded.text }]),
+      trust: await trustStateOf(store, [{ key, text: loaded.text }]),
       trustFiles: [key],
       isWorkspaceMember: true,
       ...(await isGitIgnored(file, workspace.root, fs) ? { isGitIgnored: true } : {}),

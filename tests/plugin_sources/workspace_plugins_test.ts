@@ -34,7 +34,7 @@ async function load(dirs: TestDirs) {
 async function trust(dirs: TestDirs, files: string[]): Promise<void> {
   const entries = await Promise.all(files.map(async (f) => ({
     path: await trustKeyOf(f),
-    sha256: sha256Hex(await Deno.readTextFile(f)),
+    sha256: await sha256Hex(await Deno.readTextFile(f)),
   })));
   await Deno.writeTextFile(`${dirs.home}/trusted.toml`, renderTrustFile(entries), { mode: 0o600 });
 }
