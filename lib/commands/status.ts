@@ -22,7 +22,6 @@ export type { StatusSource } from "./_status_sources.ts";
 export { dueRegistries, startBackgroundSync } from "./_status_sources.ts";
 import { type LoadedResolution, loadResolution } from "../catalog/resolve.ts";
 import { readToolCacheState } from "../catalog/tool_cache.ts";
-import { checkEndpointUrl, EndpointPolicyError } from "../net/endpoint_policy.ts";
 import { envNamesByOrigin } from "../backends/child_env.ts";
 import { privateFolderProblems } from "./_status_checks.ts";
 
@@ -230,7 +229,7 @@ async function describeServer(
       entry.authHint = signIn.state === "not-signed-in" && text === null
         ? `if the server asks for one: \`${loginCommand(spec.name)}\``
         : signIn.hint;
-      entry.endpointRefusal = endpointRefusal(spec.url, decl.url, spec.name, decl.location);
+      entry.endpointRefusal = await endpointRefusal(spec.url, decl.url, spec.name, decl.location);
       if (entry.endpointRefusal) {
         // The meta-server will not connect to it: it is refused, whatever its depends-on says.
         entry.state = "refused";
@@ -245,13 +244,17 @@ async function describeServer(
   return entry;
 }
 
-/** The endpoint policy's verdict on `url` as text only (no lookup; messages show `template`), or `undefined` when it passes. */
-function endpointRefusal(
+/**
+ * The endpoint policy's verdict on `url` as text only (no lookup; messages show `template`), or
+ * `undefined` when it passes. The policy (and its address library) loads only for a remote server.
+ */
+async function endpointRefusal(
   url: string,
   template: string,
   server: string,
   location: Location,
-): StatusServer["endpointRefusal"] {
+): Promise<StatusServer["endpointRefusal"]> {
+  const { checkEndpointUrl, EndpointPolicyError } = await import("../net/endpoint_policy.ts");
   try {
     checkEndpointUrl(url, { server, displayAs: template });
     return undefined;
