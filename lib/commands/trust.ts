@@ -23,6 +23,9 @@ import {
 } from "../plugin_sources/mod.ts";
 import { PRIVATE_FILE_MODE, writePrivateFile } from "../secrets/private_dir.ts";
 
+/** How many chained crate rounds a bare `trust` follows (as loading follows `[[plugins]]`). */
+const MAX_CRATE_CHAIN_DEPTH = 3;
+
 /** Options of {@link runTrust}. */
 export interface TrustOptions {
   /** A manifest (`SYMPOSIUM.toml`, or a crate's `Cargo.toml`) or a folder holding one; relative to the working directory. Default: the workspace's. */
@@ -100,25 +103,48 @@ export async function runTrust(options: TrustOptions, ctx: CommandContext): Prom
     }
   }
   const now = new Date().toISOString();
-  for (const { plugin, files } of targets) {
-    const shown = files.map((f) => f.path).join(" and ");
-    if (options.revoke) {
-      const removed = files.filter((f) => entries.delete(f.path)).length;
-      ctx.writeOut(removed > 0 ? `revoked ${shown}\n` : `not trusted before: ${shown}\n`);
-      continue;
+  for (let round = 0; round <= MAX_CRATE_CHAIN_DEPTH && targets.length > 0; round++) {
+    for (const { plugin, files } of targets) {
+      const shown = files.map((f) => f.path).join(" and ");
+      if (options.revoke) {
+        const removed = files.filter((f) => entries.delete(f.path)).length;
+        ctx.writeOut(removed > 0 ? `revoked ${shown}\n` : `not trusted before: ${shown}\n`);
+        continue;
+      }
+      // What is shown is parsed from the very text that is hashed: a file changed meanwhile cannot slip in.
+      const manifest = parseForShow(files[0]!, plugin);
+      ctx.writeOut(
+        `${shown}${
+          plugin ? ` (${plugin.source ?? "workspace"} plugin "${plugin.name}")` : ""
+        } would start:\n`,
+      );
+      for (const line of describeStarts(manifest)) ctx.writeOut(`  ${line}\n`);
+      for (const f of files) {
+        entries.set(f.path, { path: f.path, sha256: await sha256Hex(f.text), trustedAt: now });
+      }
+      ctx.writeOut(`trusted ${shown}\n`);
     }
-    // What is shown is parsed from the very text that is hashed: a file changed meanwhile cannot slip in.
-    const manifest = parseForShow(files[0]!, plugin);
-    ctx.writeOut(
-      `${shown}${plugin ? ` (${plugin.source ?? "workspace"} plugin "${plugin.name}")` : ""} would start:\n`,
-    );
-    for (const line of describeStarts(manifest)) ctx.writeOut(`  ${line}\n`);
-    for (const f of files) {
-      entries.set(f.path, { path: f.path, sha256: await sha256Hex(f.text), trustedAt: now });
+    await writeTrust(loaded.configDir, [...entries.values()]);
+    if (options.path !== undefined || options.revoke) break;
+    // A bare trust goes on with the path and git crates the just-trusted manifests chain to.
+    const again = await loadResolution({
+      cwd: ctx.cwd,
+      env: ctx.env,
+      homeDir: ctx.homeDir,
+      configDir: ctx.configDir,
+    });
+    targets = [];
+    for (const plugin of again.plugins) {
+      if (plugin.trust === undefined || plugin.trust === "trusted" || plugin.isGitIgnored) continue;
+      if (!plugin.source?.startsWith("crate ")) continue;
+      const keys = plugin.trustFiles ?? [plugin.file];
+      if (keys.every((k) => entries.has(k))) continue; // trusted with other content: shown by status
+      targets.push({
+        plugin,
+        files: await Promise.all(keys.map(async (path) => ({ path, text: await Deno.readTextFile(path) }))),
+      });
     }
-    ctx.writeOut(`trusted ${shown}\n`);
   }
-  await writeTrust(loaded.configDir, [...entries.values()]);
   ctx.writeOut(
     `(${join(loaded.configDir, TRUST_FILE_NAME)}: ${entries.size} trusted file${
       entries.size === 1 ? "" : "s"

@@ -96,3 +96,32 @@ Deno.test("plugin list and show attribute each plugin to its source; trust --rev
   assert.match(unknown.stderr, /no plugin has that name/);
   await dirs.remove();
 });
+
+Deno.test("a bare trust also trusts the path crate a just-trusted workspace manifest chains to, after showing it", async () => {
+  const dirs = await makeDirs();
+  const env = { SYMPOSIUM_HOME: dirs.home };
+  await write(`${dirs.home}/config.toml`, "[defaults]\nsymposium-recommendations = false\n");
+  await write(
+    `${dirs.ws}/Cargo.toml`,
+    '[package]\nname = "demo"\nversion = "0.1.0"\n\n[dependencies]\nlocal-tool = { path = "../local-tool" }\n',
+  );
+  await write(`${dirs.root}/local-tool/Cargo.toml`, '[package]\nname = "local-tool"\nversion = "0.1.0"\n');
+  await write(
+    `${dirs.root}/local-tool/SYMPOSIUM.toml`,
+    '[[mcp_servers]]\nname = "local-srv"\ncommand = "local-server"\n',
+  );
+  await write(`${dirs.ws}/SYMPOSIUM.toml`, '[[plugins]]\nsource.cargo = "local-tool"\n');
+  const trust = await runMain(["trust"], { cwd: dirs.ws, env });
+  assert.equal(trust.code, 0, trust.stderr);
+  assert.match(trust.stdout, /trusted .*ws\/SYMPOSIUM\.toml\n/);
+  assert.match(
+    trust.stdout,
+    /local-tool\/SYMPOSIUM\.toml \(crate local-tool plugin "local-tool"\) would start:\n {2}local-srv: runs local-server\ntrusted /,
+  );
+  const status = JSON.parse((await runMain(["status", "--json"], { cwd: dirs.ws, env })).stdout);
+  assert.deepEqual(status.servers.map((s: { name: string; state: string }) => [s.name, s.state]), [[
+    "local-srv",
+    "applies",
+  ]]);
+  await dirs.remove();
+});

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import type { CommandContext } from "../../lib/commands/context.ts";
 import { runPluginSync } from "../../lib/commands/plugin.ts";
 import { loadResolution } from "../../lib/catalog/resolve.ts";
+import { Catalog } from "../../lib/catalog/mod.ts";
 import { gitCopyDir, readFetchRecord } from "../../lib/plugin_sources/mod.ts";
 import { makeDirs, type TestDirs } from "../_fakes_meta.ts";
 import { runMain } from "../_fakes_foundation.ts";
@@ -225,6 +226,40 @@ Deno.test("status updates a day-old copy in the background (auto-update) and ans
       await new Promise((r) => setTimeout(r, 100));
     }
   } finally {
+    await dirs.remove();
+  }
+});
+
+Deno.test("Catalog.refreshIfChanged() sees a registry copy swapped in by plugin sync, and a path registry's new plugin", async () => {
+  const dirs = await makeDirs();
+  const { src } = await makeRemote(dirs, "v1-server");
+  const local = `${dirs.root}/local-registry`;
+  await Deno.mkdir(local, { recursive: true });
+  await Deno.writeTextFile(
+    `${dirs.home}/config.toml`,
+    `[defaults]\nsymposium-recommendations = false\n\n[[registry]]\nname = "team"\ngit = "file://${dirs.root}/remote.git"\n\n` +
+      `[[registry]]\nname = "local"\npath = "${local}"\n`,
+  );
+  assert.equal(await runPluginSync({ names: ["team"] }, context(dirs, [])), 0);
+  const catalog = await Catalog.open({
+    cwd: dirs.ws,
+    env: { SYMPOSIUM_HOME: dirs.home },
+    homeDir: dirs.root,
+  });
+  try {
+    assert.deepEqual(catalog.servers.map((s) => s.name), ["v1-server"]);
+    await Deno.writeTextFile(`${src}/one/SYMPOSIUM.toml`, plugin("one", "v2-server"));
+    await git(src, "commit", "-q", "-am", "v2");
+    await git(src, "push", "-q", "origin", "main");
+    assert.equal(await runPluginSync({ names: ["team"] }, context(dirs, [])), 0);
+    assert.equal(await catalog.refreshIfChanged(), true);
+    assert.deepEqual(catalog.servers.map((s) => s.name), ["v2-server"]);
+    await Deno.mkdir(`${local}/extra`);
+    await Deno.writeTextFile(`${local}/extra/SYMPOSIUM.toml`, plugin("extra", "extra-server"));
+    assert.equal(await catalog.refreshIfChanged(), true);
+    assert.deepEqual(catalog.servers.map((s) => s.name), ["extra-server", "v2-server"]);
+  } finally {
+    await catalog.close();
     await dirs.remove();
   }
 });
