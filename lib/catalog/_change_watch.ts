@@ -179,7 +179,10 @@ async function watchTargets(loaded: LoadedResolution, cwd: string): Promise<Watc
   ]);
   // A missing plugins folder shows up, when it is made, among the config folder's entries, which are watched.
   if (flatExists.some((exists) => !exists)) return undefined;
-  // A registry folder or the copies' folder that is missing now: looks stay exact until it appears.
-  if (deepExist.slice(1).some((exists) => !exists) || extraExist.some((exists) => !exists)) return undefined;
-  return { flat: [...new Set([...flat, ...extraFlat])], deep: deep.filter((_, i) => deepExist[i]) };
+  // A registry folder (or the copies' folder) missing now is not watched: the session's periodic full look
+  // sees it appear.
+  return {
+    flat: [...new Set([...flat, ...extraFlat.filter((_, i) => extraExist[i])])],
+    deep: deep.filter((_, i) => deepExist[i]),
+  };
 }
