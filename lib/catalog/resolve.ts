@@ -167,6 +167,7 @@ function buildSpec(
   const base = {
     name: decl.name,
     plugin: plugin.name,
+    ...(plugin.source !== undefined ? { source: plugin.source } : {}),
     location: decl.location,
     startupTimeoutMs: (decl.startupTimeoutSecs ?? config.serverStartupTimeoutSecs) * 1000,
     toolCallTimeoutMs: Math.min(decl.toolCallTimeoutSecs ?? config.toolCallTimeoutSecs, scriptLimitSecs) *

@@ -16,10 +16,13 @@ export function dormantLines(catalog: Catalog): string[] {
 export function describeRefusal(r: Refusal): string {
   const where = r.location ? ` (${r.location.file}:${r.location.line}:${r.location.column})` : "";
   const hint = r.hint ? `; hint: ${r.hint}` : "";
-  const source = r.source
-    ? ` [${r.source === "workspace" || r.source.startsWith("crate ") ? r.source : `registry ${r.source}`}]`
-    : "";
-  return `\`${r.server}\`${source}: ${r.reason}${where}${hint}`;
+  return `\`${r.server}\`${sourceTag(r.source)}: ${r.reason}${where}${hint}`;
+}
+
+/** ` [registry team]`, ` [workspace]`, ` [crate serde]` after a server's name; `""` for the user's own plugins. */
+export function sourceTag(source: string | undefined): string {
+  if (source === undefined) return "";
+  return ` [${source === "workspace" || source.startsWith("crate ") ? source : `registry ${source}`}]`;
 }
 
 /**

@@ -9,7 +9,13 @@ import { renderIndex } from "../declarations/mod.ts";
 import type { Tool } from "../backends/connection.ts";
 import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
 import { namespaceKey } from "../plugins/server_spec.ts";
-import { configProblemLines, describeRefusal, dormantLines, untrustedIndexLines } from "./_problems.ts";
+import {
+  configProblemLines,
+  describeRefusal,
+  dormantLines,
+  sourceTag,
+  untrustedIndexLines,
+} from "./_problems.ts";
 import { compileGlob, GlobError, type GlobMatcher } from "../glob.ts";
 import {
   boundedDeclarations,
@@ -232,7 +238,11 @@ export async function renderListTools(
       problems.push(`\`${spec.name}\`: still starting; call list_tools again or name it in \`servers\``);
       return undefined;
     } catch (error) {
-      problems.push(`\`${spec.name}\`: ${error instanceof Error ? error.message : String(error)}`);
+      problems.push(
+        `\`${spec.name}\`${sourceTag(spec.source)}: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
       return undefined;
     }
   }));

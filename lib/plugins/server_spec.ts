@@ -14,6 +14,8 @@ export interface ServerSpecBase {
   name: string;
   /** Name of the plugin that declares it. */
   plugin: string;
+  /** The plugin's source when not the user's own plugins (a registry's name, `workspace`, `crate <name>`). */
+  source?: string | undefined;
   /** Where the `[[mcp_servers]]` entry is. */
   location: Location;
   /** Longest wait for spawn/connect + `initialize`, in milliseconds. */
