@@ -269,7 +269,8 @@ export interface ValidateProblem {
 /**
  * `plugin validate PATH`: checks a plugin file, a plugin folder, or a registry folder (every plugin
  * in it, by the discovery rules) and prints every problem with file:line:col, then the upstream keys
- * accepted and not acted on (once each).
+ * accepted and not acted on (once each). A `SYMPOSIUM.toml` beside a `Cargo.toml` is read as a
+ * workspace plugin (its name defaults to the folder's, it needs no gate).
  *
  * @returns 0 when there is no problem; 1 on any.
  */
@@ -310,7 +311,16 @@ export async function runPluginValidate(
     ? `${path}/${PLUGIN_MANIFEST_NAME}`
     : undefined;
   if (single !== undefined) {
-    const read = await readPluginManifest(single, denoFileSystem);
+    // Beside a Cargo.toml it is a workspace plugin: its name defaults to the folder's, no gate needed.
+    const isWorkspacePlugin = (await Deno.stat(`${dirname(single)}/Cargo.toml`).catch(() =>
+      null
+    ))?.isFile === true;
+    const read = await readPluginManifest(
+      single,
+      denoFileSystem,
+      undefined,
+      isWorkspacePlugin ? { defaultName: basename(dirname(single)), requireGate: false } : {},
+    );
     if (read.ok) {
       plugins.push(read.manifest.name);
       notes.push(...read.manifest.notes ?? []);
