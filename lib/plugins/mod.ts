@@ -16,6 +16,9 @@ import type { Refusal } from "./server_spec.ts";
 /** The file that makes a folder a plugin. */
 export const PLUGIN_MANIFEST_NAME = "SYMPOSIUM.toml";
 
+/** The file that makes a folder a skill (upstream): such a folder is not searched for plugins. */
+export const SKILL_FILE_NAME = "SKILL.md";
+
 /** How deep below `<config>/plugins` folders are searched. */
 export const MAX_PLUGIN_DEPTH = 8;
 
@@ -358,6 +361,8 @@ async function findPluginDirs(walk: Walk, dir: string, depth: number): Promise<v
     }
     walk.visited.add(real);
     if ((await fs.stat(join(path, PLUGIN_MANIFEST_NAME)))?.isFile) walk.out.push(path);
+    // A folder holding SKILL.md is a skill (handled by the rest of Symposium): not searched further.
+    else if ((await fs.stat(join(path, SKILL_FILE_NAME)))?.isFile) continue;
     else if (depth < MAX_PLUGIN_DEPTH) await findPluginDirs(walk, path, depth + 1);
   }
 }
