@@ -13,6 +13,8 @@ export interface FileInfo {
   isDirectory: boolean;
   /** Last modification, milliseconds since the epoch (fractional when the platform has finer times); `null` when unknown. */
   mtimeMs: number | null;
+  /** Size in bytes, when known (the real file system always knows). */
+  size?: number | undefined;
 }
 
 /** One entry of a directory listing. */
@@ -113,7 +115,12 @@ export const denoFileSystem: FileSystem = Object.freeze({
   async stat(path: string): Promise<FileInfo | null> {
     try {
       const info = await Deno.stat(path);
-      return { isFile: info.isFile, isDirectory: info.isDirectory, mtimeMs: info.mtime?.getTime() ?? null };
+      return {
+        isFile: info.isFile,
+        isDirectory: info.isDirectory,
+        mtimeMs: info.mtime?.getTime() ?? null,
+        size: info.size,
+      };
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) return null;
       throw error;

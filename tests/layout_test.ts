@@ -17,7 +17,7 @@ const AREA_ORDER: readonly string[][] = [
   ["top"],
   ["workspace", "jsonrpc"],
   ["plugins"],
-  ["declarations", "net", "sync"],
+  ["declarations", "net", "sync", "plugin_sources"],
   ["auth"],
   ["backends"],
   ["catalog", "sandbox"],

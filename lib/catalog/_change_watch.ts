@@ -161,17 +161,28 @@ export class ChangeDetector {
 }
 
 /**
- * The folders to watch for a resolution: those of its watched files (flat) and the plugins folder (deep);
- * `undefined` when one of the former is missing (the config folder), so that every look stays exact.
+ * The folders to watch for a resolution: those of its watched files (flat), the git copies' folder
+ * (flat), the plugins folder and path registries (deep); `undefined` when one of them is missing (the
+ * config folder), so that every look stays exact.
  */
 async function watchTargets(loaded: LoadedResolution, cwd: string): Promise<WatchTargets | undefined> {
   const isFolder = (path: string) => Deno.stat(path).then((info) => info.isDirectory, () => false);
   const flat = [
     ...new Set(watchedFiles(loaded, cwd).map((file) => file.slice(0, file.lastIndexOf("/")) || "/")),
   ];
-  const plugins = `${loaded.configDir}/plugins`;
-  const [flatExists, pluginsExist] = await Promise.all([Promise.all(flat.map(isFolder)), isFolder(plugins)]);
+  const deep = [`${loaded.configDir}/plugins`, ...(loaded.sources?.watch.deep ?? [])];
+  const extraFlat = loaded.sources?.watch.flat ?? [];
+  const [flatExists, deepExist, extraExist] = await Promise.all([
+    Promise.all(flat.map(isFolder)),
+    Promise.all(deep.map(isFolder)),
+    Promise.all(extraFlat.map(isFolder)),
+  ]);
   // A missing plugins folder shows up, when it is made, among the config folder's entries, which are watched.
   if (flatExists.some((exists) => !exists)) return undefined;
-  return { flat, deep: pluginsExist ? [plugins] : [] };
+  // A registry folder (or the copies' folder) missing now is not watched: the session's periodic full look
+  // sees it appear.
+  return {
+    flat: [...new Set([...flat, ...extraFlat.filter((_, i) => extraExist[i])])],
+    deep: deep.filter((_, i) => deepExist[i]),
+  };
 }

@@ -27,6 +27,8 @@ function watchedFilesOf(loaded: LoadedResolution, cwd: string): string[] {
   if (root) files.add(`${root}/Cargo.lock`);
   else files.add(`${cwd}/Cargo.toml`);
   files.add(`${loaded.configDir}/${CONFIG_FILE_NAME}`);
+  // Workspace manifests (present or not), trusted.toml, crate plugins' manifests.
+  for (const file of loaded.sources?.watch.files ?? []) files.add(file);
   return [...files].sort();
 }
 
@@ -96,11 +98,18 @@ async function pluginTreeParts(dir: string, depth: number, visited: Set<string>)
   return [...parts, ...children.flat()];
 }
 
-/** Modification times and sizes of the files whose change means re-resolution. */
+/**
+ * Modification times and sizes of the files whose change means re-resolution: the watched files, the
+ * plugins folder and path registries' folders (walked), and the folder of git registries' copies
+ * (a sync swaps a copy in by rename and rewrites its record there, which changes the folder's time).
+ */
 export async function fingerprintOf(loaded: LoadedResolution, cwd: string): Promise<string> {
-  const [files, plugins] = await Promise.all([
+  const watch = loaded.sources?.watch;
+  const [files, plugins, registries, copies] = await Promise.all([
     Promise.all(watchedFiles(loaded, cwd).map(statPart)),
     pluginTreeParts(`${loaded.configDir}/plugins`, 0, new Set()),
+    Promise.all((watch?.deep ?? []).map((dir) => pluginTreeParts(dir, 0, new Set()))),
+    Promise.all((watch?.flat ?? []).map(statPart)),
   ]);
-  return [...files, ...plugins].join("|");
+  return [...files, ...plugins, ...registries.flat(), ...copies].join("|");
 }

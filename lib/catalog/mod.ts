@@ -151,6 +151,14 @@ export class Catalog {
   get configNotes(): { problems: readonly UserError[]; warnings: readonly string[] } {
     return { problems: this.#loaded.configProblems, warnings: this.#loaded.configWarnings };
   }
+  /**
+   * One line per plugin source worth telling the agent about: a git registry whose last fetch failed
+   * (its last copy is used). A registry never fetched is left to `status` (it is no fault of a session).
+   */
+  get sourceProblems(): string[] {
+    return (this.#loaded.sources?.sources ?? []).filter((s) => s.fetch?.error !== undefined && s.note)
+      .map((s) => `registry "${s.name}": ${s.note}`);
+  }
   /** The workspace as last resolved. */
   get workspace(): Workspace {
     return this.#loaded.workspace;

@@ -9,11 +9,13 @@ import { resolve as resolvePath } from "node:path";
 import { UserError } from "../diagnostics.ts";
 import { DEFAULT_MCP_CONFIG, type McpConfig } from "../plugins/config_types.ts";
 import { loadMcpConfigReport, resolveConfigDir } from "../plugins/config.ts";
-import { evaluateDependsOn } from "../workspace/depends_on.ts";
+import { evaluateGate, parsePredicate } from "../workspace/predicates.ts";
+import { type Candidate, combineGates, settleClaims } from "./_server_claims.ts";
 import { expandVars } from "../plugins/expand_vars.ts";
 import { denoFileSystem, describeFsError, type FileSystem } from "../file_system.ts";
 import type { McpServerDecl, RemoteServerDecl } from "../plugins/manifest.ts";
-import { type LoadedPlugin, loadPlugins } from "../plugins/mod.ts";
+import type { LoadedPlugin } from "../plugins/mod.ts";
+import { type LoadedSources, loadPluginSources, trustCommand } from "../plugin_sources/mod.ts";
 import {
   type Dormant,
   type HttpServerSpec,
@@ -52,14 +54,18 @@ export interface ResolveInput {
  * Decides, for every declared server, whether it applies here.
  *
  * In order, a server is: refused (`SERVER_RESERVED_NAME`) when named `list_tools` or `execute`;
- * dormant when the plugin's or its own `depends-on` does not hold; refused when an earlier
- * applicable server (plugins by name, servers in file order) has the same name
- * (`SERVER_DUPLICATE`) or the same script global (`SERVER_NAME_CLASH`) — the earlier one stays
- * usable; refused when `transport = "sse"` (`SSE_DEPRECATED`), when `url`, a header value,
- * `client-secret` or a stdio `env` value names an unset variable (`ENV_VAR_UNSET`), or when the
- * expanded URL is not http(s) (`SERVER_BAD_URL`). Otherwise it becomes a {@link ServerSpec}:
- * timeouts from the manifest or `[mcp]` (the tool-call timeout clamped to at most
- * `script-timeout-secs − 1`), stdio `cwd` joined to the workspace root (default: the root, or
+ * dormant when the plugin's gate (`depends-on` and `predicates`, and a crate plugin's `[[plugins]]`
+ * entry) or its own does not hold, or uses a predicate this program does not evaluate (`shell(…)`:
+ * dormant, never run); refused (`SERVER_UNTRUSTED`) when its plugin needs trust (a workspace
+ * manifest, a path or git crate's) and the file is not trusted with its current content; refused when
+ * another applicable server has the same name (`SERVER_DUPLICATE`) or the same script global
+ * (`SERVER_NAME_CLASH`): within one source the earlier one (plugins by name, servers in file order)
+ * stays usable; across sources both are refused naming both files, except that a server of the
+ * user's own plugins (`<config>/plugins`) wins; refused when `transport = "sse"` (`SSE_DEPRECATED`),
+ * when `url`, a header value, `client-secret` or a stdio `env` value names an unset variable
+ * (`ENV_VAR_UNSET`), or when the expanded URL is not http(s) (`SERVER_BAD_URL`). Otherwise it becomes
+ * a {@link ServerSpec}: timeouts from the manifest or `[mcp]` (the tool-call timeout clamped to at
+ * most `script-timeout-secs − 1`), stdio `cwd` joined to the workspace root (default: the root, or
  * `cwd` outside a workspace), stdio `env` the complete child environment (`childEnvironment()`).
  * Every value read from `input.env` for an expansion or a passthrough is registered with
  * `input.secrets`.
@@ -71,12 +77,32 @@ export function resolveServers(input: ResolveInput): Resolution {
   const servers: ServerSpec[] = [];
   const refused: Refusal[] = [...input.refused];
   const dormant: Dormant[] = [];
-  const claims = new Map<string, { name: string; plugin: string }>();
+  const candidates: Candidate[] = [];
   for (const plugin of input.plugins) {
-    const pluginGate = evaluateDependsOn(plugin.manifest.dependsOn, workspace);
+    const ctx = {
+      workspace,
+      env: input.env,
+      baseDir: workspace.root ?? input.cwd,
+      isWorkspaceMember: plugin.isWorkspaceMember === true,
+    };
+    const parse = (texts: readonly string[] | undefined) => texts?.map(parsePredicate);
+    const pluginGate = combineGates(
+      evaluateGate(plugin.manifest.dependsOn, parse(plugin.manifest.predicates), ctx),
+      plugin.referenceGate &&
+        evaluateGate(plugin.referenceGate.dependsOn, parse(plugin.referenceGate.predicates), ctx),
+    );
     for (const decl of plugin.manifest.mcpServers) {
+      const source = plugin.source;
       const refuse = (code: string, reason: string, hint?: string) =>
-        refused.push({ server: decl.name, plugin: plugin.name, code, reason, hint, location: decl.location });
+        refused.push({
+          server: decl.name,
+          plugin: plugin.name,
+          code,
+          reason,
+          hint,
+          location: decl.location,
+          ...(source !== undefined ? { source } : {}),
+        });
       const key = namespaceKey(decl.name);
       if (RESERVED_SERVER_NAMES.includes(key)) {
         refuse(
@@ -86,37 +112,41 @@ export function resolveServers(input: ResolveInput): Resolution {
         );
         continue;
       }
-      if (!pluginGate.holds) {
-        dormant.push({ server: decl.name, plugin: plugin.name, reason: `plugin ${pluginGate.reason}` });
+      const sleep = (reason: string) =>
+        dormant.push({
+          server: decl.name,
+          plugin: plugin.name,
+          reason,
+          ...(source !== undefined ? { source } : {}),
+        });
+      if (pluginGate.holds !== true) {
+        sleep(`plugin ${pluginGate.holds === "unknown" ? "stays dormant: " : ""}${pluginGate.reason}`);
         continue;
       }
-      const gate = evaluateDependsOn(decl.dependsOn, workspace);
-      if (!gate.holds) {
-        dormant.push({ server: decl.name, plugin: plugin.name, reason: gate.reason });
+      const gate = evaluateGate(decl.dependsOn, parse(decl.predicates), ctx);
+      if (gate.holds !== true) {
+        sleep(`${gate.holds === "unknown" ? "stays dormant: " : ""}${gate.reason}`);
         continue;
       }
-      const claim = claims.get(key);
-      if (claim?.name === decl.name) {
+      if (plugin.trust !== undefined && plugin.trust !== "trusted") {
+        const files = plugin.trustFiles ?? [plugin.file];
+        const what = plugin.trust === "changed" ? "changed since you trusted it" : "not trusted";
         refuse(
-          "SERVER_DUPLICATE",
-          `server "${decl.name}" is declared by both plugin "${claim.plugin}" and plugin "${plugin.name}"`,
-          `rename or remove one of them; the one from "${claim.plugin}" is used`,
+          "SERVER_UNTRUSTED",
+          `untrusted: ${files.join(" and ")} (${
+            source ?? "workspace"
+          } plugin "${plugin.name}") is ${what}, so its servers never start`,
+          `read the file, then run \`${files.map(trustCommand).join(" && ")}\``,
         );
         continue;
       }
-      if (claim) {
-        refuse(
-          "SERVER_NAME_CLASH",
-          `server "${decl.name}" (plugin "${plugin.name}") and server "${claim.name}" (plugin "${claim.plugin}") both appear as "${key}" in scripts`,
-          `rename one of them; "${claim.name}" is used`,
-        );
-        continue;
-      }
-      claims.set(key, { name: decl.name, plugin: plugin.name });
-      const built = buildSpec(decl, plugin, input);
-      if ("code" in built) refuse(built.code, built.reason, built.hint);
-      else servers.push(built);
+      candidates.push({ plugin, decl, key, refuse });
     }
+  }
+  for (const { plugin, decl, refuse } of settleClaims(candidates)) {
+    const built = buildSpec(decl, plugin, input);
+    if ("code" in built) refuse(built.code, built.reason, built.hint);
+    else servers.push(built);
   }
   return {
     servers: servers.sort((a, b) => a.name.localeCompare(b.name)),
@@ -137,6 +167,7 @@ function buildSpec(
   const base = {
     name: decl.name,
     plugin: plugin.name,
+    ...(plugin.source !== undefined ? { source: plugin.source } : {}),
     location: decl.location,
     startupTimeoutMs: (decl.startupTimeoutSecs ?? config.serverStartupTimeoutSecs) * 1000,
     toolCallTimeoutMs: Math.min(decl.toolCallTimeoutSecs ?? config.toolCallTimeoutSecs, scriptLimitSecs) *
@@ -285,11 +316,14 @@ export interface LoadedResolution {
   /** Loaded plugins sorted by name (the ones that failed are in `resolution.refused`). */
   plugins: LoadedPlugin[];
   resolution: Resolution;
+  /** Where the plugins came from, `config.toml`'s registry problems, trust, and what to watch. Absent: user plugins only. */
+  sources?: Omit<LoadedSources, "plugins" | "refused"> | undefined;
 }
 
 /**
- * Reads config, workspace and plugins and resolves the servers: the one call the meta-server and
- * the commands make. It starts nothing and does not touch the network.
+ * Reads config, workspace and plugins of every source (user plugins, registries' folders and local
+ * copies, workspace manifests with their trust, crate plugins) and resolves the servers: the one
+ * call the meta-server and the commands make. It starts nothing and does not touch the network.
  *
  * @param options.cwd Absolute working directory (the user's workspace).
  * @param options.env The process environment (config dir lookup and `${VAR}` expansion).
@@ -326,17 +360,48 @@ export async function loadResolution(
   const configError = configProblems[0] ?? null;
   // A configuration "directory" that is a file holds no plugins: configError already says so.
   const noDir = configError?.code === "CONFIG_DIR_NOT_A_FOLDER";
-  const [workspace, { plugins, refused }] = await Promise.all([
-    loadWorkspace(options.cwd, fs),
-    noDir ? { plugins: [], refused: [] } : loadPlugins(configDir, fs),
-  ]);
+  const workspace = await loadWorkspace(options.cwd, fs);
+  const { plugins, refused, ...sources } = noDir
+    ? emptySources(configDir)
+    : await loadPluginSources({ configDir, env: options.env, homeDir: options.homeDir, workspace, fs });
+  // A broken or unsafe trusted.toml trusts nothing: said where refusals are (status, list_tools Problems).
+  const trustRefusals = sources.trust.problems.map((p) => ({
+    server: "trusted.toml",
+    plugin: "trusted.toml",
+    code: p.code,
+    reason: p.message,
+    hint: p.hint,
+    location: p.location,
+  }));
   const resolution = resolveServers({
     plugins,
-    refused,
+    refused: [...refused, ...trustRefusals],
     workspace,
     config,
     env: options.env,
     cwd: options.cwd,
   });
-  return { configDir, config, configError, configProblems, configWarnings, workspace, plugins, resolution };
+  return {
+    configDir,
+    config,
+    configError,
+    configProblems: [...configProblems, ...sources.problems.filter((p) => !p.code.startsWith("TRUST_FILE"))],
+    configWarnings,
+    workspace,
+    plugins,
+    resolution,
+    sources,
+  };
+}
+
+function emptySources(configDir: string): LoadedSources {
+  return {
+    sources: [],
+    plugins: [],
+    refused: [],
+    problems: [],
+    notes: [],
+    watch: { deep: [], flat: [], files: [] },
+    trust: { file: `${configDir}/trusted.toml`, entries: new Map(), problems: [] },
+  };
 }

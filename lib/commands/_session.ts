@@ -84,6 +84,7 @@ export async function openSession(
   for (const warning of catalog.configNotes.warnings) logger.warn(`config.toml: ${warning}`);
   for (const problem of catalog.workspace.problems) logger.warn(problem.message);
   for (const refusal of catalog.refused) logger.warn(`server ${refusal.server} refused: ${refusal.reason}`);
+  for (const line of catalog.sourceProblems) logger.warn(line);
   let closed = false;
   return {
     logger,

@@ -169,6 +169,107 @@ Options:
       }, ctx);
     },
   },
+  "trust": {
+    summary: "Trust the workspace's plugin manifests so their servers may start",
+    help: `Usage: cargo-agents trust [PATH] [--revoke]
+
+A SYMPOSIUM.toml at the workspace root or in a member folder (and a path or git
+crate's plugin manifest) starts its servers only once you trust that exact
+content: this records its path and SHA-256 in <config>/trusted.toml (mode 0600).
+A manifest that changes is untrusted again. Without PATH, shows what each of
+the workspace's manifests would start and trusts them (git-ignored ones only
+when named). Starts nothing.
+
+Options:
+  --revoke           Take the trust away (PATH, or every manifest of the workspace)
+  --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+    options: { revoke: { type: "boolean" }, "config-dir": { type: "string" } },
+    positionals: "many",
+    run: async (v, p, ctx) => {
+      if (p.length > 1) throw new UsageError("Cannot trust: expected at most one PATH");
+      return (await import("./trust.ts")).runTrust(
+        { path: p[0], revoke: v.revoke === true },
+        withConfigDir(ctx, v["config-dir"]),
+      );
+    },
+  },
+  "plugin list": {
+    summary: "List plugin sources, their plugins and servers, and where each came from",
+    help: `Usage: cargo-agents plugin list [--json]
+
+Every plugin source (the recommendations registry, <config>/plugins, each
+[[registry]], the workspace, crates), its last fetch, its plugins and their
+servers with their state here. Starts nothing, fetches nothing.
+
+Options:
+  --json   Print one JSON document instead of text. Default: off`,
+    options: { json: { type: "boolean" } },
+    run: async (v, _p, ctx) => (await import("./plugin.ts")).runPluginList({ json: v.json === true }, ctx),
+  },
+  "plugin show": {
+    summary: "Show one plugin: its manifest, file, source and trust state",
+    help: `Usage: cargo-agents plugin show <name> [--json]
+
+Options:
+  --json   Print one JSON document instead of text. Default: off`,
+    options: { json: { type: "boolean" } },
+    positionals: "one",
+    run: async (v, p, ctx) =>
+      (await import("./plugin.ts")).runPluginShow({
+        name: onePositional(p, "name"),
+        json: v.json === true,
+      }, ctx),
+  },
+  "plugin sync": {
+    summary: "Fetch git registries into <config>/cache/plugin-sources",
+    help: `Usage: cargo-agents plugin sync [NAME...]
+
+Fetches each named git registry with the real \`git\` (a shallow clone, swapped in
+whole), or without a name every registry with auto-update = true. A fetch that
+fails keeps the last copy (exit 1).
+
+Options:
+  --timeout-secs N   Longest one git run may take, in seconds. Default: 120
+  --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+    options: {
+      due: { type: "boolean" },
+      "timeout-secs": { type: "string" },
+      "config-dir": { type: "string" },
+    },
+    positionals: "many",
+    run: async (v, p, ctx) => {
+      const secs = v["timeout-secs"] === undefined ? undefined : Number(v["timeout-secs"]);
+      if (secs !== undefined && !(Number.isInteger(secs) && secs >= 1 && secs <= 3600)) {
+        throw new UsageError(
+          `Cannot use --timeout-secs "${v["timeout-secs"]}": expected a whole number from 1 to 3600`,
+        );
+      }
+      return (await import("./plugin.ts")).runPluginSync(
+        { names: p, due: v.due === true, timeoutMs: secs === undefined ? undefined : secs * 1000 },
+        withConfigDir(ctx, v["config-dir"]),
+      );
+    },
+  },
+  "plugin validate": {
+    summary: "Check a plugin file or folder: every problem with file:line:col",
+    help: `Usage: cargo-agents plugin validate <PATH> [--json]
+
+Checks one SYMPOSIUM.toml, a plugin folder, or a folder of plugins (searched
+as a registry is). Prints every problem with file:line:col and the upstream
+keys that are accepted and not acted on. Exit 1 on any problem (for CI).
+
+Options:
+  --json   Print one JSON document instead of text. Default: off`,
+    options: { json: { type: "boolean" } },
+    positionals: "one",
+    run: async (v, p, ctx) =>
+      (await import("./plugin.ts")).runPluginValidate({
+        path: onePositional(p, "PATH"),
+        json: v.json === true,
+      }, ctx),
+  },
 };
 
 const GLOBAL_HELP = `cargo-agents ${VERSION}: one MCP server for all of a Rust workspace's plugin tools
@@ -177,7 +278,7 @@ Usage: cargo-agents <command> [options]
        cargo agents <command> [options]
 
 Commands:
-${Object.entries(COMMANDS).map(([name, def]) => `  ${name.padEnd(12)} ${def.summary}`).join("\n")}
+${Object.entries(COMMANDS).map(([name, def]) => `  ${name.padEnd(15)} ${def.summary}`).join("\n")}
 
 Global options:
   -h, --help      Show help (also after a command)
@@ -236,12 +337,14 @@ export async function runCommandLine(rest: string[], ctx: CommandContext): Promi
   }
   let name = rest[0]!;
   let tail = rest.slice(1);
-  if (name === "mcp") {
+  if (name === "mcp" || name === "plugin") {
+    const group = name;
     const sub = tail[0];
+    const subs = group === "mcp" ? "login|logout|exec|tools" : "list|show|sync|validate";
     if (sub === undefined || sub === "-h" || sub === "--help") {
       ctx.writeOut(
-        "Usage: cargo-agents mcp <login|logout|exec|tools> ...\n\n" +
-          Object.entries(COMMANDS).filter(([n]) => n.startsWith("mcp ")).map(([n, d]) =>
+        `Usage: cargo-agents ${group} <${subs}> ...\n\n` +
+          Object.entries(COMMANDS).filter(([n]) => n.startsWith(`${group} `)).map(([n, d]) =>
             `  ${n.padEnd(12)} ${d.summary}`
           )
             .join("\n") +
@@ -249,7 +352,7 @@ export async function runCommandLine(rest: string[], ctx: CommandContext): Promi
       );
       return sub === undefined ? 2 : 0;
     }
-    name = `mcp ${sub}`;
+    name = `${group} ${sub}`;
     tail = tail.slice(1);
   }
   const def = COMMANDS[name];

@@ -68,6 +68,13 @@ export async function runSync(options: SyncOptions, ctx: CommandContext): Promis
       },
     );
   }
+  if (!options.dryRun && options.list !== true) {
+    // Git registries' copies a day old update in the background, as in `status` (never the first clone).
+    const { findDueRegistries, startBackgroundSync } = await import("./_status_sources.ts");
+    const configDir = resolveConfigDir(ctx.env, ctx.homeDir, ctx.configDir);
+    const due = await findDueRegistries(configDir, ctx.env, Date.now());
+    if (due.length > 0) startBackgroundSync(due, ctx);
+  }
   const paths: PathContext = {
     platform: toPlatform(Deno.build.os),
     homeDir: ctx.homeDir,

@@ -16,7 +16,23 @@ export function dormantLines(catalog: Catalog): string[] {
 export function describeRefusal(r: Refusal): string {
   const where = r.location ? ` (${r.location.file}:${r.location.line}:${r.location.column})` : "";
   const hint = r.hint ? `; hint: ${r.hint}` : "";
-  return `\`${r.server}\`: ${r.reason}${where}${hint}`;
+  return `\`${r.server}\`${sourceTag(r.source)}: ${r.reason}${where}${hint}`;
+}
+
+/** ` [registry team]`, ` [workspace]`, ` [crate serde]` after a server's name; `""` for the user's own plugins. */
+export function sourceTag(source: string | undefined): string {
+  if (source === undefined) return "";
+  return ` [${source === "workspace" || source.startsWith("crate ") ? source : `registry ${source}`}]`;
+}
+
+/**
+ * Index lines for servers that would apply but whose plugin is not trusted: listed with the state and
+ * the command that trusts it, never started (their tools are unknown until then).
+ */
+export function untrustedIndexLines(catalog: Catalog): string[] {
+  return catalog.refused.filter((r) => r.code === "SERVER_UNTRUSTED").map((r) =>
+    `${r.server}: untrusted (never started; ${r.hint ?? "run `cargo agents trust`"})`
+  );
 }
 
 /**

@@ -9,7 +9,13 @@ import { renderIndex } from "../declarations/mod.ts";
 import type { Tool } from "../backends/connection.ts";
 import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
 import { namespaceKey } from "../plugins/server_spec.ts";
-import { configProblemLines, describeRefusal, dormantLines } from "./_problems.ts";
+import {
+  configProblemLines,
+  describeRefusal,
+  dormantLines,
+  sourceTag,
+  untrustedIndexLines,
+} from "./_problems.ts";
 import { compileGlob, GlobError, type GlobMatcher } from "../glob.ts";
 import {
   boundedDeclarations,
@@ -176,7 +182,7 @@ export async function renderListTools(
 ): Promise<string> {
   await catalog.refreshIfChanged({ trustWatch: true });
   const problems: string[] = [...query.problems ?? []];
-  problems.push(...configProblemLines(catalog));
+  problems.push(...configProblemLines(catalog), ...catalog.sourceProblems);
   for (const r of catalog.refused) problems.push(describeRefusal(r));
   if (catalog.servers.length === 0 && catalog.refused.length === 0) {
     return ["No MCP servers apply to this workspace.", ...dormantLines(catalog)].join("\n");
@@ -233,7 +239,11 @@ export async function renderListTools(
       problems.push(`\`${spec.name}\`: still starting; call list_tools again or name it in \`servers\``);
       return undefined;
     } catch (error) {
-      problems.push(`\`${spec.name}\`: ${error instanceof Error ? error.message : String(error)}`);
+      problems.push(
+        `\`${spec.name}\`${sourceTag(spec.source)}: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
       return undefined;
     }
   }));
@@ -256,7 +266,8 @@ export async function renderListTools(
   }
   let body: string;
   if (detail === "names") {
-    body = shown.map((s) => renderIndex(s.entry.spec.name, s.shown)).join("\n");
+    body = [...shown.map((s) => renderIndex(s.entry.spec.name, s.shown)), ...untrustedIndexLines(catalog)]
+      .join("\n");
     const room = LIST_TOOLS_MAX_BYTES - problems.reduce((n, p) => n + byteLength(p) + 3, 12);
     const bytes = byteLength(body);
     if (bytes > room) {

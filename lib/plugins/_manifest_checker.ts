@@ -6,9 +6,11 @@
  */
 import { type Location, UserError } from "../diagnostics.ts";
 import { parseDependsOn } from "../workspace/depends_on.ts";
+import { parsePredicate } from "../workspace/predicates.ts";
 import { isTable, suggestKey, type TomlDocument, type TomlPath } from "../toml_position.ts";
 import {
   CLIENT_METADATA_URL_RULE,
+  CRATE_REFERENCE_KEYS,
   describe,
   FOREIGN_PLUGIN_KEYS,
   MAX_TIMEOUT_SECS,
@@ -20,7 +22,10 @@ import {
   type ValueRule,
 } from "./_manifest_keys.ts";
 import {
+  type CrateReference,
   ManifestError,
+  type ManifestNote,
+  type ManifestOptions,
   type McpServerDecl,
   type PluginManifest,
   type RemoteServerDecl,
@@ -43,9 +48,12 @@ export class Checker {
   #label = "plugin manifest";
   #problems: ManifestError[] = [];
 
-  constructor(doc: TomlDocument, file: string) {
+  #options: ManifestOptions;
+
+  constructor(doc: TomlDocument, file: string, options: ManifestOptions = {}) {
     this.#doc = doc;
     this.#file = file;
+    this.#options = options;
   }
 
   plugin(): PluginManifest {
@@ -53,21 +61,18 @@ export class Checker {
     if (typeof top.name === "string" && top.name.trim() !== "") {
       // Shown in every diagnostic, on stderr too: its control characters are shown escaped.
       this.#label = `plugin ${JSON.stringify(top.name).replace(/\\"/g, '"')}`;
+    } else if (this.#options.defaultName !== undefined && !("name" in top)) {
+      this.#label = `plugin ${JSON.stringify(this.#options.defaultName).replace(/\\"/g, '"')}`;
     }
-    const hasServers = "mcp_servers" in top;
+    const notes: ManifestNote[] = [];
     for (const key of Object.keys(top)) {
-      if ((PLUGIN_KEYS as readonly string[]).includes(key) || FOREIGN_PLUGIN_KEYS.includes(key)) continue;
-      if (key === "predicates" && !hasServers) continue;
+      if ((PLUGIN_KEYS as readonly string[]).includes(key)) continue;
+      const foreign = FOREIGN_PLUGIN_KEYS[key];
+      if (foreign !== undefined) {
+        notes.push({ key, text: foreign, location: this.#location([key]) });
+        continue;
+      }
       this.#check(undefined, () => {
-        if (key === "predicates") {
-          this.#fail(
-            "MANIFEST_UNSUPPORTED_KEY",
-            [key],
-            "`predicates` is not supported for plugins with MCP servers",
-            { hint: "gate the plugin with `depends-on` instead" },
-            "key",
-          );
-        }
         if (key === "crates") {
           this.#fail(
             "MANIFEST_UNKNOWN_KEY",
@@ -77,11 +82,12 @@ export class Checker {
             "key",
           );
         }
-        this.#unknownKey([key], [...PLUGIN_KEYS, ...FOREIGN_PLUGIN_KEYS, "predicates"]);
+        this.#unknownKey([key], [...PLUGIN_KEYS, ...Object.keys(FOREIGN_PLUGIN_KEYS)]);
       });
     }
     const name = this.#check("", () => {
       if (!("name" in top)) {
+        if (this.#options.defaultName !== undefined) return this.#options.defaultName;
         this.#fail("MANIFEST_MISSING_KEY", [], '"name" is missing', {
           hint: 'add name = "<plugin name>" at the top of the file',
         });
@@ -89,6 +95,8 @@ export class Checker {
       return this.#nonEmptyString(top.name, ["name"], "name");
     });
     const dependsOn = this.#dependsOn(top["depends-on"], ["depends-on"]);
+    const predicates = this.#predicates(top.predicates, ["predicates"]);
+    const plugins = this.#crateReferences(top.plugins);
     const servers = top.mcp_servers;
     const serversOk = this.#check(false, () => {
       if (servers !== undefined && (!Array.isArray(servers) || !servers.every(isTable))) {
@@ -99,8 +107,8 @@ export class Checker {
       return true;
     });
     const mcpServers: McpServerDecl[] = [];
-    // A written but invalid plugin `depends-on` is reported once, not again for every server.
-    const pluginGated = "depends-on" in top;
+    // A written but invalid plugin gate is reported once, not again for every server.
+    const pluginGated = "depends-on" in top || "predicates" in top || this.#options.requireGate === false;
     ((serversOk ? servers ?? [] : []) as Record<string, unknown>[]).forEach((entry, i) => {
       const server = this.#server(entry, i, pluginGated);
       if (server === undefined) return;
@@ -124,7 +132,106 @@ export class Checker {
         problems: [...this.#problems],
       });
     }
-    return { name, dependsOn, mcpServers };
+    return {
+      name,
+      dependsOn,
+      mcpServers,
+      ...(predicates !== undefined ? { predicates } : {}),
+      ...(plugins.length > 0 ? { plugins } : {}),
+      ...(notes.length > 0 ? { notes } : {}),
+    };
+  }
+
+  /** `[[plugins]]` entries: `source.cargo = "name"` or `{ name, version }`, optional `depends-on`/`predicates`. */
+  #crateReferences(value: unknown): CrateReference[] {
+    if (value === undefined) return [];
+    const ok = this.#check(false, () => {
+      if (!Array.isArray(value) || !value.every(isTable)) {
+        this.#fail("MANIFEST_BAD_VALUE", ["plugins"], "`plugins` must be an array of tables", {
+          hint: 'declare each chained plugin under its own [[plugins]] header with source.cargo = "<crate>"',
+        });
+      }
+      return true;
+    });
+    if (!ok) return [];
+    const out: CrateReference[] = [];
+    (value as Record<string, unknown>[]).forEach((entry, i) => {
+      const at = (...rest: (string | number)[]): TomlPath => ["plugins", i, ...rest];
+      const before = this.#problems.length;
+      for (const key of Object.keys(entry)) {
+        if (!CRATE_REFERENCE_KEYS.includes(key)) {
+          this.#check(undefined, () => this.#unknownKey(at(key), CRATE_REFERENCE_KEYS, " in [[plugins]]"));
+        }
+      }
+      const ref = this.#check(undefined, (): CrateReference | undefined => {
+        const source = entry.source;
+        if (!isTable(source) || !("cargo" in source)) {
+          const other = isTable(source) ? Object.keys(source)[0] : undefined;
+          this.#fail(
+            "MANIFEST_UNSUPPORTED_KEY",
+            other === undefined ? at() : at("source", other),
+            other === undefined
+              ? "[[plugins]] entry has no `source.cargo`"
+              : `[[plugins]] source \`${other}\` is not supported; only \`source.cargo\` is`,
+            { hint: 'write source.cargo = "<crate name>"' },
+            "key",
+          );
+        }
+        const cargo = (source as Record<string, unknown>).cargo;
+        if (typeof cargo === "string" && cargo.trim() !== "") {
+          return { crate: cargo, location: this.#location(at()) };
+        }
+        if (isTable(cargo) && typeof cargo.name === "string" && cargo.name.trim() !== "") {
+          for (const key of Object.keys(cargo)) {
+            if (key !== "name" && key !== "version") {
+              this.#unknownKey(at("source", "cargo", key), ["name", "version"]);
+            }
+          }
+          if (cargo.version !== undefined && typeof cargo.version !== "string") {
+            this.#fail("MANIFEST_BAD_VALUE", at("source", "cargo", "version"), "`version` must be a string");
+          }
+          return {
+            crate: cargo.name,
+            ...(typeof cargo.version === "string" ? { version: cargo.version } : {}),
+            location: this.#location(at()),
+          };
+        }
+        return this.#fail(
+          "MANIFEST_BAD_VALUE",
+          at("source", "cargo"),
+          `\`source.cargo\` must be a crate name or { name = "…", version = "…" }, not ${describe(cargo)}`,
+        );
+      });
+      const dependsOn = this.#dependsOn(entry["depends-on"], at("depends-on"));
+      const predicates = this.#predicates(entry.predicates, at("predicates"));
+      if (ref === undefined || this.#problems.length !== before) return;
+      out.push({
+        ...ref,
+        ...(dependsOn !== undefined ? { dependsOn } : {}),
+        ...(predicates !== undefined ? { predicates } : {}),
+      });
+    });
+    return out;
+  }
+
+  /** Each predicate parsed on its own, so every bad one is reported; unknown names are not errors. */
+  #predicates(value: unknown, path: TomlPath): string[] | undefined {
+    if (value === undefined) return undefined;
+    const list = this.#check(undefined, () => this.#stringList(value, path, "predicates"));
+    if (list === undefined) return [];
+    return list.filter((text, i) =>
+      this.#check(false, () => {
+        try {
+          parsePredicate(text);
+        } catch (error) {
+          if (!(error instanceof UserError)) throw error;
+          this.#fail(error.code, [...path, i], error.message.replace(/^Cannot read /, "invalid "), {
+            hint: error.hint,
+          });
+        }
+        return true;
+      })
+    );
   }
 
   /** `undefined` when the entry has problems (all of them recorded). */
@@ -189,6 +296,7 @@ export class Checker {
           () => this.#boolean(entry["observe-results"], at("observe-results"), "observe-results"),
         )
         : undefined,
+      predicates: this.#predicates(entry.predicates, at("predicates")),
       location: this.#location(at()),
     };
     this.#check(undefined, () => {
@@ -224,7 +332,7 @@ export class Checker {
         }
       }
     });
-    if (!pluginGated && !has("depends-on") && keysOk) {
+    if (!pluginGated && !has("depends-on") && !has("predicates") && keysOk) {
       this.#check(
         undefined,
         () =>

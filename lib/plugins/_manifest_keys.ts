@@ -7,17 +7,20 @@
 import { tomlTypeName } from "../toml_position.ts";
 
 /** Top-level keys this program reads. */
-export const PLUGIN_KEYS = ["name", "depends-on", "mcp_servers"] as const;
-/** Upstream top-level keys that concern other parts of Symposium: accepted and not read. */
-export const FOREIGN_PLUGIN_KEYS = [
-  "installations",
-  "hooks",
-  "skills",
-  "subcommand",
-  "predicate",
-  "plugins",
-  "defaults",
-];
+export const PLUGIN_KEYS = ["name", "depends-on", "mcp_servers", "predicates", "plugins"] as const;
+/** Upstream top-level keys that concern other parts of Symposium: accepted, not read, reported once as a note. */
+export const FOREIGN_PLUGIN_KEYS: Readonly<Record<string, string>> = {
+  installations:
+    "installations are handled by the rest of Symposium; cargo-agents runs only `command` or `url` servers",
+  hooks: "hooks are handled by the rest of Symposium (cargo agents hook); cargo-agents does not read them",
+  skills: "skills are handled by the rest of Symposium (cargo agents sync); cargo-agents does not read them",
+  subcommand: "plugin subcommands are handled by the rest of Symposium; cargo-agents does not read them",
+  predicate:
+    "custom `[[predicate]]` functions are never run by cargo-agents: a predicate that uses one leaves its plugin or server dormant",
+  defaults: "workspace `[defaults]` are handled by the rest of Symposium; cargo-agents does not read them",
+};
+/** `[[plugins]]` keys this program reads. */
+export const CRATE_REFERENCE_KEYS = ["source", "depends-on", "predicates", "name"];
 /** `[[mcp_servers]]` keys this program reads. */
 export const SERVER_KEYS = [
   "name",
@@ -41,6 +44,7 @@ export const SERVER_KEYS = [
   "confirm-tools",
   "observe-results",
   "client-metadata-url",
+  "predicates",
 ];
 /** Keys of a server run as a child process (refused alongside `url`). */
 export const STDIO_KEYS = ["command", "args", "env", "env-passthrough", "inherit-env", "cwd"];
@@ -55,7 +59,6 @@ export const REMOTE_ONLY_KEYS = [
 ];
 /** Upstream server keys this program does not implement: refused, since ignoring them would change what runs. */
 export const UNSUPPORTED_SERVER_KEYS: Record<string, string> = {
-  predicates: "gate the server with `depends-on` instead",
   installation: "install the server yourself and set `command` to it",
   requirements: "install what the server needs yourself; `requirements` is not supported",
 };

@@ -7,11 +7,14 @@
 import { UserError } from "../diagnostics.ts";
 import { parseTomlDocument, type TomlDocument } from "../toml_position.ts";
 import { Checker } from "./_manifest_checker.ts";
-import { ManifestError, type PluginManifest } from "./manifest_types.ts";
+import { ManifestError, type ManifestOptions, type PluginManifest } from "./manifest_types.ts";
 
 export {
+  type CrateReference,
   ManifestError,
   type ManifestErrorOptions,
+  type ManifestNote,
+  type ManifestOptions,
   type McpServerDecl,
   type PluginManifest,
   type RemoteServerDecl,
@@ -22,14 +25,18 @@ export {
 /**
  * Validates a plugin manifest.
  *
- * Accepted: top-level `name` (required), `depends-on` (atom or list of atoms) and
- * `[[mcp_servers]]`; upstream's other top-level keys (`skills`, `hooks`, `installations`,
- * `subcommand`, `predicate`, `plugins`, `defaults`, and `predicates` in a plugin without MCP
- * servers) are accepted and ignored. Each server has `name`, optional `depends-on`, then either
+ * Accepted: top-level `name` (required unless `options.defaultName`), `depends-on` (atom or list of
+ * atoms), `predicates` (see `parsePredicate()`), `[[plugins]]` (`source.cargo` chained crate
+ * plugins) and `[[mcp_servers]]`; upstream's other top-level keys (`skills`, `hooks`,
+ * `installations`, `subcommand`, `predicate`, `defaults`) are accepted, not read, and listed in
+ * `notes`. Each server has `name`, optional `depends-on` and `predicates`, then either
  * `command` (+ `args`, `env`, `cwd`) or `url` (+ `headers`, `transport`, `client-id`,
  * `client-secret`, `scopes`), and optional `startup-timeout-secs`, `tool-call-timeout-secs`,
- * `enabled-tools` or `disabled-tools`. Every server must be gated: `depends-on` at the plugin or
- * the server level (`"*"` applies everywhere).
+ * `enabled-tools` or `disabled-tools`. Every server must be gated: `depends-on` or `predicates` at
+ * the plugin or the server level (`"*"` applies everywhere), unless `options.requireGate` is `false`.
+ *
+ * @param options.defaultName The plugin name when the file has none. Default: required.
+ * @param options.requireGate Whether an ungated server is an error. Default `true`.
  *
  * @param text The file's content.
  * @param file The path shown in diagnostics.
@@ -39,9 +46,9 @@ export {
  *   `MANIFEST_SYNTAX`, `MANIFEST_UNKNOWN_KEY` (hint: the closest key), `MANIFEST_UNSUPPORTED_KEY`,
  *   `MANIFEST_MISSING_KEY`, `MANIFEST_BAD_VALUE`, `MANIFEST_CONFLICT` (stdio and remote keys
  *   mixed, both tool lists), `MANIFEST_DUPLICATE_SERVER`, `MANIFEST_NO_DEPENDENCY`,
- *   `DEPENDS_ON_INVALID`.
+ *   `DEPENDS_ON_INVALID`, `PREDICATE_INVALID`.
  */
-export function parseManifest(text: string, file: string): PluginManifest {
+export function parseManifest(text: string, file: string, options: ManifestOptions = {}): PluginManifest {
   let doc: TomlDocument;
   try {
     doc = parseTomlDocument(text, file, { code: "MANIFEST_SYNTAX", what: "plugin manifest" });
@@ -49,5 +56,5 @@ export function parseManifest(text: string, file: string): PluginManifest {
     if (!(error instanceof UserError)) throw error;
     throw new ManifestError(error.code, error.message, error);
   }
-  return new Checker(doc, file).plugin();
+  return new Checker(doc, file, options).plugin();
 }

@@ -23,6 +23,8 @@ export interface ServerDeclBase {
   confirmTools: string[] | undefined;
   /** `observe-results = false`: never learn or show this server's result shapes. `undefined` = not written. */
   observeResults: boolean | undefined;
+  /** Server-level `predicates` (each parses with `parsePredicate()`); absent when not written. */
+  predicates?: string[] | undefined;
   /** Where the `[[mcp_servers]]` entry starts. */
   location: Location;
 }
@@ -60,6 +62,29 @@ export interface RemoteServerDecl extends ServerDeclBase {
 /** One `[[mcp_servers]]` entry. */
 export type McpServerDecl = StdioServerDecl | RemoteServerDecl;
 
+/** One `[[plugins]]` entry: a chained reference to a crate's own plugin manifest (`source.cargo`). */
+export interface CrateReference {
+  /** The crate's package name (`source.cargo = "name"` or `{ name = "…" }`). */
+  crate: string;
+  /** `source.cargo = { version = "…" }`: a Cargo version requirement the locked version must meet. */
+  version?: string | undefined;
+  /** The entry's own `depends-on`; absent: the crate itself must be a dependency. */
+  dependsOn?: string[] | undefined;
+  /** The entry's own `predicates`. */
+  predicates?: string[] | undefined;
+  /** Where the `[[plugins]]` entry starts. */
+  location: Location;
+}
+
+/** A key of upstream's schema that this program accepts and does not act on (reported once by `plugin show`/`validate`). */
+export interface ManifestNote {
+  /** The key, e.g. `"skills"`. */
+  key: string;
+  /** What becomes of it, e.g. `handled by the rest of Symposium (skills); cargo-agents does not read it`. */
+  text: string;
+  location: Location;
+}
+
 /** A validated `SYMPOSIUM.toml`. Keys that concern other parts of Symposium (skills, hooks…) are not kept. */
 export interface PluginManifest {
   name: string;
@@ -67,6 +92,23 @@ export interface PluginManifest {
   dependsOn: string[] | undefined;
   /** In file order. */
   mcpServers: McpServerDecl[];
+  /** Plugin-level `predicates` (each parses with `parsePredicate()`); absent when not written. */
+  predicates?: string[] | undefined;
+  /** `[[plugins]]` chained crate references; absent when none. */
+  plugins?: CrateReference[] | undefined;
+  /** Upstream keys accepted and not acted on; absent when none. */
+  notes?: ManifestNote[] | undefined;
+}
+
+/** How {@link PluginManifest} is read for where the plugin comes from. */
+export interface ManifestOptions {
+  /** The name when the manifest has none (workspace and crate plugins: the folder or crate name). Default: `name` is required. */
+  defaultName?: string | undefined;
+  /**
+   * Whether every server must be gated by `depends-on` or `predicates` at some level (registry and
+   * user plugins). Workspace and crate plugins apply in their workspace without one. Default `true`.
+   */
+  requireGate?: boolean | undefined;
 }
 
 /** Options of {@link ManifestError}. */

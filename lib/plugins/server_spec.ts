@@ -14,6 +14,8 @@ export interface ServerSpecBase {
   name: string;
   /** Name of the plugin that declares it. */
   plugin: string;
+  /** The plugin's source when not the user's own plugins (a registry's name, `workspace`, `crate <name>`). */
+  source?: string | undefined;
   /** Where the `[[mcp_servers]]` entry is. */
   location: Location;
   /** Longest wait for spawn/connect + `initialize`, in milliseconds. */
@@ -87,12 +89,16 @@ export interface Refusal {
   location?: Location | undefined;
   /** How to fix it, when known (e.g. `did you mean "command"?`). */
   hint?: string | undefined;
+  /** The plugin source it comes from (`user-plugins`, a registry, `workspace`, `crate <name>`), when known. */
+  source?: string | undefined;
 }
 
 /** A declared server whose `depends-on` does not hold here (not an error: just not in scope). */
 export interface Dormant {
   server: string;
   plugin: string;
+  /** The plugin source, when not the user's own plugins. */
+  source?: string | undefined;
   /** Why it does not apply, e.g. `needs one of: serde>=1.0 (workspace has serde 0.9.1)`. */
   reason: string;
 }

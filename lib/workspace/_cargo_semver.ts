@@ -1,6 +1,6 @@
 /**
- * Cargo's version-requirement rules on top of npm `semver` (which has no type declarations, hence
- * the typed facade below). Private to `mod.ts` and `depends_on.ts`.
+ * Cargo's version-requirement rules on top of npm's range syntax (`_semver.ts`, which reads what npm
+ * `semver` reads for the ranges made here). Private to `lib/workspace/`.
  *
  * Cargo and npm agree on `^`, `~`, `<`, `<=`, `>`, `>=`, partial versions and wildcards (`1.*`);
  * they differ in three places handled here: a bare version means `^` in Cargo (exact in npm),
@@ -8,18 +8,7 @@
  *
  * @module
  */
-import semverUntyped from "semver";
-
-interface SemverApi {
-  valid(version: string): string | null;
-  validRange(range: string): string | null;
-  satisfies(version: string, range: string): boolean;
-  maxSatisfying(versions: readonly string[], range: string): string | null;
-  minVersion(range: string): { version: string } | null;
-  rcompare(a: string, b: string): number;
-}
-
-const semver = semverUntyped as SemverApi;
+import { compareVersions, maxVersion, minVersionOf, parseRange, parseVersion, satisfies } from "./_semver.ts";
 
 /** One comparator of a requirement, e.g. `{ op: ">=", version: "1.2" }`; `op` `""` = none written. */
 export interface Comparator {
@@ -60,7 +49,7 @@ export function comparatorsToRange(
     }
   });
   const range = parts.join(" ");
-  return parts.length > 0 && semver.validRange(range) !== null ? range : null;
+  return parts.length > 0 && parseRange(range) !== null ? range : null;
 }
 
 /**
@@ -80,7 +69,9 @@ export function cargoRequirementToRange(requirement: string): string | null {
 
 /** True when `version` (a full semver version, e.g. from `Cargo.lock`) is in `range` (npm syntax). */
 export function satisfiesRange(version: string, range: string): boolean {
-  return semver.valid(version) !== null && semver.satisfies(version, range);
+  const v = parseVersion(version);
+  const r = parseRange(range);
+  return v !== null && r !== null && satisfies(v, r);
 }
 
 /**
@@ -89,12 +80,15 @@ export function satisfiesRange(version: string, range: string): boolean {
  * @returns That version, or `null` when none fits.
  */
 export function highestMatching(versions: readonly string[], range: string | null): string | null {
-  const valid = versions.filter((v) => semver.valid(v) !== null);
-  if (range === null) return valid.sort(semver.rcompare)[0] ?? null;
-  return semver.maxSatisfying(valid, range);
+  const parsed = versions.map((text) => ({ text, v: parseVersion(text) })).filter((x) => x.v !== null);
+  const r = range === null ? undefined : parseRange(range);
+  if (r === null) return null;
+  const fitting = r === undefined ? parsed : parsed.filter((x) => satisfies(x.v!, r));
+  return maxVersion(fitting, (a, b) => compareVersions(a.v!, b.v!))?.text ?? null;
 }
 
 /** The lowest version `range` admits, e.g. `"1.2.0"` for `^1.2`; `null` when none. */
 export function lowestInRange(range: string): string | null {
-  return semver.minVersion(range)?.version ?? null;
+  const r = parseRange(range);
+  return r === null ? null : minVersionOf(r);
 }

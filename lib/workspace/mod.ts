@@ -7,8 +7,7 @@
  *
  * @module
  */
-import { compileGlob, MAX_GLOB_CHARS } from "../glob.ts";
-import { basename, dirname, isAbsolute, join, parse as parsePath, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { UserError } from "../diagnostics.ts";
 import { denoFileSystem, type FileSystem } from "../file_system.ts";
 import {
@@ -19,6 +18,7 @@ import {
   type TomlTable,
 } from "../toml_position.ts";
 import { cargoRequirementToRange, highestMatching } from "./_cargo_semver.ts";
+import { expandPattern } from "./_member_globs.ts";
 
 /** Which dependency table a dependency comes from (target-specific tables count as their kind). */
 export type DependencyKind = "normal" | "dev" | "build";
@@ -48,6 +48,20 @@ export interface Workspace {
   dependencies: Dependency[];
   /** Files that could not be read (broken TOML, a listed member without `Cargo.toml`…); what could be read is still used. */
   problems: UserError[];
+  /** Every member: package name and absolute folder, sorted by folder. Absent outside a workspace. */
+  members?: { name: string; dir: string }[];
+  /** Every `[[package]]` of `Cargo.lock` (`source` as written, `null` for path packages). Absent without one. */
+  packages?: LockedPackage[];
+  /** Path dependencies of members that are not members (package name and absolute folder). */
+  pathDependencies?: { name: string; dir: string }[];
+}
+
+/** One `[[package]]` of `Cargo.lock`. */
+export interface LockedPackage {
+  name: string;
+  version: string;
+  /** E.g. `registry+https://github.com/rust-lang/crates.io-index`, `git+https://…#<commit>`; `null` for path packages. */
+  source: string | null;
 }
 
 /** The value of {@link loadWorkspace} outside any Cargo project. */
@@ -66,8 +80,6 @@ const DEPENDENCY_TABLES: readonly (readonly [string, DependencyKind])[] = [
   ["build-dependencies", "build"],
   ["build_dependencies", "build"],
 ];
-
-const MAX_GLOB_DEPTH = 16;
 
 interface Member {
   manifest: string;
@@ -132,7 +144,28 @@ export async function loadWorkspace(cwd: string, fs: FileSystem = denoFileSystem
     ...new Set([collected.rootManifest, ...[...collected.members.values()].map((m) => m.manifest)]),
   ]
     .sort();
-  return { root: collected.rootDir, lockfile, manifests, dependencies, problems };
+  const ws = isTable(collected.rootToml.workspace) ? collected.rootToml.workspace : null;
+  const members = [...collected.members.values()].map((m) => ({
+    name: packageIdentity(m, ws).name,
+    dir: m.dir,
+  }))
+    .sort((a, b) => a.dir.localeCompare(b.dir));
+  const pathDependencies = new Map<string, string>();
+  for (const member of collected.members.values()) {
+    for (const dep of declaredDependencies(member, ws, collected.rootDir)) {
+      if (dep.path !== null && !collected.members.has(dep.path)) pathDependencies.set(dep.name, dep.path);
+    }
+  }
+  return {
+    root: collected.rootDir,
+    lockfile,
+    manifests,
+    dependencies,
+    problems,
+    members,
+    packages: lock.map(({ name, version, source }) => ({ name, version, source })),
+    pathDependencies: [...pathDependencies].map(([name, dir]) => ({ name, dir })),
+  };
 }
 
 async function findUp(fs: FileSystem, start: string): Promise<string | null> {
@@ -371,55 +404,4 @@ async function lockfileOf(fs: FileSystem, root: string): Promise<string | null> 
 
 function stringArray(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-}
-
-/** Expands one `workspace.members` entry to existing directories (sorted). */
-async function expandPattern(fs: FileSystem, rootDir: string, pattern: string): Promise<string[]> {
-  const fsRoot = parsePath(pattern).root;
-  let dirs = [fsRoot === "" ? rootDir : fsRoot];
-  for (const segment of pattern.slice(fsRoot.length).split(/[\\/]+/).filter((s) => s !== "" && s !== ".")) {
-    if (segment === "**") {
-      const all: string[] = [];
-      for (const dir of dirs) all.push(dir, ...(await descendants(fs, dir, MAX_GLOB_DEPTH)));
-      dirs = [...new Set(all)];
-    } else if (/[*?[]/.test(segment)) {
-      // Cargo.toml may come from a cloned repository: no backtracking RegExp for its globs; one
-      // longer than MAX_GLOB_CHARS matches nothing (Cargo would find no member there either).
-      const re = segment.length > MAX_GLOB_CHARS
-        ? { test: () => false }
-        : compileGlob(segment, { classes: true });
-      const next: string[] = [];
-      for (const dir of dirs) {
-        next.push(...(await subdirectories(fs, dir)).filter((d) => re.test(basename(d))));
-      }
-      dirs = next;
-    } else {
-      dirs = dirs.map((d) => resolve(d, segment));
-    }
-  }
-  return dirs.sort();
-}
-
-async function subdirectories(fs: FileSystem, dir: string): Promise<string[]> {
-  let entries;
-  try {
-    entries = await fs.readDir(dir);
-  } catch (error) {
-    // A glob over a directory that is not there matches nothing, as in Cargo.
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return [];
-    throw error;
-  }
-  const out: string[] = [];
-  for (const e of entries) {
-    const path = join(dir, e.name);
-    if (e.isDirectory || (e.isSymlink && (await fs.stat(path))?.isDirectory)) out.push(path);
-  }
-  return out.sort();
-}
-
-async function descendants(fs: FileSystem, dir: string, depth: number): Promise<string[]> {
-  if (depth === 0) return [];
-  const out: string[] = [];
-  for (const sub of await subdirectories(fs, dir)) out.push(sub, ...(await descendants(fs, sub, depth - 1)));
-  return out;
 }

@@ -169,3 +169,12 @@ Deno.test("loadPlugins() refuses a manifest that is not valid UTF-8, at the inva
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("loadPlugins() does not search inside a skill folder (SKILL.md), as upstream", async () => {
+  const fs = memoryFileSystem({
+    "/cfg/plugins/skill/SKILL.md": "# a skill",
+    "/cfg/plugins/skill/nested/SYMPOSIUM.toml": manifest("nested"),
+    "/cfg/plugins/p/SYMPOSIUM.toml": manifest("p"),
+  });
+  assert.deepEqual((await loadPlugins("/cfg", fs)).plugins.map((p) => p.name), ["p"]);
+});

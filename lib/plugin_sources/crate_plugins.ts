@@ -1,0 +1,207 @@
+/**
+ * Crate plugins: a plugin's `[[plugins]] source.cargo = "name"` entry chains to the crate's own
+ * manifest, merged as upstream documents it (defaults → `[package.metadata.symposium]` of the
+ * crate's `Cargo.toml` → its `SYMPOSIUM.toml`), from the crate's folder on this machine
+ * (`locateCrate()`). Only trusted plugins chain. A crate from crates.io needs no trust of its own
+ * (the plugin that names it is trusted, and the registry's content is checksummed by Cargo); a path,
+ * git or other-registry crate's manifest is content this workspace controls, so it needs
+ * `cargo agents trust` like a workspace manifest.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { stringify } from "smol-toml";
+import type { FileSystem } from "../file_system.ts";
+import { isTable, parseTomlDocument, type TomlTable } from "../toml_position.ts";
+import { ManifestError, parseManifest, type PluginManifest } from "../plugins/manifest.ts";
+import type { Refusal } from "../plugins/server_spec.ts";
+import { type LoadedPlugin, MAX_MANIFEST_BYTES, PLUGIN_MANIFEST_NAME } from "../plugins/mod.ts";
+import type { Workspace } from "../workspace/mod.ts";
+import { locateCrate } from "../workspace/crate_location.ts";
+import { evaluateGate, parsePredicate, type PredicateContext } from "../workspace/predicates.ts";
+import { trustKeyOf, trustStateOf, type TrustStore } from "./trust.ts";
+
+/** How many `[[plugins]]` links are followed from a plugin (a crate's manifest may chain again). */
+export const MAX_CRATE_CHAIN_DEPTH = 3;
+
+/** What following the `[[plugins]]` entries found. */
+export interface CratePlugins {
+  plugins: LoadedPlugin[];
+  refused: Refusal[];
+  /** Entries not followed and why (not a dependency here, gate does not hold, chained from an untrusted plugin). */
+  notes: string[];
+  /** Files read for crate manifests: their change means re-resolution. */
+  files: string[];
+}
+
+/**
+ * Follows the `[[plugins]]` entries of `from` (and of the crate plugins they reach, up to
+ * {@link MAX_CRATE_CHAIN_DEPTH}).
+ *
+ * @param options.cargoHome `$CARGO_HOME`.
+ * @param options.predicates How the entries' gates are evaluated (workspace, env, base folder).
+ */
+export async function loadCratePlugins(
+  from: readonly LoadedPlugin[],
+  workspace: Workspace,
+  options: {
+    cargoHome: string;
+    store: TrustStore;
+    fs: FileSystem;
+    predicates: Omit<PredicateContext, "isWorkspaceMember">;
+  },
+): Promise<CratePlugins> {
+  const out: CratePlugins = { plugins: [], refused: [], notes: [], files: [] };
+  const seen = new Set(from.map((p) => p.file));
+  let frontier = [...from];
+  for (let depth = 0; depth < MAX_CRATE_CHAIN_DEPTH && frontier.length > 0; depth++) {
+    const next: LoadedPlugin[] = [];
+    for (const parent of frontier) {
+      for (const ref of parent.manifest.plugins ?? []) {
+        const source = `crate ${ref.crate}`;
+        if (parent.trust !== undefined && parent.trust !== "trusted") {
+          out.notes.push(`${source} (from ${parent.file}) is not followed: that plugin is not trusted`);
+          continue;
+        }
+        const gate = evaluateGate(ref.dependsOn ?? [ref.crate], ref.predicates?.map(parsePredicate), {
+          ...options.predicates,
+          isWorkspaceMember: parent.isWorkspaceMember === true,
+        });
+        if (gate.holds !== true) {
+          out.notes.push(`${source} (from ${parent.file}) is not loaded: ${gate.reason}`);
+          continue;
+        }
+        const where = await locateCrate(ref.crate, workspace, {
+          cargoHome: options.cargoHome,
+          version: ref.version,
+          fs: options.fs,
+        });
+        if (!where.ok) {
+          const refusal = { server: source, plugin: parent.name, source, location: ref.location };
+          if (where.code === "CRATE_NOT_PRESENT") {
+            out.refused.push({ ...refusal, code: where.code, reason: where.reason, hint: where.hint });
+          } else out.notes.push(`${source} (from ${parent.file}) is not loaded: ${where.reason}`);
+          continue;
+        }
+        const loaded = await readCrateManifest(where.dir, ref.crate, options.fs);
+        out.files.push(...loaded.files);
+        if (!loaded.ok) {
+          for (const problem of loaded.problems) {
+            out.refused.push({ ...problem, server: ref.crate, plugin: ref.crate, source });
+          }
+          continue;
+        }
+        if (loaded.manifest === undefined) {
+          out.notes.push(
+            `${source} (${where.dir}) declares no plugin (no SYMPOSIUM.toml, no [package.metadata.symposium])`,
+          );
+          continue;
+        }
+        const file = loaded.files.find((f) => f.endsWith(PLUGIN_MANIFEST_NAME)) ?? loaded.files[0]!;
+        if (seen.has(file)) continue; // Already loaded (a workspace member's own SYMPOSIUM.toml, or a second reference).
+        seen.add(file);
+        const needsTrust = where.origin !== "registry";
+        const keys = await Promise.all(
+          loaded.texts.map(async (t) => ({ key: await trustKeyOf(t.file, options.fs), text: t.text })),
+        );
+        const plugin: LoadedPlugin = {
+          name: loaded.manifest.name,
+          dir: where.dir,
+          file,
+          manifest: loaded.manifest,
+          source,
+          ...(needsTrust
+            ? { trust: await trustStateOf(options.store, keys), trustFiles: keys.map((k) => k.key) }
+            : {}),
+          ...(where.origin === "member" ? { isWorkspaceMember: true } : {}),
+          referenceGate: { dependsOn: ref.dependsOn ?? [ref.crate], predicates: ref.predicates },
+          reachedFrom: {
+            plugin: parent.name,
+            file: parent.file,
+            origin: where.origin,
+            version: where.version,
+          },
+        };
+        out.plugins.push(plugin);
+        next.push(plugin);
+      }
+    }
+    frontier = next;
+  }
+  return out;
+}
+
+type CrateManifestResult =
+  & { files: string[]; texts: { file: string; text: string }[] }
+  & ({ ok: true; manifest: PluginManifest | undefined } | {
+    ok: false;
+    problems: Omit<Refusal, "server" | "plugin">[];
+  });
+
+/** Reads and merges a crate's plugin manifest; `manifest` undefined when the crate declares none. */
+async function readCrateManifest(dir: string, crate: string, fs: FileSystem): Promise<CrateManifestResult> {
+  const cargoToml = join(dir, "Cargo.toml");
+  const symposiumToml = join(dir, PLUGIN_MANIFEST_NAME);
+  const files: string[] = [];
+  const texts: { file: string; text: string }[] = [];
+  const fail = (error: unknown): CrateManifestResult => {
+    const problems = error instanceof ManifestError ? error.problems : [error as Error];
+    return {
+      ok: false,
+      files,
+      texts,
+      problems: problems.map((p) => ({
+        code: "PLUGIN_INVALID",
+        reason: p.message,
+        hint: (p as ManifestError).hint,
+        location: (p as ManifestError).location ?? { file: symposiumToml, line: 1, column: 1 },
+      })),
+    };
+  };
+  try {
+    let metadata: TomlTable | undefined;
+    const read = async (file: string) => {
+      const size = (await fs.stat(file))?.size;
+      if (size !== undefined && size > MAX_MANIFEST_BYTES * 4) {
+        throw new Error(`Cannot read ${file}: it is ${size} bytes`);
+      }
+      return await fs.readTextFile(file);
+    };
+    if ((await fs.stat(cargoToml))?.isFile) {
+      const text = await read(cargoToml);
+      const pkg =
+        parseTomlDocument(text, cargoToml, { code: "CARGO_TOML_INVALID", what: "Cargo.toml" }).value.package;
+      const found = isTable(pkg) && isTable(pkg.metadata) ? pkg.metadata.symposium : undefined;
+      if (isTable(found)) {
+        metadata = found;
+        files.push(cargoToml);
+        texts.push({ file: cargoToml, text });
+      }
+    }
+    let fileText: string | undefined;
+    if ((await fs.stat(symposiumToml))?.isFile) {
+      fileText = await read(symposiumToml);
+      files.unshift(symposiumToml);
+      texts.unshift({ file: symposiumToml, text: fileText });
+    }
+    const options = { defaultName: crate, requireGate: false };
+    if (metadata === undefined && fileText === undefined) {
+      return { ok: true, files, texts, manifest: undefined };
+    }
+    if (metadata === undefined) {
+      return { ok: true, files, texts, manifest: parseManifest(fileText!, symposiumToml, options) };
+    }
+    // Both or only the metadata: merged at the top level (the file's keys win), then read as one manifest.
+    const own = fileText === undefined ? {} : parseTomlDocument(fileText, symposiumToml, {
+      code: "MANIFEST_SYNTAX",
+      what: "plugin manifest",
+    }).value;
+    const merged = { ...metadata, ...own };
+    const label = fileText === undefined
+      ? `${cargoToml} [package.metadata.symposium]`
+      : `${symposiumToml} (merged with ${cargoToml})`;
+    return { ok: true, files, texts, manifest: parseManifest(stringify(merged), label, options) };
+  } catch (error) {
+    return fail(error);
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Workspace plugins: a `SYMPOSIUM.toml` at the workspace root or in a member's folder is a plugin whose
+ * servers apply while working in that workspace (no `depends-on` needed), and start only once the user
+ * trusted that exact content (`cargo agents trust`). A manifest that is a symbolic link is followed only
+ * when it leads to a file inside the workspace; one that git ignores is marked so (a bare
+ * `cargo agents trust` skips it: it is not part of the repository the user reviewed).
+ *
+ * @module
+ */
+import { basename, dirname, join } from "node:path";
+import type { FileSystem } from "../file_system.ts";
+import type { Refusal } from "../plugins/server_spec.ts";
+import { type LoadedPlugin, PLUGIN_MANIFEST_NAME, readPluginManifest } from "../plugins/mod.ts";
+import type { Workspace } from "../workspace/mod.ts";
+import { trustKeyOf, trustStateOf, type TrustStore } from "./trust.ts";
+import { isGitIgnored } from "./_gitignore.ts";
+
+/** The source name of workspace plugins. */
+export const WORKSPACE_SOURCE = "workspace";
+
+/** The `SYMPOSIUM.toml` paths a workspace may hold (root first, then members' folders), existing or not. */
+export function workspaceManifestPaths(workspace: Workspace): string[] {
+  if (workspace.root === null) return [];
+  const dirs = new Set([workspace.root, ...(workspace.members ?? []).map((m) => m.dir)]);
+  return [...dirs].map((dir) => join(dir, PLUGIN_MANIFEST_NAME));
+}
+
+/**
+ * Loads the workspace's plugins, each with its trust state.
+ *
+ * @returns Plugins (source {@link WORKSPACE_SOURCE}, `trust` set, `isWorkspaceMember: true`) and the
+ *   problems of manifests that could not be used (`PLUGIN_INVALID`, `PLUGIN_TOO_LARGE`,
+ *   `PLUGIN_LINK_OUTSIDE` for a link out of the workspace).
+ */
+export async function loadWorkspacePlugins(
+  workspace: Workspace,
+  store: TrustStore,
+  fs: FileSystem,
+): Promise<{ plugins: LoadedPlugin[]; refused: Refusal[] }> {
+  const plugins: LoadedPlugin[] = [];
+  const refused: Refusal[] = [];
+  if (workspace.root === null) return { plugins, refused };
+  let realRoot: string;
+  try {
+    realRoot = await fs.realPath(workspace.root);
+  } catch {
+    return { plugins, refused }; // The workspace vanished meanwhile: no plugins.
+  }
+  for (const file of workspaceManifestPaths(workspace)) {
+    if (!(await fs.stat(file).catch(() => null))?.isFile) continue;
+    const dir = dirname(file);
+    const member = workspace.members?.find((m) => m.dir === dir);
+    const defaultName = member?.name ?? basename(dir);
+    const loaded = await readPluginManifest(file, fs, realRoot, { defaultName, requireGate: false });
+    if (!loaded.ok) {
+      for (const { detailCode: _, ...problem } of loaded.problems) {
+        refused.push({ ...problem, server: defaultName, plugin: defaultName, source: WORKSPACE_SOURCE });
+      }
+      continue;
+    }
+    const key = await trustKeyOf(file, fs);
+    plugins.push({
+      name: loaded.manifest.name,
+      dir,
+      file,
+      manifest: loaded.manifest,
+      source: WORKSPACE_SOURCE,
+      trust: await trustStateOf(store, [{ key, text: loaded.text }]),
+      trustFiles: [key],
+      isWorkspaceMember: true,
+      ...(await isGitIgnored(file, workspace.root, fs) ? { isGitIgnored: true } : {}),
+    });
+  }
+  return { plugins, refused };
+}
