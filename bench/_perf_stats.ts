@@ -190,3 +190,28 @@ export async function writeReport(
   await Deno.writeTextFile(options.out, JSON.stringify(report, null, 2) + "\n");
   console.log(`written: ${options.out}`);
 }
+
+/**
+ * Prints `figures` as a table with the load average at start and now, and writes them with the machine,
+ * the number of rounds and the time to `out` (JSON), creating `bench/results/` under `repoDir` if needed.
+ *
+ * @param options.loadAtStart The 1-minute load average when the run began.
+ */
+export async function writeRoundsReport(
+  figures: readonly Figure[],
+  options: { out: string; rounds: number; loadAtStart: number; repoDir: string },
+): Promise<void> {
+  console.log(renderTable(figures));
+  console.log(
+    `\nload average at start: ${options.loadAtStart.toFixed(2)}, at end: ${loadAverage().toFixed(2)}`,
+  );
+  await Deno.mkdir(`${options.repoDir}bench/results`, { recursive: true });
+  const report = {
+    machine: describeMachine(),
+    rounds: options.rounds,
+    figures,
+    measuredAt: new Date().toISOString(),
+  };
+  await Deno.writeTextFile(options.out, JSON.stringify(report, null, 2) + "\n");
+  console.log(`written: ${options.out}`);
+}

@@ -13,14 +13,7 @@
  * @module
  */
 import { makeWorld, REPO } from "./_world.ts";
-import {
-  describeMachine,
-  type Figure,
-  loadAverage,
-  renderTable,
-  type Stats,
-  statsOf,
-} from "./_perf_stats.ts";
+import { type Figure, loadAverage, type Stats, statsOf, writeRoundsReport } from "./_perf_stats.ts";
 import { sourceRunArgs } from "../lib/self_command.ts";
 
 const QUICK = Deno.env.get("BENCH_QUICK") === "1";
@@ -168,17 +161,5 @@ try {
 } finally {
   await world.remove();
 }
-console.log(renderTable(figures));
+await writeRoundsReport(figures, { out: OUT, rounds: ROUNDS, loadAtStart, repoDir: REPO });
 for (const f of figures) for (const note of f.notes ?? []) console.log(`${f.figure}: ${note}`);
-console.log(`\nload average at start: ${loadAtStart.toFixed(2)}, at end: ${loadAverage().toFixed(2)}`);
-await Deno.mkdir(`${REPO}bench/results`, { recursive: true });
-await Deno.writeTextFile(
-  OUT,
-  JSON.stringify(
-    { machine: describeMachine(), rounds: ROUNDS, figures, measuredAt: new Date().toISOString() },
-    null,
-    2,
-  ) +
-    "\n",
-);
-console.log(`written: ${OUT}`);

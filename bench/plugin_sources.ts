@@ -15,7 +15,7 @@
  * @module
  */
 import { REPO } from "./_world.ts";
-import { describeMachine, type Figure, loadAverage, renderTable, statsOf } from "./_perf_stats.ts";
+import { type Figure, loadAverage, statsOf, writeRoundsReport } from "./_perf_stats.ts";
 import { sourceRunArgs } from "../lib/self_command.ts";
 import { loadResolution } from "../lib/catalog/resolve.ts";
 import { buildStatusReport } from "../lib/commands/status.ts";
@@ -272,16 +272,4 @@ try {
 } finally {
   await Deno.remove(root, { recursive: true });
 }
-console.log(renderTable(figures));
-console.log(`\nload average at start: ${loadAtStart.toFixed(2)}, at end: ${loadAverage().toFixed(2)}`);
-await Deno.mkdir(`${REPO}bench/results`, { recursive: true });
-await Deno.writeTextFile(
-  OUT,
-  JSON.stringify(
-    { machine: describeMachine(), rounds: ROUNDS, figures, measuredAt: new Date().toISOString() },
-    null,
-    2,
-  ) +
-    "\n",
-);
-console.log(`written: ${OUT}`);
+await writeRoundsReport(figures, { out: OUT, rounds: ROUNDS, loadAtStart, repoDir: REPO });
