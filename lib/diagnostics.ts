@@ -119,14 +119,18 @@ export function renderDiagnostic(error: unknown, options: RenderOptions = {}): s
 export function closestMatch(word: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
+  const allowed = Math.max(2, Math.floor(word.length / 3));
+  const lower = word.toLowerCase();
   for (const candidate of candidates) {
-    const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    // The distance is at least the difference in length: such a candidate cannot be near, and skipping it
+    // keeps a very long word (a script's 16 MiB "tool name") from costing its length times every name.
+    if (Math.abs(candidate.length - word.length) > allowed) continue;
+    const d = editDistance(lower, candidate.toLowerCase());
     if (d < bestDistance) {
       bestDistance = d;
       best = candidate;
     }
   }
-  const allowed = Math.max(2, Math.floor(word.length / 3));
   return bestDistance <= allowed ? best : undefined;
 }
 

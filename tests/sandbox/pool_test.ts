@@ -416,3 +416,39 @@ Deno.test("SandboxPool.run() reports an internal failure when its sandbox proces
     });
   });
 });
+
+Deno.test("SandboxPool.run() delivers tool results to a script that yields with setTimeout(…, 0) in a loop", async () => {
+  await withPool({ size: 1 }, async (pool) => {
+    const hostCall: HostCall = (req) => new Promise((resolve) => setTimeout(() => resolve(req.args), 50));
+    const result = await pool.run({
+      script: "let done = false; srv.echo(7).then(() => done = true);" +
+        " let spins = 0; while (!done) { spins++; await new Promise((r) => setTimeout(r, 0)) } return spins > 0",
+      namespaces: ["srv"],
+      limits: testLimits({ timeoutMs: 5_000 }),
+      hostCall,
+    });
+    assert.equal(valueOf(result), true);
+  });
+});
+
+Deno.test("SandboxPool.run() refuses a tool name past MAX_TOOL_KEY_CHARS before it reaches the host call", async () => {
+  await withPool({ size: 1 }, async (pool) => {
+    let calls = 0;
+    const started = performance.now();
+    const result = await pool.run({
+      script: "const k = 'k'.repeat(1 << 20);" +
+        " return await Promise.all(Array.from({ length: 40 }, () => srv[k]({}).catch((e) => e.message.slice(0, 200))))",
+      namespaces: ["srv"],
+      limits: testLimits({ timeoutMs: 10_000 }),
+      hostCall: () => {
+        calls++;
+        return Promise.resolve(null);
+      },
+    });
+    const messages = valueOf(result) as string[];
+    assert.equal(messages.length, 40);
+    assert.match(messages[0]!, /^The tool name "srv\.k+"… is 1048580 characters long/);
+    assert.equal(calls, 0);
+    assert.ok(performance.now() - started < 5_000, `took ${(performance.now() - started).toFixed(0)} ms`);
+  });
+});

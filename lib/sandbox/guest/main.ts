@@ -147,9 +147,10 @@ export class GuestServer {
    * the host when a timer is due in `timeoutMs`). The host gone (end of input) ends the process.
    */
   #waitForHost(entry: ActiveRun, timeoutMs: number): "woken" | "timeout" {
-    if (timeoutMs <= 0) return "timeout";
+    // A timer is due (now or later): the host's tick wakes the read, and whatever the host sent before it
+    // (replies, a stop) is read on the way, so a loop of `setTimeout(…, 0)` still sees its tool results.
     if (Number.isFinite(timeoutMs)) {
-      this.#write({ type: "wake", runId: entry.runId, delayMs: Math.ceil(timeoutMs) });
+      this.#write({ type: "wake", runId: entry.runId, delayMs: Math.max(0, Math.ceil(timeoutMs)) });
     }
     if (entry.held) this.#write({ type: "waiting", runId: entry.runId });
     entry.woken = undefined;

@@ -17,6 +17,12 @@ import type { FromGuest, ToGuest } from "../protocol/messages.ts";
 import type { RunOptions, SandboxFailure, SandboxResult } from "../protocol/types.ts";
 import type { GuestProcess, GuestSession } from "./_guest_process.ts";
 
+/**
+ * Longest server or tool name a script's call may carry, UTF-16 code units (1,024; MCP asks tool names to be
+ * at most 128 characters): a longer one is refused before it is matched against any listing.
+ */
+export const MAX_TOOL_KEY_CHARS = 1024;
+
 /** How often the guest's busy time is checked while the deadline clock is held, milliseconds. */
 export const HELD_BUSY_POLL_MS = 100;
 
@@ -144,6 +150,16 @@ export class RunSession implements GuestSession {
     const reply = (value: HostReply) => {
       if (!this.#finished) this.#post({ type: "reply", runId: this.#runId, callId, reply: value });
     };
+    // A name is matched against the server's tools (and near misses suggested) on this thread: bounded.
+    if (namespace.length > MAX_TOOL_KEY_CHARS || key.length > MAX_TOOL_KEY_CHARS) {
+      const name = `${namespace.slice(0, 40)}.${key.slice(0, 40)}`;
+      return reply({
+        ok: false,
+        message:
+          `The tool name ${JSON.stringify(name)}… is ${namespace.length + key.length + 1} characters long; ` +
+          `a server and tool name together are at most ${MAX_TOOL_KEY_CHARS} characters each`,
+      });
+    }
     // The guest refuses larger arguments already; this guards the host thread's JSON.parse regardless.
     if (argsJson !== undefined && argsJson.length > MAX_TOOL_ARGS_BYTES) {
       return reply({
