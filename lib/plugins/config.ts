@@ -64,7 +64,7 @@ const MCP_KEYS: Readonly<Record<string, KeyRule>> = {
   "script-stack-limit-kb": { field: "scriptStackLimitKb", kind: "integer", min: 32, max: 65536, unit: "KiB" },
   "max-tool-calls": { field: "maxToolCalls", kind: "integer", min: 0, max: 1_000_000 },
   "max-result-bytes": { field: "maxResultBytes", kind: "integer", min: 256, max: 64 * MIB, unit: "bytes" },
-  "max-console-bytes": { field: "maxConsoleBytes", kind: "integer", min: 0, max: 64 * MIB, unit: "bytes" },
+  "max-console-bytes": { field: "maxConsoleBytes", kind: "integer", min: 0, max: MIB, unit: "bytes" },
   "server-startup-timeout-secs": {
     field: "serverStartupTimeoutSecs",
     kind: "integer",

@@ -94,7 +94,7 @@ export class GuestProcess {
     child.status.then((status) => {
       this.#exited = true;
       if (!this.#killed) {
-        this.died(status.signal ? `it was killed by ${status.signal}` : `it exited with code ${status.code}`);
+        this.died(exitText(status));
       }
     });
     this.#readFrames(child.stdout);
@@ -196,4 +196,17 @@ export class GuestProcess {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * How a guest that the host did not kill ended. SIGKILL from outside says so; SIGTRAP, SIGABRT and SIGSEGV
+ * are what V8 and the runtime raise when an allocation fails (the OS memory cap) or the process crashes.
+ */
+function exitText(status: Deno.CommandStatus): string {
+  if (!status.signal) return `it exited with code ${status.code}`;
+  if (status.signal === "SIGTRAP" || status.signal === "SIGABRT" || status.signal === "SIGSEGV") {
+    return `it was killed by ${status.signal}: it most likely ran out of memory (building a large result or ` +
+      "string); return less data, or build it in parts";
+  }
+  return `it was killed by ${status.signal}`;
 }

@@ -28,14 +28,15 @@ export const GUEST_V8_FLAGS =
   "--v8-flags=--stack-size=1800,--max-semi-space-size=1,--initial-old-space-size=8,--heap-growing-percent=50,--expose-gc";
 
 /**
- * Data-segment cap of a sandbox process, bytes, for a QuickJS heap limit: 768 MiB plus four times the heap
- * limit (the WASM memory, V8's own heap and the TypeScript stripper fit well inside; a runaway native
- * allocation does not). Applied with `prlimit --data` where that program exists (Linux).
+ * Data-segment cap of a sandbox process, bytes, for a QuickJS heap limit: 1 GiB plus eight times the heap
+ * limit (the WASM memory, V8's own heap, the TypeScript stripper and the copies a 16 MiB result makes on
+ * its way out fit inside; a runaway native allocation does not). Applied with `prlimit --data` where that
+ * program exists (Linux).
  *
  * @param heapLimitBytes The QuickJS heap limit the guest starts with, bytes.
  */
 export function guestDataCapBytes(heapLimitBytes: number): number {
-  return 768 * 1024 * 1024 + 4 * Math.max(0, heapLimitBytes);
+  return 1024 * 1024 * 1024 + 8 * Math.max(0, heapLimitBytes);
 }
 
 /** Where `prlimit` is looked for (util-linux); absent elsewhere, and then there is no OS cap. */
