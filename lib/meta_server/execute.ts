@@ -240,7 +240,14 @@ export async function runExecute(
     return {
       content: [{
         type: "text",
-        text: ["No MCP tools are in scope, so there is nothing to call.", ...lines].join("\n"),
+        text: [
+          "No MCP tools are in scope, so there is nothing to call.",
+          ...lines,
+          lines.length === 0
+            ? "No plugin declares an MCP server: add a SYMPOSIUM.toml under the plugins folder of the " +
+              "configuration (see `cargo agents status` for where it is), or a registry in config.toml."
+            : "Run `cargo agents status` for every plugin and why each server applies here or not.",
+        ].join("\n"),
       }],
       isError: true,
     };
