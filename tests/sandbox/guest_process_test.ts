@@ -81,3 +81,23 @@ Deno.test("main.ts and the compile task start the guest under the subcommand the
   const denoJson = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
   assert.match(denoJson.tasks.compile, /--include lib\/sandbox\/guest\/main\.ts/);
 });
+
+Deno.test("a guest past its own budgets gets no more than the run's limits on the host", async () => {
+  await withPool({ size: 1, launch: standInGuest("flooding_guest.ts") }, async (pool) => {
+    let calls = 0;
+    const result = await pool.run({
+      script: "1",
+      namespaces: ["srv"],
+      limits: testLimits({ maxConsoleBytes: 8192, maxToolCalls: 100 }),
+      hostCall: () => {
+        calls++;
+        return Promise.resolve(null);
+      },
+    });
+    assert.equal(result.ok, true);
+    const consoleChars = result.console.reduce((n, line) => n + line.length + 1, 0);
+    assert.ok(consoleChars <= 8193, `${consoleChars} characters of console kept`);
+    assert.equal(result.consoleDropped, true);
+    assert.equal(calls, 100);
+  });
+});

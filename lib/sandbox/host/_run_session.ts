@@ -47,6 +47,8 @@ export class RunSession implements GuestSession {
   readonly #calls = new AbortController();
   readonly #console: string[] = [];
   #consoleDropped = false;
+  /** UTF-16 units of console lines received (each line one more for its newline). */
+  #consoleChars = 0;
   #droppedAmount: { lines: number; bytes: number } | undefined;
   #toolCalls = 0;
   #stopping: StopReason | undefined;
@@ -106,7 +108,10 @@ export class RunSession implements GuestSession {
         this.#call(message.callId, message.namespace, message.key, message.argsJson);
         break;
       case "console":
-        this.#console.push(message.line);
+        // The guest keeps its console within `maxConsoleBytes`; one that does not is not believed.
+        this.#consoleChars += message.line.length + 1;
+        if (this.#consoleChars <= this.#options.limits.maxConsoleBytes + 1) this.#console.push(message.line);
+        else this.#consoleDropped = true;
         break;
       case "consoleDropped":
         this.#consoleDropped = true;
@@ -150,6 +155,15 @@ export class RunSession implements GuestSession {
     const reply = (value: HostReply) => {
       if (!this.#finished) this.#post({ type: "reply", runId: this.#runId, callId, reply: value });
     };
+    // The guest stops at `maxToolCalls` itself; calls past it from a guest that does not are refused here.
+    const { maxToolCalls } = this.#options.limits;
+    if (this.#toolCalls > maxToolCalls) {
+      this.#toolCalls = maxToolCalls;
+      return reply({
+        ok: false,
+        message: `This script reached its limit of ${maxToolCalls} tool calls (max-tool-calls)`,
+      });
+    }
     // A name is matched against the server's tools (and near misses suggested) on this thread: bounded.
     if (namespace.length > MAX_TOOL_KEY_CHARS || key.length > MAX_TOOL_KEY_CHARS) {
       const name = `${namespace.slice(0, 40)}.${key.slice(0, 40)}`;
