@@ -101,3 +101,20 @@ Deno.test("a guest past its own budgets gets no more than the run's limits on th
     assert.equal(calls, 100);
   });
 });
+
+Deno.test("a guest past its arguments-in-flight budget gets only what the budget allows started", async () => {
+  await withPool({ size: 1, launch: standInGuest("inflight_guest.ts") }, async (pool) => {
+    let started = 0;
+    const result = await pool.run({
+      script: "1",
+      namespaces: ["srv"],
+      limits: testLimits({ maxInFlightChars: 3.5 * 1024 * 1024 }),
+      hostCall: () => {
+        started++;
+        return new Promise(() => {}); // never answered: every call stays in flight
+      },
+    });
+    assert.equal(result.ok, true);
+    assert.equal(started, 3);
+  });
+});

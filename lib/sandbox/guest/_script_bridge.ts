@@ -9,6 +9,7 @@
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
 import { jsonNestingDepth, MAX_RESULT_DEPTH } from "../protocol/json_depth.ts";
 import {
+  DEFAULT_MAX_IN_FLIGHT_CHARS,
   type Ending,
   type EngineIo,
   type EngineRequest,
@@ -282,9 +283,6 @@ function tooLarge(argsJson: string): boolean {
   if (argsJson.length > MAX_TOOL_ARGS_BYTES) return true;
   return argsJson.length * 3 > MAX_TOOL_ARGS_BYTES && utf8ByteLength(argsJson) > MAX_TOOL_ARGS_BYTES;
 }
-
-/** Default of `SandboxLimits.maxInFlightChars`: 64 Mi code units (`[mcp] max-in-flight-mb` 64). */
-export const DEFAULT_MAX_IN_FLIGHT_CHARS = 64 * 1024 * 1024;
 
 function mib(chars: number): string {
   return String(Math.round((chars / (1024 * 1024)) * 10) / 10);

@@ -8,6 +8,7 @@
  * @module
  */
 import {
+  DEFAULT_MAX_IN_FLIGHT_CHARS,
   type EngineOutcome,
   type HostReply,
   MAX_TOOL_ARGS_BYTES,
@@ -47,6 +48,8 @@ export class RunSession implements GuestSession {
   readonly #calls = new AbortController();
   readonly #console: string[] = [];
   #consoleDropped = false;
+  /** UTF-16 units of the arguments of the calls being answered. */
+  #inFlightChars = 0;
   /** UTF-16 units of console lines received (each line one more for its newline). */
   #consoleChars = 0;
   #droppedAmount: { lines: number; bytes: number } | undefined;
@@ -171,7 +174,7 @@ export class RunSession implements GuestSession {
         ok: false,
         message:
           `The tool name ${JSON.stringify(name)}… is ${namespace.length + key.length + 1} characters long; ` +
-          `a server and tool name together are at most ${MAX_TOOL_KEY_CHARS} characters each`,
+          `a server name and a tool name are each at most ${MAX_TOOL_KEY_CHARS} characters`,
       });
     }
     // The guest refuses larger arguments already; this guards the host thread's JSON.parse regardless.
@@ -181,12 +184,24 @@ export class RunSession implements GuestSession {
         message: `The arguments of ${namespace}.${key}() are larger than ${MAX_TOOL_ARGS_BYTES} bytes`,
       });
     }
+    // The guest keeps the arguments in flight within the budget itself; one that does not is refused here.
+    const chars = argsJson?.length ?? 0;
+    const maxInFlight = this.#options.limits.maxInFlightChars ?? DEFAULT_MAX_IN_FLIGHT_CHARS;
+    if (this.#inFlightChars + chars > maxInFlight) {
+      return reply({
+        ok: false,
+        message:
+          `${namespace}.${key}() was not sent: the arguments in flight would pass ${maxInFlight} characters`,
+      });
+    }
     let args: unknown;
     try {
       args = argsJson === undefined ? undefined : JSON.parse(argsJson);
     } catch (error) {
       return reply({ ok: false, message: `Cannot read the tool arguments: ${messageOf(error)}` });
     }
+    this.#inFlightChars += chars;
+    const settled = () => this.#inFlightChars -= chars;
     const signal = this.#calls.signal;
     Promise.resolve()
       .then(() =>
@@ -203,7 +218,8 @@ export class RunSession implements GuestSession {
           });
         }
         reply({ ok: true, json });
-      }, (error: unknown) => reply({ ok: false, message: messageOf(error) }));
+      }, (error: unknown) => reply({ ok: false, message: messageOf(error) }))
+      .finally(settled);
   }
 
   /** Stops the deadline clock until the returned release (see `HostCallControl.holdDeadline`). */

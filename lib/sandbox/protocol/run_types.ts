@@ -17,6 +17,9 @@ export const MAX_PENDING_TIMERS = 1000;
  */
 export const MAX_TOOL_ARGS_BYTES = 8 * 1024 * 1024;
 
+/** Default of `SandboxLimits.maxInFlightChars`: 64 Mi code units (`[mcp] max-in-flight-mb` 64). */
+export const DEFAULT_MAX_IN_FLIGHT_CHARS = 64 * 1024 * 1024;
+
 /** Why a run was stopped from outside. */
 export type StopReason = "timeout" | "cancelled";
 
