@@ -98,20 +98,42 @@ export function rssMiB(pid: number): number {
   return Number(outputOf("ps", ["-o", "rss=", "-p", String(pid)]) ?? NaN) / 1024;
 }
 
+/** Memory of the sandbox processes under one host, MiB (0 each when none runs). */
+export interface SandboxMemory {
+  /** Their resident sets added up: pages of the runtime's binary they share with the host counted again. */
+  rssMiB: number;
+  /**
+   * Their unique set sizes added up (Linux `smaps_rollup` `Private_Clean` + `Private_Dirty`): the memory
+   * they hold beyond what the host already maps, so host RSS + this is what host and sandboxes take
+   * together. `NaN` where the OS does not say.
+   */
+  ussMiB: number;
+}
+
 /**
- * Resident set of the sandbox processes under `pid` (its children running the guest:
- * `lib/sandbox/guest/main.ts` from source, `__sandbox-guest` in a binary), MiB; 0 when none runs.
+ * The sandbox processes under `pid` (its children running the guest: `lib/sandbox/guest/main.ts` from
+ * source, `__sandbox-guest` in a binary), their resident and unique set sizes.
  */
-export function sandboxRssMiB(pid: number): number {
-  const out = outputOf("ps", ["-eo", "ppid=,rss=,args="]) ?? "";
-  let kib = 0;
+export function sandboxMemory(pid: number): SandboxMemory {
+  const out = outputOf("ps", ["-eo", "pid=,ppid=,rss=,args="]) ?? "";
+  let rssKib = 0;
+  let ussKib = 0;
   for (const line of out.split("\n")) {
-    const [ppid, rss, ...args] = line.trim().split(/\s+/);
+    const [child, ppid, rss, ...args] = line.trim().split(/\s+/);
     if (Number(ppid) === pid && /sandbox[/\\]guest[/\\]main\.ts|__sandbox-guest/.test(args.join(" "))) {
-      kib += Number(rss);
+      rssKib += Number(rss);
+      ussKib += ussKiB(Number(child));
     }
   }
-  return kib / 1024;
+  return { rssMiB: rssKib / 1024, ussMiB: ussKib / 1024 };
+}
+
+/** Unique set size of process `pid` from `/proc/<pid>/smaps_rollup`, KiB; `NaN` where there is none. */
+function ussKiB(pid: number): number {
+  const rollup = outputOf("cat", [`/proc/${pid}/smaps_rollup`]);
+  if (rollup === undefined) return NaN;
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(rollup)?.[1] ?? NaN);
+  return field("Private_Clean") + field("Private_Dirty");
 }
 
 function fmt(value: number | undefined, unit: string): string {
