@@ -9,8 +9,11 @@
 import assert from "node:assert/strict";
 import { denoServerToml, makeRawWorld, RawServe, type RawWorld } from "../../bench/_raw_serve.ts";
 import { treeCpuOver, treePids } from "../_fakes_sandbox.ts";
+import { DRAIN_AFTER_EOF_MS } from "../../lib/jsonrpc/stdio_server_transport.ts";
 
 const TIMEOUT_SECS = 2;
+/** `shutdown-grace-secs` of the tests where the agent leaves mid-run. */
+const GRACE_SECS = 2;
 /** Deadline + the host's 200 ms kill grace + room for a loaded machine, milliseconds. */
 const ANSWER_BY_MS = TIMEOUT_SECS * 1000 + 200 + 2500;
 
@@ -173,6 +176,61 @@ Deno.test({
     }
   },
 });
+
+for (const leaving of ["stdin closed", "SIGTERM"] as const) {
+  Deno.test({
+    name:
+      `the agent leaving (${leaving}) while a guest is stuck in a built-in: mcp-serve exits in time, no guest left`,
+    ignore: leaving === "SIGTERM" && Deno.build.os === "windows",
+    fn: async () => {
+      // A deadline far away: only the end of the session can stop this run.
+      const world = await makeRawWorld(
+        denoServerToml("fx", "fixture.ts"),
+        `script-timeout-secs = 120\nshutdown-grace-secs = ${GRACE_SECS}`,
+      );
+      const serve = RawServe.start({ home: world.home, cwd: world.ws });
+      try {
+        await serve.initialize();
+        const running = serve.execute(BUILT_INS[0]![1]).catch(() => undefined);
+        const guests = await sandboxPidsSoon(serve.pid);
+        await new Promise((resolve) => setTimeout(resolve, 500)); // inside String#indexOf by now
+        const left = performance.now();
+        if (leaving === "SIGTERM") Deno.kill(serve.pid, "SIGTERM");
+        // close() sends SIGKILL only after 30 s: an exit before that is mcp-serve's own.
+        const status = await serve.close(30_000);
+        const exitMs = performance.now() - left;
+        await running;
+        assert.equal(status.signal, null, `mcp-serve had to be killed (${serve.stderrTail})`);
+        // Closing stdin: the answers already asked for are awaited for DRAIN_AFTER_EOF_MS (the README's
+        // `echo … | mcp-serve`); SIGTERM: no wait. Then the run is cancelled, its guest killed within
+        // 200 ms, and the backing servers get the shutdown grace. 3 s of room for a loaded machine.
+        const boundMs = (leaving === "SIGTERM" ? 0 : DRAIN_AFTER_EOF_MS) + GRACE_SECS * 1000 + 3_000;
+        assert.ok(exitMs < boundMs, `mcp-serve took ${Math.round(exitMs)} ms to exit (bound ${boundMs} ms)`);
+        const { stdout } = await new Deno.Command("ps", {
+          args: ["-o", "pid=,stat=", "-p", guests.join(",")],
+        })
+          .output();
+        const alive = new TextDecoder().decode(stdout).split("\n").filter((line) =>
+          /^\s*\d+\s+[^Z]/.test(line)
+        );
+        assert.deepEqual(alive, [], "a sandbox process outlived mcp-serve");
+      } finally {
+        await serve.close().catch(() => undefined);
+        await world.remove();
+      }
+    },
+  });
+}
+
+/** The sandbox processes under `rootPid` once there is one (5 s at most), by `ps`. */
+async function sandboxPidsSoon(rootPid: number): Promise<number[]> {
+  for (let i = 0; i < 50; i++) {
+    const guests = await sandboxPids(rootPid);
+    if (guests.length > 0) return guests;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("no sandbox process under mcp-serve");
+}
 
 /** The `result` of a successful `execute` text, else `undefined`. */
 function resultOf(answer: { text: string; isError: boolean }): unknown {
