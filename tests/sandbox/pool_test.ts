@@ -51,6 +51,19 @@ Deno.test("SandboxPool.run() returns the value, console lines and counts", async
   });
 });
 
+Deno.test("SandboxPool.run() strips TypeScript in its sandbox process (Node's process global removed there)", async () => {
+  await withPool({ size: 1 }, async (pool) => {
+    const result = await pool.run({
+      // The stripper (sucrase, CommonJS) loads on this first TypeScript script, after the global is gone.
+      script: "interface Hit { n: number }\nconst hit: Hit = { n: 41 };\nreturn (hit.n as number) + 1",
+      namespaces: [],
+      limits: testLimits(),
+      hostCall: echoHost,
+    });
+    assert.equal(valueOf(result), 42);
+  });
+});
+
 Deno.test("SandboxPool.run() passes deep-result, toJSON and console-budget outcomes through its Worker", async () => {
   await withPool({ size: 1 }, async (pool) => {
     const deep = JSON.parse("[".repeat(100_000) + "]".repeat(100_000));
