@@ -14,7 +14,7 @@ import { loadSandboxModule, type SandboxModule } from "../lib/sandbox/guest/wasm
 /** Heap cap of the in-process test engine, bytes. */
 export const TEST_HEAP_BYTES = 64 * 1024 * 1024;
 
-/** Limits for tests: 2 s, 64 MiB (the pool's default heap hint, so Workers need no second module) unless overridden. */
+/** Limits for tests: 2 s, 64 MiB (the pool's default heap hint, so sandbox processes need no second module) unless overridden. */
 export function testLimits(overrides: Partial<SandboxLimits> = {}): SandboxLimits {
   return {
     timeoutMs: 2000,
@@ -90,7 +90,7 @@ export async function runInEngine(
       pollStop: options.pollStop,
     },
   );
-  // A poisoned module must not run again (the pool replaces its Worker); here, load a fresh one.
+  // A poisoned module must not run again (the pool replaces its sandbox process); here, load a fresh one.
   if (outcome.poisoned) shared = undefined;
   return { outcome, console: lines, consoleDropped, calls, elapsedMs: performance.now() - started };
 }

@@ -1,5 +1,5 @@
 // The QuickJS engine on the test thread: script forms, namespaces, host calls, console, results, limits
-// that QuickJS enforces by itself, timers and isolation. Worker-level behaviour (hard kill, crashes,
+// that QuickJS enforces by itself, timers and isolation. Process-level behaviour (hard kill, crashes,
 // host event loop) is in sandbox_pool_test.ts.
 import assert from "node:assert/strict";
 import { barrierHost, failureOf, runInEngine, testEngine, valueOf } from "../_fakes_sandbox.ts";
@@ -472,7 +472,7 @@ for (
 ) {
   Deno.test(`QuickJSEngine.run() fails with memory_exhausted when ${name}`, async () => {
     // QuickJS 2025-09 leaks objects when memory runs out inside a promise job (after an await), so that
-    // run's module may come back poisoned; the pool replaces such a Worker, the fake loads a fresh module.
+    // run's module may come back poisoned; the pool replaces such a sandbox process, the fake loads a fresh module.
     // A generous deadline: on an idle machine the heap fills in ~2 s, under load it takes longer, and
     // what this test checks is which limit ends the run, not how fast.
     const run = await runInEngine(script, { limits: { timeoutMs: 30_000 } });

@@ -1,4 +1,4 @@
-// HeapTrim (lib/sandbox/_heap_trim.ts): a sandbox Worker collects its V8 heap when idle once the used heap
+// HeapTrim (lib/sandbox/guest/_heap_trim.ts): a sandbox process collects its V8 heap when idle once the used heap
 // grew a set amount past what the last collection left, and never where V8 does not expose `gc`.
 import assert from "node:assert/strict";
 import { DEFAULT_TRIM_GROWTH_BYTES, HeapTrim } from "../../lib/sandbox/guest/_heap_trim.ts";

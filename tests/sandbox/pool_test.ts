@@ -1,5 +1,5 @@
-// SandboxPool with real Workers: the hostile set, the three deadline layers, cancellation, queueing,
-// crashed and poisoned Workers, and the host event loop staying responsive throughout.
+// SandboxPool with real sandbox processes: the hostile set, the three deadline layers, cancellation, queueing,
+// crashed and poisoned sandbox processes, and the host event loop staying responsive throughout.
 import assert from "node:assert/strict";
 import { type HostCall, SandboxPool } from "../../lib/sandbox/mod.ts";
 import { resultValue as valueOf, standInGuest, testLimits, withPool } from "../_fakes_sandbox.ts";
@@ -31,7 +31,7 @@ function eventLoopProbe(): { stop(): number } {
   };
 }
 
-/** Runs a trivial script so the pool's Worker is started before a test measures durations. */
+/** Runs a trivial script so the pool's sandbox process is started before a test measures durations. */
 async function warm(pool: SandboxPool): Promise<void> {
   valueOf(await pool.run({ script: "return 0", namespaces: [], limits: testLimits(), hostCall: echoHost }));
 }
@@ -64,7 +64,7 @@ Deno.test("SandboxPool.run() strips TypeScript in its sandbox process (Node's pr
   });
 });
 
-Deno.test("SandboxPool.run() passes deep-result, toJSON and console-budget outcomes through its Worker", async () => {
+Deno.test("SandboxPool.run() passes deep-result, toJSON and console-budget outcomes through its sandbox process", async () => {
   await withPool({ size: 1 }, async (pool) => {
     const deep = JSON.parse("[".repeat(100_000) + "]".repeat(100_000));
     const hostCall: HostCall = (req) => Promise.resolve(req.key === "deep" ? deep : { key: req.key });
@@ -87,7 +87,7 @@ Deno.test("SandboxPool.run() passes deep-result, toJSON and console-budget outco
   });
 });
 
-Deno.test("SandboxPool.run() dispatches 100 pending host calls at once across the Worker boundary", async () => {
+Deno.test("SandboxPool.run() dispatches 100 pending host calls at once across the process boundary", async () => {
   await withPool({ size: 1 }, async (pool) => {
     const waiting: Array<() => void> = [];
     let maxPending = 0;
@@ -210,14 +210,14 @@ Deno.test("SandboxPool.run() aborts a pending host call's signal at the deadline
     });
     assert.equal(result.ok, false);
     assert.deepEqual(!result.ok && result.failure, { error: "script_timeout", limit_secs: 0.4 });
-    // The host's deadline timer ("timeout") or, when a loaded machine delays that timer, the Worker's own
+    // The host's deadline timer ("timeout") or, when a loaded machine delays that timer, the guest's own
     // deadline ending the run first ("finished"): either way the pending call's signal was aborted.
     assert.ok(aborted === "timeout" || aborted === "finished", `aborted with ${String(aborted)}`);
     assert.ok(result.durationMs < 2000, `took ${result.durationMs} ms`);
   });
 });
 
-Deno.test("SandboxPool.run() kills a Worker stuck in a native built-in and keeps its console output", async () => {
+Deno.test("SandboxPool.run() kills a sandbox process stuck in a native built-in and keeps its console output", async () => {
   await withPool({ size: 1, hardKillGraceMs: 200 }, async (pool) => {
     await warm(pool);
     const limits = testLimits({ timeoutMs: 400 });
@@ -231,7 +231,7 @@ Deno.test("SandboxPool.run() kills a Worker stuck in a native built-in and keeps
     assert.deepEqual(!result.ok && result.failure, { error: "script_timeout", limit_secs: 0.4 });
     assert.deepEqual(result.console, ["before"]);
     assert.ok(result.durationMs < 3000, `took ${result.durationMs} ms`);
-    // The next run gets a generous deadline: it must succeed on a fresh Worker even on a loaded machine.
+    // The next run gets a generous deadline: it must succeed in a fresh sandbox process even on a loaded machine.
     const next = await pool.run({
       script: "return 'next'",
       namespaces: [],
@@ -354,7 +354,7 @@ Deno.test("SandboxPool.run() runs scripts in parallel up to its size", async () 
   });
 });
 
-Deno.test("SandboxPool keeps one Worker until two runs overlap, and none after idleRetireMs", async () => {
+Deno.test("SandboxPool keeps one sandbox process until two runs overlap, and none after idleRetireMs", async () => {
   await withPool({ size: 2, idleRetireMs: 300 }, async (pool) => {
     assert.equal(pool.processCount, 1);
     await warm(pool);
@@ -363,12 +363,12 @@ Deno.test("SandboxPool keeps one Worker until two runs overlap, and none after i
     assert.equal(pool.processCount, 2);
     await new Promise((resolve) => setTimeout(resolve, 800));
     assert.equal(pool.processCount, 0);
-    await warm(pool); // a new Worker serves the next run
+    await warm(pool); // a new sandbox process serves the next run
     assert.equal(pool.processCount, 1);
   });
 });
 
-Deno.test("SandboxPool.run() replaces a Worker whose module overflowed the native stack", async () => {
+Deno.test("SandboxPool.run() replaces a sandbox process whose module overflowed the native stack", async () => {
   await withPool({ size: 1 }, async (pool) => {
     const limits = testLimits();
     const result = await pool.run({
@@ -390,7 +390,7 @@ Deno.test("SandboxPool.run() replaces a Worker whose module overflowed the nativ
   });
 });
 
-Deno.test("SandboxPool.run() replaces a Worker whose WASM memory grew past recycleWasmBytes", async () => {
+Deno.test("SandboxPool.run() replaces a sandbox process whose WASM memory grew past recycleWasmBytes", async () => {
   await withPool({ size: 1, recycleWasmBytes: 0 }, async (pool) => {
     const limits = testLimits();
     for (const n of [1, 2]) {

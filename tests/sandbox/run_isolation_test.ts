@@ -61,7 +61,7 @@ Deno.test("reply channel: late replies of a finished or cancelled run never reac
         [`B${i}:` + "b".repeat(n)].map((r) => [r.slice(0, 4), r.length])[0]
       );
       assert.deepEqual(resultValue(b), { out: expected, all: expected });
-      assert.equal(pool.processCount, 1, "no Worker was replaced (its channel stayed sound)");
+      assert.equal(pool.processCount, 1, "no sandbox process was replaced (its channel stayed sound)");
     }
   });
 });

@@ -1,5 +1,5 @@
 // Spare vessels (SPARE_VESSELS in lib/sandbox/guest/engine.ts): made ahead one step at a time, each serving exactly
-// one run with a fresh context, freed when the engine is dropped; through the Worker pool, back-to-back runs
+// one run with a fresh context, freed when the engine is dropped; through the pool of sandbox processes, back-to-back runs
 // and a change of memory limit (another module) never share a context.
 import assert from "node:assert/strict";
 import { QuickJSEngine, SPARE_VESSELS } from "../../lib/sandbox/guest/engine.ts";
@@ -84,11 +84,11 @@ Deno.test("SandboxPool: back-to-back runs and runs after a pause each get a fres
     for (let i = 0; i < 6; i++) {
       poolValue(await run(LEAK));
       assert.deepEqual(poolValue(await run(PROBE)), ["undefined", null], `back to back, round ${i}`);
-      await new Promise((resolve) => setTimeout(resolve, 5)); // the Worker makes its spares meanwhile
+      await new Promise((resolve) => setTimeout(resolve, 5)); // the sandbox process makes its spares meanwhile
       assert.deepEqual(poolValue(await run(PROBE)), ["undefined", null], `after a pause, round ${i}`);
     }
   } finally {
-    await pool.close(); // the test's resource sanitizer checks the Worker (and its spares) went away
+    await pool.close(); // the test's resource sanitizer checks the sandbox process (and its spares) went away
   }
 });
 
