@@ -7,8 +7,9 @@
  *   timed call by call on the host thread, at the median answer size of the corpus (its raw
  *   `tools/call` result as JSON), at the largest answer, and round-robin over every answer; p50 and
  *   p95. Beside it, for scale, `unwrapToolResult` of the same answer (what every call pays already).
- * - Coverage after one call, soundness after 1, 2 and 3 answers (a strict `deno check`), stored bytes
- *   per tool in the cache, declaration bytes before/after.
+ * - Coverage after one call, soundness after 1, 2 and 3 answers (a strict `deno check`), with each
+ *   failing (tool, later answer), its kind and the exact type error; stored bytes per tool in the
+ *   cache, declaration bytes before/after.
  *
  * Prints a table and writes `bench/results/result_shapes.json`. `BENCH_QUICK=1` takes fewer samples;
  * `BENCH_OUT=path` writes the JSON elsewhere.
@@ -24,6 +25,7 @@ import type { CallOutcome } from "../lib/catalog/catalog_types.ts";
 import {
   type CorpusServer,
   declarationsBeforeAfter,
+  describeFailure,
   isConcrete,
   loadResultCorpus,
   shapeAfter,
@@ -200,6 +202,8 @@ const figures: Figure[] = [
     unit: "%",
     ours: single(100 * s.passed / s.checked),
     met: s.passed / s.checked >= 0.97,
+    // Each later answer that does not type-check: its kind, the tool, the answer, the exact error.
+    notes: s.failures.map(describeFailure),
   })),
   {
     id: "declarationBytes",

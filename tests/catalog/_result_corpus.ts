@@ -103,8 +103,14 @@ const STRICT = {
   },
 };
 
-/** Runs one strict `deno check` over `files` (name → text); returns the 1-based lines with errors, per file. */
-export async function denoCheck(files: Record<string, string>): Promise<Map<string, Set<number>>> {
+/** One type error of a strict `deno check`: where, and its message chain (outermost first). */
+export interface CheckError {
+  line: number;
+  messages: string[];
+}
+
+/** Runs one strict `deno check` over `files` (name → text); returns the errors by 1-based line, per file. */
+export async function denoCheck(files: Record<string, string>): Promise<Map<string, Map<number, CheckError>>> {
   const dir = await Deno.makeTempDir({ prefix: "shape-check-" });
   try {
     await Deno.writeTextFile(join(dir, "deno.json"), JSON.stringify(STRICT));
@@ -122,10 +128,16 @@ export async function denoCheck(files: Record<string, string>): Promise<Map<stri
       stderr: "piped",
     }).output();
     const text = new TextDecoder().decode(out.stderr) + new TextDecoder().decode(out.stdout);
-    const errors = new Map<string, Set<number>>();
-    for (const m of text.matchAll(/at file:\/\/[^\s]*\/([^/\s]+\.ts):(\d+):\d+/g)) {
-      if (!errors.has(m[1]!)) errors.set(m[1]!, new Set());
-      errors.get(m[1]!)!.add(Number(m[2]));
+    const errors = new Map<string, Map<number, CheckError>>();
+    // Each error: `TSnnnn [ERROR]: message`, indented elaborations, the code line, its `~~~`, then
+    // `at file:///…/name.ts:line:col`.
+    for (const m of text.matchAll(/TS\d+ \[ERROR\]: ([\s\S]*?)\n\s*at file:\/\/[^\s]*\/([^/\s]+\.ts):(\d+):\d+/g)) {
+      const [, body, file, line] = m;
+      // Without the code line (shown only when short enough) and its `~~~` underline.
+      const messages = body!.split("\n").map((l) => l.trim())
+        .filter((l) => l !== "" && !/^~+$/.test(l) && !l.startsWith("export const t"));
+      if (!errors.has(file!)) errors.set(file!, new Map());
+      errors.get(file!)!.set(Number(line), { line: Number(line), messages });
     }
     if (!out.success && errors.size === 0) throw new Error(`deno check failed without positions:\n${text}`);
     return errors;
@@ -134,31 +146,87 @@ export async function denoCheck(files: Record<string, string>): Promise<Map<stri
   }
 }
 
+/** A later answer that does not type-check against the shape learned before it. */
+export interface SoundnessFailure {
+  /** `server.tool`. */
+  tool: string;
+  /** 1-based index of the answer among the tool's successful answers. */
+  answer: number;
+  /** The rendered shape it was checked against (one line). */
+  shape: string;
+  /** The innermost message of `deno check`, after the path of properties that led there. */
+  error: string;
+  /** The whole message chain. */
+  messages: string[];
+}
+
 /** Soundness: every answer after the first `n` of each case, checked against the shape after `n`. */
 export async function soundness(
   cases: readonly ToolCase[],
   n: number,
-): Promise<{ checked: number; passed: number; failures: string[] }> {
+): Promise<{ checked: number; passed: number; failures: SoundnessFailure[] }> {
   const lines: string[] = ["// generated: later answers against the shape learned from the first answers"];
-  const owners = new Map<number, string>();
+  const owners = new Map<number, Omit<SoundnessFailure, "error" | "messages">>();
   let i = 0;
   for (const c of cases) {
-    const shape = renderShape(shapeAfter(c, n));
+    const shape = renderShape(shapeAfter(c, n)).replaceAll("\n", " ").replace(/ {2,}/g, " ");
     for (const [j, { value }] of c.values.entries()) {
       if (j < n) continue;
       lines.push(`declare const v${i}: ${exactType(value).replaceAll("\n", " ")};`);
-      owners.set(
-        lines.length + 1,
-        `${c.server}.${c.tool.name} answer ${j + 1} against ${shape.replaceAll("\n", " ")}`,
-      );
-      lines.push(`export const t${i}: ${shape.replaceAll("\n", " ")} = v${i};`);
+      owners.set(lines.length + 1, { tool: `${c.server}.${c.tool.name}`, answer: j + 1, shape });
+      lines.push(`export const t${i}: ${shape} = v${i};`);
       i++;
     }
   }
   if (i === 0) return { checked: 0, passed: 0, failures: [] };
-  const errors = (await denoCheck({ "sound.ts": lines.join("\n") + "\n" })).get("sound.ts") ?? new Set();
-  const failures = [...errors].map((line) => owners.get(line) ?? `line ${line}`);
-  return { checked: i, passed: i - new Set([...errors].filter((l) => owners.has(l))).size, failures };
+  const errors = (await denoCheck({ "sound.ts": lines.join("\n") + "\n" })).get("sound.ts") ?? new Map();
+  const failures = [...errors.values()].map((e): SoundnessFailure => {
+    const owner = owners.get(e.line) ?? { tool: `line ${e.line}`, answer: 0, shape: "" };
+    return { ...owner, error: innermostError(e.messages), messages: e.messages };
+  });
+  return { checked: i, passed: i - failures.filter((f) => f.answer > 0).length, failures };
+}
+
+/** The innermost message of a chain, after the path of properties it descended (`at fields.value: …`). */
+function innermostError(messages: readonly string[]): string {
+  const path = messages.flatMap((m) =>
+    [...m.matchAll(/^(?:Types of property|The types of) '([^']+)' are incompatible/g)].map((x) => x[1])
+  );
+  const last = (messages.at(-1) ?? "").replace(/'(\{[^']{120})[^']*'/g, "'$1…'");
+  return path.length > 0 ? `at ${path.join(".")}: ${last}` : last;
+}
+
+/** What kind of change in a later answer broke the shape learned before it. */
+export type FailureKind =
+  | "missing-later"
+  | "null-later"
+  | "number-vs-string"
+  | "text-vs-media"
+  | "block-kind"
+  | "other";
+
+/** Classifies a failure by its `deno check` messages and the shape it was checked against. */
+export function classifyFailure(f: SoundnessFailure): FailureKind {
+  const all = f.messages.join("\n");
+  if (f.shape === "string" && /^Type '\[/.test(f.messages[0] ?? "")) return "text-vs-media";
+  if (/type: "(?:text|image|audio|resource|resource_link)"/.test(f.shape) && /type: "/.test(all)) {
+    if (/is missing the following properties|Types of property 'type' are incompatible/.test(all)) {
+      return "block-kind";
+    }
+  }
+  if (/Type 'null' is not assignable/.test(f.error)) return "null-later";
+  if (/is missing (?:the following properties|in type)|Property '[^']+' is missing/.test(f.error)) {
+    return "missing-later";
+  }
+  if (/Type '(?:number|string|"[^"]*")' is not assignable to type '(?:number|string)'/.test(f.error)) {
+    return "number-vs-string";
+  }
+  return "other";
+}
+
+/** One line per failure: `[kind] server.tool answer N: innermost error`. */
+export function describeFailure(f: SoundnessFailure): string {
+  return `[${classifyFailure(f)}] ${f.tool} answer ${f.answer}: ${f.error}`;
 }
 
 /** The observed lookup of one server after all its answers (as the store would hold them). */

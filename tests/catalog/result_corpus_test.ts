@@ -10,6 +10,7 @@ import {
   CORPUS_DIR,
   declarationsBeforeAfter,
   denoCheck,
+  describeFailure,
   isConcrete,
   loadResultCorpus,
   lookupAfterAll,
@@ -53,7 +54,7 @@ Deno.test("later answers type-check against the shape learned from the first thr
     const r = await soundness(undeclared, n);
     figures.push(`after ${n}: ${r.passed}/${r.checked} (${(100 * r.passed / r.checked).toFixed(1)} %)`);
     if (n === 3) {
-      assert.ok(r.passed / r.checked >= 0.97, r.failures.join("\n"));
+      assert.ok(r.passed / r.checked >= 0.97, r.failures.map(describeFailure).join("\n"));
     }
   }
   const declared = await soundness(cases.filter((c) => c.declared), 1);
@@ -61,7 +62,7 @@ Deno.test("later answers type-check against the shape learned from the first thr
     `soundness: ${figures.join(", ")}; tools with outputSchema observed as if undeclared, after 1: ` +
       `${declared.passed}/${declared.checked}`,
   );
-  assert.equal(declared.passed, declared.checked, declared.failures.join("\n"));
+  assert.equal(declared.passed, declared.checked, declared.failures.map(describeFailure).join("\n"));
 });
 
 Deno.test("every declaration rendered with observed shapes type-checks (strict deno check)", async () => {
