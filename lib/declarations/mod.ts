@@ -21,6 +21,7 @@ import { type ObservedLookup, renderObservedReturn } from "./observed_shape.ts";
 export {
   type ObservedLookup,
   type ObservedResult,
+  renderObservedType,
   renderShape,
   type Shape,
   type ShapeProperty,
@@ -270,7 +271,7 @@ function renderMethod(
   }
   const doc = withDocs && typeof tool.description === "string" ? renderJsDoc(tool.description, 1) : "";
   const learned = tool.outputSchema === undefined ? observed?.(tool) : undefined;
-  const promise = learned === undefined ? `Promise<${returns}>` : renderObservedReturn(learned, 1);
+  const promise = learned === undefined ? `Promise<${returns}>` : renderObservedReturn(learned, 1, tool);
   return `${doc}  ${renderKey(key)}(${params}): ${promise};`;
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 import { renderKey } from "./_ts_text.ts";
+import { isCursorKey, isOpenObjectKey, isValueSlotKey, mediaSwitches } from "./_shape_hints.ts";
 
 /**
  * The JSON type of the values a tool returned, never a value: JSON-serializable, so the tool cache
@@ -105,21 +106,40 @@ const INLINE_OBJECT_MAX_CHARS = 90;
  * The TypeScript type of `shape`, e.g. `{ items: { id: number; title: string }[]; next?: string }`.
  * Objects longer than 90 characters on one line are laid out one property per line, indented by
  * two spaces per level from `indent`. Property names are quoted where they are not identifiers.
- * A shape that is `"null"` alone renders `unknown` (a value seen only as `null` says nothing of
- * its type otherwise), and a property seen not `null` fewer than {@link SHAPE_SURE_SIGHTINGS}
- * times whose shape is a string, object or map (nullable in many APIs) gets `| null`. Unions
- * list `null` last.
  * Every rendering type-checks under strict `deno check` (`exactOptionalPropertyTypes` included).
+ *
+ * It declares what the answers seen showed, widened only where one answer is known not to show
+ * what the next may hold (each rule a kind of failure of the recorded corpus):
+ * - a shape that is `"null"` alone renders `unknown` (a value seen only as `null` says nothing of
+ *   its type otherwise); beside other members it stays `null`, listed last;
+ * - **null later**: a property seen not `null` fewer than {@link SHAPE_SURE_SIGHTINGS} times whose
+ *   shape is a string, object or map (nullable in many APIs; ids, counts and flags rarely) gets
+ *   `| null`, and a pagination cursor (`endCursor`, `next_cursor`, `next`…) always does;
+ * - **missing later**: the object of a free-form field (`metadata`, `extra`, `attributes`,
+ *   `payload`, `settings`…) whose values are all primitives or arrays of primitives keeps its
+ *   property names and types, but each is optional and an index signature `[key: string]: unknown`
+ *   follows: which keys one answer shows says nothing of the next (an object holding arrays or
+ *   objects there, such as a connection's `labels: { nodes }`, is a structure and stays as seen);
+ * - **number vs string**: a string or number under a name like `value` (`defaultValue`,
+ *   `field_value`: a custom field's, a setting's, a tag's, whose type is the data's own) renders
+ *   `string | number | null`;
+ * - **block kind**: content blocks with an embedded `resource` also admit a `resource_link`, and
+ *   the other way round (the same resource, linked or embedded, often by an argument's choice).
  *
  * @param shape The shape.
  * @param indent Nesting level of the line the type starts on. @default 0
  * @example
  * ```ts
  * import { renderShape } from "./observed_shape.ts";
- * renderShape({ o: [["id", "number", 0], ["next", "string", 1]] }); // "{ id: number; next?: string }"
+ * renderShape({ o: [["id", "number", 0], ["next", "string", 1]] }); // "{ id: number; next?: string | null }"
  * ```
  */
 export function renderShape(shape: Shape, indent = 0): string {
+  return render(shape, indent, false);
+}
+
+/** {@link renderShape}; `open`: `shape` is a free-form field's (its objects render open). */
+function render(shape: Shape, indent: number, open: boolean): string {
   // A value seen only as `null` says nothing of its type when it is not null (`email: null` today,
   // a string tomorrow): it is `unknown`. Beside other members (`string | null`) it stays `null`.
   if (shape === "null") return "unknown";
@@ -127,29 +147,66 @@ export function renderShape(shape: Shape, indent = 0): string {
   if ("t" in shape) return JSON.stringify(shape.t);
   if ("a" in shape) {
     if (shape.a === null) return "unknown[]";
-    const element = renderShape(shape.a, indent);
-    return typeof shape.a === "object" && "u" in shape.a ? `(${element})[]` : `${element}[]`;
+    const members = typeof shape.a === "object" && "u" in shape.a ? shape.a.u : [shape.a];
+    const extra = siblingBlocks(members);
+    const element = extra.length === 0 ? render(shape.a, indent, false) : [
+      ...members.map((m) => render(m, indent, false)),
+      ...extra,
+    ].join(" | ");
+    return members.length > 1 || extra.length > 0 ? `(${element})[]` : `${element}[]`;
   }
-  if ("r" in shape) return `Record<string, ${renderShape(shape.r, indent)}>`;
+  if ("r" in shape) return `Record<string, ${render(shape.r, indent, false)}>`;
   if ("u" in shape) {
-    const members = shape.u.filter((m) => m !== "null").map((m) => renderShape(m, indent));
+    const members = shape.u.filter((m) => m !== "null").map((m) => render(m, indent, open));
     return (shape.u.includes("null") ? [...members, "null"] : members).join(" | ");
   }
-  return renderObject(shape, indent);
+  return renderObject(shape, indent, open);
 }
 
-function renderObject(shape: ObjectShape, indent: number): string {
+function renderObject(shape: ObjectShape, indent: number, open: boolean): string {
   const members = shape.o.map(([key, value, flags]) => {
-    const type = renderShape(value, indent + 1);
-    const mayBeNull = propertySightings(flags) < SHAPE_SURE_SIGHTINGS && isNullableKind(value);
-    return `${renderKey(key)}${isOptionalProperty(flags) ? "?" : ""}: ${type}${mayBeNull ? " | null" : ""}`;
+    const optional = open || isOptionalProperty(flags) ? "?" : "";
+    if (isValueSlotKey(key) && isStringOrNumber(value)) {
+      return `${renderKey(key)}${optional}: string | number | null`;
+    }
+    const type = render(value, indent + 1, isOpenObjectKey(key) && isFlatObject(value));
+    const mayBeNull = isNullableKind(value) &&
+      (propertySightings(flags) < SHAPE_SURE_SIGHTINGS || (isCursorKey(key) && value === "string"));
+    return `${renderKey(key)}${optional}: ${type}${mayBeNull ? " | null" : ""}`;
   });
-  if (shape.x) members.push("[key: string]: unknown");
+  if (shape.x || (open && members.length > 0)) members.push("[key: string]: unknown");
   if (members.length === 0) return "{}";
   const inline = `{ ${members.join("; ")} }`;
   if (inline.length <= INLINE_OBJECT_MAX_CHARS && !inline.includes("\n")) return inline;
   const pad = "  ".repeat(indent + 1);
   return `{\n${members.map((m) => `${pad}${m};`).join("\n")}\n${"  ".repeat(indent)}}`;
+}
+
+/**
+ * An object (or objects, or `null`) whose properties are all strings, numbers, booleans, `null` or
+ * arrays of them: a free-form field's bag of values (`{ title, value, filename }`), not a structure
+ * such as a connection's `{ nodes: […] }` under `labels`.
+ */
+function isFlatObject(shape: Shape): boolean {
+  if (typeof shape !== "object") return false;
+  if ("u" in shape) {
+    return shape.u.some((m) => m !== "null") && shape.u.every((m) => m === "null" || isFlatObject(m));
+  }
+  return "o" in shape && shape.o.every(([, v]) => isScalar(v));
+}
+
+/** A primitive, an array of primitives, or a union of them. */
+function isScalar(shape: Shape, inArray = false): boolean {
+  if (typeof shape === "string") return true;
+  if ("a" in shape) return !inArray && (shape.a === null || isScalar(shape.a, true));
+  return "u" in shape && shape.u.every((m) => isScalar(m, inArray));
+}
+
+/** Strings, numbers and `null` only (at least one string or number): a value slot's shapes. */
+function isStringOrNumber(shape: Shape): boolean {
+  if (shape === "string" || shape === "number") return true;
+  return typeof shape === "object" && "u" in shape && shape.u.some((m) => m !== "null") &&
+    shape.u.every((m) => m === "string" || m === "number" || m === "null");
 }
 
 /** Strings, objects and maps (and unions of them without `null`): often `null` in APIs (ids and counts rarely). */
@@ -160,6 +217,53 @@ function isNullableKind(shape: Shape): boolean {
   return "o" in shape || "r" in shape;
 }
 
+/** The `type` tag of a content block's shape, if it is one. */
+function blockTag(shape: Shape): string | undefined {
+  if (typeof shape !== "object" || !("o" in shape)) return undefined;
+  const tag = shape.o.find((p) => p[0] === "type")?.[1];
+  return typeof tag === "object" && "t" in tag ? tag.t : undefined;
+}
+
+/** The two forms of a resource in content blocks, as the MCP specification declares them. */
+const RESOURCE_BLOCK =
+  '{ type: "resource"; resource: { uri: string; mimeType?: string; text?: string; blob?: string } }';
+const RESOURCE_LINK_BLOCK =
+  '{ type: "resource_link"; uri: string; name: string; mimeType?: string; description?: string }';
+const TEXT_BLOCK = '{ type: "text"; text: string }';
+const MEDIA_BLOCKS = {
+  image: '{ type: "image"; data: string; mimeType: string }',
+  audio: '{ type: "audio"; data: string; mimeType: string }',
+} as const;
+
+/** The resource form not seen beside the one seen among content blocks' `members`, rendered. */
+function siblingBlocks(members: readonly Shape[]): string[] {
+  const tags = new Set(members.map(blockTag));
+  if (tags.has("resource") && !tags.has("resource_link")) return [RESOURCE_LINK_BLOCK];
+  if (tags.has("resource_link") && !tags.has("resource")) return [RESOURCE_BLOCK];
+  return [];
+}
+
+/**
+ * The type of a tool's observed results as declared: {@link renderShape}, except that a tool seen
+ * answering text alone whose input schema has a switch that adds media (`includeImage: boolean`)
+ * is declared `string | ({ type: "text"; text: string } | { type: "image"; … })[]` (**text vs
+ * media**: with the switch on, the answer is content blocks, which the script receives as they are).
+ *
+ * @param observed The tool's observed result.
+ * @param options.tool The tool as listed (its input schema is read). @default none
+ * @param options.indent Nesting level of the line the type starts on. @default 0
+ */
+export function renderObservedType(
+  observed: Pick<ObservedResult, "shape">,
+  options: { tool?: { inputSchema?: unknown } | undefined; indent?: number } = {},
+): string {
+  const type = renderShape(observed.shape, options.indent ?? 0);
+  if (observed.shape !== "string" || options.tool === undefined) return type;
+  const media = mediaSwitches(options.tool.inputSchema);
+  if (media.length === 0) return type;
+  return `string | (${[TEXT_BLOCK, ...media.map((kind) => MEDIA_BLOCKS[kind])].join(" | ")})[]`;
+}
+
 /**
  * The marked return type of a method whose result type was learned, e.g.
  * `/** Returns (observed in 12 calls): *\/ Promise<{ id: number }>` (the marker says it is a
@@ -167,8 +271,13 @@ function isNullableKind(shape: Shape): boolean {
  *
  * @param observed The tool's observed result.
  * @param indent Nesting level of the method's line. @default 1
+ * @param tool The tool as listed, for {@link renderObservedType}. @default none
  */
-export function renderObservedReturn(observed: ObservedResult, indent = 1): string {
+export function renderObservedReturn(
+  observed: ObservedResult,
+  indent = 1,
+  tool?: { inputSchema?: unknown },
+): string {
   const calls = `${observed.calls} call${observed.calls === 1 ? "" : "s"}`;
-  return `/** Returns (observed in ${calls}): */ Promise<${renderShape(observed.shape, indent)}>`;
+  return `/** Returns (observed in ${calls}): */ Promise<${renderObservedType(observed, { tool, indent })}>`;
 }

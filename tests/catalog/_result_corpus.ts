@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Tool } from "../../lib/backends/connection.ts";
 import { unwrapToolResult } from "../../lib/catalog/result_unwrap.ts";
 import { boundShape, deriveShape, mergeShapes } from "../../lib/catalog/result_shape.ts";
-import { renderShape, type Shape } from "../../lib/declarations/observed_shape.ts";
+import { renderObservedType, type Shape } from "../../lib/declarations/observed_shape.ts";
 import { type ObservedLookup, renderDeclarations } from "../../lib/declarations/mod.ts";
 import { REPO_ROOT } from "../_fakes_foundation.ts";
 
@@ -110,7 +110,9 @@ export interface CheckError {
 }
 
 /** Runs one strict `deno check` over `files` (name → text); returns the errors by 1-based line, per file. */
-export async function denoCheck(files: Record<string, string>): Promise<Map<string, Map<number, CheckError>>> {
+export async function denoCheck(
+  files: Record<string, string>,
+): Promise<Map<string, Map<number, CheckError>>> {
   const dir = await Deno.makeTempDir({ prefix: "shape-check-" });
   try {
     await Deno.writeTextFile(join(dir, "deno.json"), JSON.stringify(STRICT));
@@ -131,7 +133,9 @@ export async function denoCheck(files: Record<string, string>): Promise<Map<stri
     const errors = new Map<string, Map<number, CheckError>>();
     // Each error: `TSnnnn [ERROR]: message`, indented elaborations, the code line, its `~~~`, then
     // `at file:///…/name.ts:line:col`.
-    for (const m of text.matchAll(/TS\d+ \[ERROR\]: ([\s\S]*?)\n\s*at file:\/\/[^\s]*\/([^/\s]+\.ts):(\d+):\d+/g)) {
+    for (
+      const m of text.matchAll(/TS\d+ \[ERROR\]: ([\s\S]*?)\n\s*at file:\/\/[^\s]*\/([^/\s]+\.ts):(\d+):\d+/g)
+    ) {
       const [, body, file, line] = m;
       // Without the code line (shown only when short enough) and its `~~~` underline.
       const messages = body!.split("\n").map((l) => l.trim())
@@ -169,7 +173,9 @@ export async function soundness(
   const owners = new Map<number, Omit<SoundnessFailure, "error" | "messages">>();
   let i = 0;
   for (const c of cases) {
-    const shape = renderShape(shapeAfter(c, n)).replaceAll("\n", " ").replace(/ {2,}/g, " ");
+    // The type the declaration shows (`renderDeclarations` renders it so, with the tool's input schema).
+    const shape = renderObservedType({ shape: shapeAfter(c, n) }, { tool: c.tool }).replaceAll("\n", " ")
+      .replace(/ {2,}/g, " ");
     for (const [j, { value }] of c.values.entries()) {
       if (j < n) continue;
       lines.push(`declare const v${i}: ${exactType(value).replaceAll("\n", " ")};`);

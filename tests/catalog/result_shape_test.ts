@@ -7,7 +7,12 @@ import {
   SHAPE_MAX_BYTES,
   SHAPE_MAX_KEYS,
 } from "../../lib/catalog/result_shape.ts";
-import { renderObservedReturn, renderShape, type Shape } from "../../lib/declarations/observed_shape.ts";
+import {
+  renderObservedReturn,
+  renderObservedType,
+  renderShape,
+  type Shape,
+} from "../../lib/declarations/observed_shape.ts";
 import {
   isShape,
   ObservedResults,
@@ -198,7 +203,8 @@ Deno.test("deriveShape() types content blocks as the protocol does: its required
   assert.equal(
     renderShape(deriveShape(blocks, { contentBlocks: true })),
     '({\n  type: "resource_link";\n  uri: string;\n  name: string;\n  mimeType?: string;\n' +
-      '  annotations?: { priority: number };\n} | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string } })[]',
+      "  annotations?: { priority?: number; [key: string]: unknown };\n" +
+      '} | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string } })[]',
   );
 });
 
@@ -217,4 +223,87 @@ Deno.test("deriveShape() makes a map of 8 or more field-named keys whose values 
 Deno.test("mergeShapes() makes a map of a collection whose keys differ from answer to answer", () => {
   const answers = ["ann", "ben", "cid", "dan", "eve", "fay", "gus", "hal"].map((n) => ({ [n]: { id: 1 } }));
   assert.equal(render(answers[0], answers.slice(1)), "Record<string, { id: number }>");
+});
+
+Deno.test("renderShape() declares a free-form field's flat object open: names and types kept, each optional", () => {
+  const issue = { id: 1, metadata: { title: "t", value: "v", filename: "f.tsx" } };
+  assert.equal(
+    render(issue),
+    "{\n  id: number;\n  metadata: {\n    title?: string | null;\n    value?: string | number | null;\n" +
+      "    filename?: string | null;\n    [key: string]: unknown;\n  } | null;\n}",
+  );
+  // A later answer with only `title` fits; arrays of primitives are values too.
+  assert.equal(
+    render({ extra: { title: "t", audience: ["user"] } }),
+    "{ extra: { title?: string | null; audience?: string[]; [key: string]: unknown } | null }",
+  );
+});
+
+Deno.test("renderShape() keeps an object under a free-form name that holds records as seen", () => {
+  const issue = { labels: { nodes: [{ id: "a", name: "bug" }] } };
+  assert.equal(render(issue), "{ labels: { nodes: { id: string | null; name: string | null }[] } | null }");
+});
+
+Deno.test("renderShape() declares a value slot seen as a string or a number as string | number | null", () => {
+  assert.equal(
+    render({ fields: [{ name: "Priority", value: "High" }] }),
+    "{ fields: { name: string | null; value: string | number | null }[] }",
+  );
+  assert.equal(
+    render({ defaultValue: 3, count: 3 }),
+    "{ defaultValue: string | number | null; count: number }",
+  );
+  // Booleans, objects and arrays there stay as seen.
+  assert.equal(render({ value: true }), "{ value: boolean }");
+  assert.equal(render({ value: [1] }), "{ value: number[] }");
+});
+
+Deno.test("renderShape() keeps | null on a pagination cursor however many answers had one", () => {
+  const page = { pageInfo: { endCursor: "Y3Vy", hasNextPage: true }, title: "t" };
+  const shape = [page, page, page].map((v) => deriveShape(v)).reduce((a, b) => mergeShapes(a, b));
+  assert.equal(
+    renderShape(shape),
+    "{ pageInfo: { endCursor: string | null; hasNextPage: boolean }; title: string }",
+  );
+});
+
+Deno.test("renderShape() admits both forms of a resource among content blocks when one was seen", () => {
+  const link = [{ type: "resource_link", uri: "demo://a", name: "a" }];
+  assert.equal(
+    renderShape(deriveShape(link, { contentBlocks: true })),
+    '({ type: "resource_link"; uri: string; name: string } | ' +
+      '{ type: "resource"; resource: { uri: string; mimeType?: string; text?: string; blob?: string } })[]',
+  );
+  const embedded = [{ type: "resource", resource: { uri: "demo://b", blob: "aGk=" } }];
+  assert.match(
+    renderShape(deriveShape(embedded, { contentBlocks: true })),
+    /\| \{ type: "resource_link"; uri: string; name: string;/,
+  );
+  const image = [{ type: "image", data: "aGk=", mimeType: "image/png" }];
+  assert.equal(
+    renderShape(deriveShape(image, { contentBlocks: true })),
+    '{ type: "image"; data: string; mimeType: string }[]',
+  );
+});
+
+Deno.test("renderObservedType() declares text or media blocks for a text tool with a switch that adds an image", () => {
+  const tool = {
+    inputSchema: {
+      type: "object",
+      properties: { includeImage: { type: "boolean" }, messageType: { type: "string" } },
+    },
+  };
+  assert.equal(
+    renderObservedType({ shape: "string" }, { tool }),
+    'string | ({ type: "text"; text: string } | { type: "image"; data: string; mimeType: string })[]',
+  );
+  // No switch, or one that is not a boolean: the text seen.
+  assert.equal(
+    renderObservedType({ shape: "string" }, { tool: { inputSchema: { type: "object" } } }),
+    "string",
+  );
+  const named = { inputSchema: { properties: { includeImage: { type: "string" } } } };
+  assert.equal(renderObservedType({ shape: "string" }, { tool: named }), "string");
+  // Answers seen as media already declare what they were.
+  assert.equal(renderObservedType({ shape: { a: "unknown" } }, { tool }), "unknown[]");
 });
