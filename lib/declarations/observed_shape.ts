@@ -3,6 +3,13 @@
  * text): the {@link Shape} data model that the catalog derives and stores, and its rendering as a
  * TypeScript type that a later answer's value type-checks against.
  *
+ * The stored shape is what the answers showed; what one answer cannot show is decided here, when it
+ * is rendered (so a rule applies to shapes already in the cache, and nothing but shapes is stored):
+ * a string, object or map seen non-null fewer than 3 times may be `null`; a free-form field's flat
+ * object is open; a value slot is `string | number | null`; a pagination cursor may be `null`;
+ * content blocks admit both forms of a resource; a text tool with a media switch may answer blocks
+ * (see {@link renderShape} and {@link renderObservedType}; the names are in `_shape_hints.ts`).
+ *
  * @module
  */
 import { renderKey } from "./_ts_text.ts";

@@ -75,6 +75,17 @@ if (wanted.has("everything")) {
     ["toggle-subscriber-updates", {}],
     ["gzip-file-as-resource", { name: "a.gz", data: "data:text/plain;base64,aGVsbG8=", outputType: "resourceLink" }],
     ["gzip-file-as-resource", { name: "b.gz", data: "data:text/plain;base64,d29ybGQ=", outputType: "resource" }],
+    // Added later (held out: recorded after the rendering rules were chosen) — the same tools with
+    // other arguments, as a script would call them.
+    ["get-annotated-message", { messageType: "error", includeImage: true }],
+    ["get-annotated-message", { messageType: "success", includeImage: false }],
+    ["get-resource-links", { count: 1 }],
+    ["get-resource-links", { count: 3 }],
+    ["get-resource-reference", { resourceType: "Blob", resourceId: 4 }],
+    ["get-resource-reference", { resourceType: "Text", resourceId: 6 }],
+    ["gzip-file-as-resource", { name: "c.gz", data: "data:text/plain;base64,aGk=", outputType: "resourceLink" }],
+    ["gzip-file-as-resource", { name: "d.gz", data: "data:text/plain;base64,eW8=", outputType: "resource" }],
+    ["get-tiny-image", {}],
   ], "@modelcontextprotocol/server-everything 2026.8.31, run for real (stdio)");
 }
 
@@ -132,6 +143,27 @@ if (wanted.has("memory")) {
     ["delete_observations", { deletions: [{ entityName: "Ada", observations: ["met Babbage"] }] }],
     ["delete_relations", { relations: [{ from: "Ada", to: "Engine", relationType: "designed" }] }],
     ["delete_entities", { entityNames: ["Engine"] }],
+    ["read_graph", {}],
+    // Added later (held out: recorded after the rendering rules were chosen).
+    ["create_entities", {
+      entities: [
+        { name: "Grace", entityType: "person", observations: ["wrote a compiler", "found a moth"] },
+        { name: "Mark I", entityType: "machine", observations: [] },
+      ],
+    }],
+    ["create_relations", {
+      relations: [
+        { from: "Grace", to: "Mark I", relationType: "programmed" },
+        { from: "Ada", to: "Grace", relationType: "inspired" },
+      ],
+    }],
+    ["read_graph", {}],
+    ["search_nodes", { query: "person" }],
+    ["open_nodes", { names: ["Ada", "Grace", "Nobody"] }],
+    ["add_observations", {
+      observations: [{ entityName: "Grace", contents: ["admiral"] }, { entityName: "Mark I", contents: ["1944"] }],
+    }],
+    ["delete_entities", { entityNames: ["Mark I"] }],
     ["read_graph", {}],
   ], "@modelcontextprotocol/server-memory 2026.8.31, run for real (stdio) on a temporary file");
   await Deno.remove(dir, { recursive: true });
