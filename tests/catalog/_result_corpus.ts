@@ -12,6 +12,12 @@ import { type ObservedLookup, renderDeclarations } from "../../lib/declarations/
 import { REPO_ROOT } from "../_fakes_foundation.ts";
 
 export const CORPUS_DIR = join(REPO_ROOT, "testdata/catalog/results");
+/**
+ * The held-out corpus: real and API-shaped answers recorded after the render rules were chosen, of
+ * servers, APIs and arguments those rules were not fitted on (`held_out/record.ts`,
+ * `held_out/api_shaped.ts`); measured apart from the fitted corpus.
+ */
+export const HELD_OUT_DIR = join(CORPUS_DIR, "held_out");
 
 /** One recorded server: its `tools/list` and its answers in the order they were recorded. */
 export interface CorpusServer {
@@ -25,11 +31,12 @@ export interface CorpusServer {
   }[];
 }
 
-export async function loadResultCorpus(): Promise<CorpusServer[]> {
+/** The servers of one corpus folder (the fitted corpus by default, or {@link HELD_OUT_DIR}), by name. */
+export async function loadResultCorpus(dir = CORPUS_DIR): Promise<CorpusServer[]> {
   const out: CorpusServer[] = [];
-  for await (const entry of Deno.readDir(CORPUS_DIR)) {
-    if (entry.name.endsWith(".json")) {
-      out.push(JSON.parse(await Deno.readTextFile(join(CORPUS_DIR, entry.name))));
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isFile && entry.name.endsWith(".json")) {
+      out.push(JSON.parse(await Deno.readTextFile(join(dir, entry.name))));
     }
   }
   return out.sort((a, b) => a.server.localeCompare(b.server));
