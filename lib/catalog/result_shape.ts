@@ -162,9 +162,16 @@ function deriveObject(value: object, depth: number, walk: Walk): Shape {
     : undefined;
   const required = isResource ? RESOURCE_REQUIRED : tag === undefined ? undefined : BLOCK_REQUIRED[tag];
   const seen = isBlock || isResource ? SURE : SEEN_ONCE;
+  // A tagged variant (`{ type: "database_id", database_id: … }`, a Notion block's `paragraph`): the
+  // property the `type` tag names is the variant's own, another variant has another (only whether a
+  // key equals the tag is looked at; the tag itself is not kept).
+  const variant = tag === undefined && typeof record.type === "string" && record.type !== "type"
+    ? record.type
+    : undefined;
   for (const key of keys) {
     const item = record[key];
-    const flags = (item === null ? 0 : seen) | (required !== undefined && !required.includes(key) ? 1 : 0);
+    const optional = (required !== undefined && !required.includes(key)) || key === variant;
+    const flags = (item === null ? 0 : seen) | (optional ? 1 : 0);
     if (tag !== undefined && key === "type") {
       props.push([key, { t: tag }, flags]);
       walk.nodes--;

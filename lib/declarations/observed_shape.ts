@@ -142,11 +142,18 @@ const INLINE_OBJECT_MAX_CHARS = 90;
  * ```
  */
 export function renderShape(shape: Shape, indent = 0): string {
-  return render(shape, indent, false);
+  return render(shape, indent, "closed");
 }
 
+/**
+ * How an object renders: as seen (`closed`); a free-form field's (`open`: every property optional,
+ * then `[key: string]: unknown`); an item of a list whose items differ in the fields they have
+ * (`loose`: every property optional).
+ */
+type ObjectMode = "closed" | "open" | "loose";
+
 /** {@link renderShape}; `open`: `shape` is a free-form field's (its objects render open). */
-function render(shape: Shape, indent: number, open: boolean): string {
+function render(shape: Shape, indent: number, mode: ObjectMode): string {
   // A value seen only as `null` says nothing of its type when it is not null (`email: null` today,
   // a string tomorrow): it is `unknown`. Beside other members (`string | null`) it stays `null`.
   if (shape === "null") return "unknown";
@@ -156,32 +163,40 @@ function render(shape: Shape, indent: number, open: boolean): string {
     if (shape.a === null) return "unknown[]";
     const members = typeof shape.a === "object" && "u" in shape.a ? shape.a.u : [shape.a];
     const extra = siblingBlocks(members);
-    const element = extra.length === 0 ? render(shape.a, indent, false) : [
-      ...members.map((m) => render(m, indent, false)),
+    // Items that differ in the fields they have (some left out of some items) are variants: which
+    // of their fields the next item has, the ones seen cannot tell.
+    const items: ObjectMode = members.some(hasOptionalProperty) ? "loose" : "closed";
+    const element = extra.length === 0 ? render(shape.a, indent, items) : [
+      ...members.map((m) => render(m, indent, items)),
       ...extra,
     ].join(" | ");
     return members.length > 1 || extra.length > 0 ? `(${element})[]` : `${element}[]`;
   }
-  if ("r" in shape) return `Record<string, ${render(shape.r, indent, false)}>`;
+  if ("r" in shape) {
+    // Values of different kinds (a string, an object, an array) are a record's fields under keys
+    // that look like ids (Jira's `customfield_10016`), only the first of which were sampled: any value.
+    return `Record<string, ${isMixedKinds(shape.r) ? "unknown" : render(shape.r, indent, "closed")}>`;
+  }
   if ("u" in shape) {
-    const members = shape.u.filter((m) => m !== "null").map((m) => render(m, indent, open));
+    const members = shape.u.filter((m) => m !== "null").map((m) => render(m, indent, mode));
     return (shape.u.includes("null") ? [...members, "null"] : members).join(" | ");
   }
-  return renderObject(shape, indent, open);
+  return renderObject(shape, indent, mode);
 }
 
-function renderObject(shape: ObjectShape, indent: number, open: boolean): string {
+function renderObject(shape: ObjectShape, indent: number, mode: ObjectMode): string {
   const members = shape.o.map(([key, value, flags]) => {
-    const optional = open || isOptionalProperty(flags) ? "?" : "";
+    const cursor = isCursorKey(key) && value === "string";
+    const optional = mode !== "closed" || cursor || isPagingObject(value) || isOptionalProperty(flags) ? "?" : "";
     if (isValueSlotKey(key) && isStringOrNumber(value)) {
       return `${renderKey(key)}${optional}: string | number | null`;
     }
-    const type = render(value, indent + 1, isOpenObjectKey(key) && isFlatObject(value));
+    const type = render(value, indent + 1, isOpenObjectKey(key) && isFlatObject(value) ? "open" : "closed");
     const mayBeNull = isNullableKind(value) &&
-      (propertySightings(flags) < SHAPE_SURE_SIGHTINGS || (isCursorKey(key) && value === "string"));
+      (propertySightings(flags) < SHAPE_SURE_SIGHTINGS || cursor);
     return `${renderKey(key)}${optional}: ${type}${mayBeNull ? " | null" : ""}`;
   });
-  if (shape.x || (open && members.length > 0)) members.push("[key: string]: unknown");
+  if (shape.x || (mode === "open" && members.length > 0)) members.push("[key: string]: unknown");
   if (members.length === 0) return "{}";
   const inline = `{ ${members.join("; ")} }`;
   if (inline.length <= INLINE_OBJECT_MAX_CHARS && !inline.includes("\n")) return inline;
@@ -209,6 +224,30 @@ function isScalar(shape: Shape, inArray = false): boolean {
   return "u" in shape && shape.u.every((m) => isScalar(m, inArray));
 }
 
+/** An object (not a content block) with a property some of its values lacked. */
+function hasOptionalProperty(shape: Shape): boolean {
+  return typeof shape === "object" && "o" in shape && blockTag(shape) === undefined &&
+    shape.o.some(([, , flags]) => isOptionalProperty(flags));
+}
+
+/**
+ * An object that holds cursors only (Slack's `response_metadata: { next_cursor }`): a page's
+ * pagination, which an API leaves out when there is no other page.
+ */
+function isPagingObject(shape: Shape): boolean {
+  return typeof shape === "object" && "o" in shape && shape.o.length > 0 &&
+    shape.o.every(([key, value]) => isCursorKey(key) && value === "string");
+}
+
+/** A union with members of two or more kinds among primitives, arrays and objects (`null` aside). */
+function isMixedKinds(shape: Shape): boolean {
+  if (typeof shape !== "object" || !("u" in shape)) return false;
+  const kinds = new Set(shape.u.filter((m) => m !== "null").map((m) =>
+    typeof m === "string" || "t" in m ? "p" : "a" in m ? "a" : "o"
+  ));
+  return kinds.size > 1;
+}
+
 /** Strings, numbers and `null` only (at least one string or number): a value slot's shapes. */
 function isStringOrNumber(shape: Shape): boolean {
   if (shape === "string" || shape === "number") return true;
@@ -229,6 +268,13 @@ function blockTag(shape: Shape): string | undefined {
   if (typeof shape !== "object" || !("o" in shape)) return undefined;
   const tag = shape.o.find((p) => p[0] === "type")?.[1];
   return typeof tag === "object" && "t" in tag ? tag.t : undefined;
+}
+
+/** An array of content blocks (its elements carry a block `type` tag). */
+function isBlockArray(shape: Shape): boolean {
+  if (typeof shape !== "object" || !("a" in shape) || shape.a === null) return false;
+  const members = typeof shape.a === "object" && "u" in shape.a ? shape.a.u : [shape.a];
+  return members.some((m) => blockTag(m) !== undefined);
 }
 
 /** The two forms of a resource in content blocks, as the MCP specification declares them. */
@@ -265,9 +311,13 @@ export function renderObservedType(
   options: { tool?: { inputSchema?: unknown } | undefined; indent?: number } = {},
 ): string {
   const type = renderShape(observed.shape, options.indent ?? 0);
-  if (observed.shape !== "string" || options.tool === undefined) return type;
+  if (options.tool === undefined) return type;
+  const blocks = isBlockArray(observed.shape);
+  if (observed.shape !== "string" && !blocks) return type;
   const media = mediaSwitches(options.tool.inputSchema);
   if (media.length === 0) return type;
+  // Seen with the switch off: text; seen with it on: blocks, and text alone once it is off again.
+  if (blocks) return `string | ${type}`;
   return `string | (${[TEXT_BLOCK, ...media.map((kind) => MEDIA_BLOCKS[kind])].join(" | ")})[]`;
 }
 
