@@ -165,7 +165,7 @@ function render(shape: Shape, indent: number, mode: ObjectMode): string {
     const extra = siblingBlocks(members);
     // Items that differ in the fields they have (some left out of some items) are variants: which
     // of their fields the next item has, the ones seen cannot tell.
-    const items: ObjectMode = members.some(hasOptionalProperty) ? "loose" : "closed";
+    const items: ObjectMode = members.some(isOfSeveralKinds) ? "loose" : "closed";
     const element = extra.length === 0 ? render(shape.a, indent, items) : [
       ...members.map((m) => render(m, indent, items)),
       ...extra,
@@ -224,10 +224,17 @@ function isScalar(shape: Shape, inArray = false): boolean {
   return "u" in shape && shape.u.every((m) => isScalar(m, inArray));
 }
 
-/** An object (not a content block) with a property some of its values lacked. */
-function hasOptionalProperty(shape: Shape): boolean {
+/**
+ * Properties some items of a list lack, at least, for the items to be of several kinds (a bot's
+ * message, a user's, a thread's) rather than one kind with an optional part (a GitHub issue's
+ * `pull_request`).
+ */
+const VARIANT_ITEM_OPTIONALS = 2;
+
+/** An object (not a content block) with {@link VARIANT_ITEM_OPTIONALS} or more properties some of its values lacked. */
+function isOfSeveralKinds(shape: Shape): boolean {
   return typeof shape === "object" && "o" in shape && blockTag(shape) === undefined &&
-    shape.o.some(([, , flags]) => isOptionalProperty(flags));
+    shape.o.filter(([, , flags]) => isOptionalProperty(flags)).length >= VARIANT_ITEM_OPTIONALS;
 }
 
 /**

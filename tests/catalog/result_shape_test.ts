@@ -258,13 +258,51 @@ Deno.test("renderShape() declares a value slot seen as a string or a number as s
   assert.equal(render({ value: [1] }), "{ value: number[] }");
 });
 
-Deno.test("renderShape() keeps | null on a pagination cursor however many answers had one", () => {
+Deno.test("renderShape() declares a pagination cursor optional and | null however many answers had one", () => {
   const page = { pageInfo: { endCursor: "Y3Vy", hasNextPage: true }, title: "t" };
   const shape = [page, page, page].map((v) => deriveShape(v)).reduce((a, b) => mergeShapes(a, b));
   assert.equal(
     renderShape(shape),
-    "{ pageInfo: { endCursor: string | null; hasNextPage: boolean }; title: string }",
+    "{ pageInfo: { endCursor?: string | null; hasNextPage: boolean }; title: string }",
   );
+});
+
+Deno.test("renderShape() declares an object of cursors only optional (pagination left out on the last page)", () => {
+  const history = { ok: true, response_metadata: { next_cursor: "bmV4dA==" } };
+  const shape = [history, history, history].map((v) => deriveShape(v)).reduce((a, b) => mergeShapes(a, b));
+  assert.equal(renderShape(shape), "{ ok: boolean; response_metadata?: { next_cursor?: string | null } }");
+});
+
+Deno.test("deriveShape() makes the property a type tag names optional (a tagged variant's own)", () => {
+  const parent = { type: "database_id", database_id: "d9824bdc" };
+  assert.equal(renderShape(deriveShape(parent)), "{ type: string | null; database_id?: string | null }");
+  // A later variant with another property fits; a `type` naming no property changes nothing.
+  assert.equal(renderShape(deriveShape({ type: "bug", title: "t" })), "{ type: string | null; title: string | null }");
+  // The tag itself is not kept.
+  assert.doesNotMatch(JSON.stringify(deriveShape(parent)), /"database_id","?[^,]*"database_id"/);
+});
+
+Deno.test("renderShape() declares every property of list items optional when the items differ in several fields", () => {
+  const history = {
+    messages: [{ ts: "1", user: "U1" }, { ts: "2", user: "U2", thread_ts: "2", reply_count: 1 }],
+  };
+  assert.equal(
+    renderShape(deriveShape(history)).replace(/\s+/g, " "),
+    "{ messages: { ts?: string | null; user?: string | null; thread_ts?: string | null; reply_count?: number; }[]; }",
+  );
+  // Items alike, or one kind with one optional part (an issue's `pull_request`), stay as seen.
+  assert.equal(renderShape(deriveShape({ items: [{ id: 1 }, { id: 2 }] })), "{ items: { id: number }[] }");
+  assert.equal(
+    renderShape(deriveShape({ items: [{ id: 1 }, { id: 2, pr: 3 }] })),
+    "{ items: { id: number; pr?: number }[] }",
+  );
+});
+
+Deno.test("renderShape() declares a map whose values are of different kinds Record<string, unknown>", () => {
+  const fields = { summary: "s", customfield_10020: [{ id: 1 }], customfield_10016: 5, status: { name: "Done" } };
+  assert.equal(renderShape(deriveShape({ fields })), "{ fields: Record<string, unknown> | null }");
+  // Values of one kind keep their type.
+  assert.equal(renderShape(deriveShape({ m: { "a@b.c": 1, "d@e.f": 2 } })), "{ m: Record<string, number> | null }");
 });
 
 Deno.test("renderShape() admits both forms of a resource among content blocks when one was seen", () => {
@@ -284,6 +322,14 @@ Deno.test("renderShape() admits both forms of a resource among content blocks wh
     renderShape(deriveShape(image, { contentBlocks: true })),
     '{ type: "image"; data: string; mimeType: string }[]',
   );
+});
+
+Deno.test("renderObservedType() declares text or blocks for a tool seen answering blocks with a media switch", () => {
+  const tool = { inputSchema: { type: "object", properties: { includeImage: { type: "boolean" } } } };
+  const blocks = [{ type: "text", text: "t" }, { type: "image", data: "aGk=", mimeType: "image/png" }];
+  const shape = deriveShape(blocks, { contentBlocks: true });
+  assert.equal(renderObservedType({ shape }, { tool }), `string | ${renderShape(shape)}`);
+  assert.equal(renderObservedType({ shape }, { tool: { inputSchema: { type: "object" } } }), renderShape(shape));
 });
 
 Deno.test("renderObservedType() declares text or media blocks for a text tool with a switch that adds an image", () => {
