@@ -26,8 +26,8 @@ import type { CallOutcome } from "../lib/catalog/catalog_types.ts";
 import {
   type CorpusServer,
   declarationsBeforeAfter,
-  HELD_OUT_DIR,
   describeFailure,
+  HELD_OUT_DIR,
   isConcrete,
   loadResultCorpus,
   shapeAfter,
@@ -205,7 +205,8 @@ const figures: Figure[] = [
   },
   ...sound.map((s): Figure => ({
     id: `soundness${s.n}`,
-    figure: `fitted corpus: soundness of later answers, shape after ${s.n} answer(s) (${s.passed}/${s.checked})`,
+    figure:
+      `fitted corpus: soundness of later answers, shape after ${s.n} answer(s) (${s.passed}/${s.checked})`,
     goal: "≥ 97 %",
     unit: "%",
     ours: single(100 * s.passed / s.checked),
@@ -215,7 +216,8 @@ const figures: Figure[] = [
   })),
   {
     id: "heldOutCoverage",
-    figure: `held-out corpus: coverage after 1 call (${heldOutJsonOrMedia.length} tools with JSON or media answers)`,
+    figure:
+      `held-out corpus: coverage after 1 call (${heldOutJsonOrMedia.length} tools with JSON or media answers)`,
     goal: "≥ 95 %",
     unit: "%",
     ours: single(100 * heldOutCoverage),

@@ -187,7 +187,9 @@ function render(shape: Shape, indent: number, mode: ObjectMode): string {
 function renderObject(shape: ObjectShape, indent: number, mode: ObjectMode): string {
   const members = shape.o.map(([key, value, flags]) => {
     const cursor = isCursorKey(key) && value === "string";
-    const optional = mode !== "closed" || cursor || isPagingObject(value) || isOptionalProperty(flags) ? "?" : "";
+    const optional = mode !== "closed" || cursor || isPagingObject(value) || isOptionalProperty(flags)
+      ? "?"
+      : "";
     if (isValueSlotKey(key) && isStringOrNumber(value)) {
       return `${renderKey(key)}${optional}: string | number | null`;
     }
@@ -249,9 +251,11 @@ function isPagingObject(shape: Shape): boolean {
 /** A union with members of two or more kinds among primitives, arrays and objects (`null` aside). */
 function isMixedKinds(shape: Shape): boolean {
   if (typeof shape !== "object" || !("u" in shape)) return false;
-  const kinds = new Set(shape.u.filter((m) => m !== "null").map((m) =>
-    typeof m === "string" || "t" in m ? "p" : "a" in m ? "a" : "o"
-  ));
+  const kinds = new Set(
+    shape.u.filter((m) => m !== "null").map((m) =>
+      typeof m === "string" || "t" in m ? "p" : "a" in m ? "a" : "o"
+    ),
+  );
   return kinds.size > 1;
 }
 

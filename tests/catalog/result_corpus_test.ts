@@ -8,10 +8,10 @@ import { SHAPE_MAX_BYTES } from "../../lib/catalog/result_shape.ts";
 import { renderDeclarations } from "../../lib/declarations/mod.ts";
 import {
   CORPUS_DIR,
-  HELD_OUT_DIR,
   declarationsBeforeAfter,
   denoCheck,
   describeFailure,
+  HELD_OUT_DIR,
   isConcrete,
   loadResultCorpus,
   lookupAfterAll,
@@ -96,7 +96,11 @@ Deno.test("held-out later answers type-check against the shape learned from the 
     assert.ok(r.passed / r.checked >= 0.97, `after ${n}:\n${r.failures.map(describeFailure).join("\n")}`);
   }
   const declared = await soundness(heldOut.filter((c) => c.declared), 1);
-  console.log(`held-out soundness: ${figures.join(", ")}; with outputSchema, after 1: ${declared.passed}/${declared.checked}`);
+  console.log(
+    `held-out soundness: ${
+      figures.join(", ")
+    }; with outputSchema, after 1: ${declared.passed}/${declared.checked}`,
+  );
   assert.equal(declared.passed, declared.checked, declared.failures.map(describeFailure).join("\n"));
 });
 

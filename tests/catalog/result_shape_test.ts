@@ -277,7 +277,10 @@ Deno.test("deriveShape() makes the property a type tag names optional (a tagged 
   const parent = { type: "database_id", database_id: "d9824bdc" };
   assert.equal(renderShape(deriveShape(parent)), "{ type: string | null; database_id?: string | null }");
   // A later variant with another property fits; a `type` naming no property changes nothing.
-  assert.equal(renderShape(deriveShape({ type: "bug", title: "t" })), "{ type: string | null; title: string | null }");
+  assert.equal(
+    renderShape(deriveShape({ type: "bug", title: "t" })),
+    "{ type: string | null; title: string | null }",
+  );
   // The tag itself is not kept.
   assert.doesNotMatch(JSON.stringify(deriveShape(parent)), /"database_id","?[^,]*"database_id"/);
 });
@@ -299,10 +302,18 @@ Deno.test("renderShape() declares every property of list items optional when the
 });
 
 Deno.test("renderShape() declares a map whose values are of different kinds Record<string, unknown>", () => {
-  const fields = { summary: "s", customfield_10020: [{ id: 1 }], customfield_10016: 5, status: { name: "Done" } };
+  const fields = {
+    summary: "s",
+    customfield_10020: [{ id: 1 }],
+    customfield_10016: 5,
+    status: { name: "Done" },
+  };
   assert.equal(renderShape(deriveShape({ fields })), "{ fields: Record<string, unknown> | null }");
   // Values of one kind keep their type.
-  assert.equal(renderShape(deriveShape({ m: { "a@b.c": 1, "d@e.f": 2 } })), "{ m: Record<string, number> | null }");
+  assert.equal(
+    renderShape(deriveShape({ m: { "a@b.c": 1, "d@e.f": 2 } })),
+    "{ m: Record<string, number> | null }",
+  );
 });
 
 Deno.test("renderShape() admits both forms of a resource among content blocks when one was seen", () => {
@@ -329,7 +340,10 @@ Deno.test("renderObservedType() declares text or blocks for a tool seen answerin
   const blocks = [{ type: "text", text: "t" }, { type: "image", data: "aGk=", mimeType: "image/png" }];
   const shape = deriveShape(blocks, { contentBlocks: true });
   assert.equal(renderObservedType({ shape }, { tool }), `string | ${renderShape(shape)}`);
-  assert.equal(renderObservedType({ shape }, { tool: { inputSchema: { type: "object" } } }), renderShape(shape));
+  assert.equal(
+    renderObservedType({ shape }, { tool: { inputSchema: { type: "object" } } }),
+    renderShape(shape),
+  );
 });
 
 Deno.test("renderObservedType() declares text or media blocks for a text tool with a switch that adds an image", () => {
