@@ -67,8 +67,8 @@ export function isValueSlotKey(key: string): boolean {
 /**
  * Whether `key` is a pagination cursor or next-page link (`startCursor`, `endCursor`, `next_cursor`,
  * `nextPageToken`, `next`): `null` on an empty or last page however many pages had one (the GraphQL
- * cursor connections specification declares `startCursor` and `endCursor` nullable), so a string
- * there always keeps `| null`.
+ * cursor connections specification declares `startCursor` and `endCursor` nullable; the GitHub MCP
+ * server leaves an empty one out), so a string there is always optional and keeps `| null`.
  */
 export function isCursorKey(key: string): boolean {
   const n = normalized(key);

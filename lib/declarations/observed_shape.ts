@@ -6,8 +6,10 @@
  * The stored shape is what the answers showed; what one answer cannot show is decided here, when it
  * is rendered (so a rule applies to shapes already in the cache, and nothing but shapes is stored):
  * a string, object or map seen non-null fewer than 3 times may be `null`; a free-form field's flat
- * object is open; a value slot is `string | number | null`; a pagination cursor may be `null`;
- * content blocks admit both forms of a resource; a text tool with a media switch may answer blocks
+ * object is open; a value slot is `string | number | null`; a pagination cursor (and an object of
+ * cursors only) may be `null` or absent; list items that differ in several fields have each field
+ * optional; a map of values of mixed kinds is `Record<string, unknown>`; content blocks admit both
+ * forms of a resource; a text tool with a media switch may answer blocks, and a blocks tool text
  * (see {@link renderShape} and {@link renderObservedType}; the names are in `_shape_hints.ts`).
  *
  * @module
