@@ -7,7 +7,7 @@
  * @module
  */
 import { renderDiagnostic, UsageError, UserError } from "./lib/diagnostics.ts";
-import type { CommandContext } from "./lib/commands/context.ts";
+import type { CommandContext } from "./lib/commands/mod.ts";
 import { PROGRAM_VERSION, runCommandLine } from "./lib/commands/mod.ts";
 import { isDenoRuntime, sourceRunArgs } from "./lib/self_command.ts";
 import { maskSecrets } from "./lib/secrets/mod.ts";

@@ -14,12 +14,7 @@
  * @module
  */
 import { maskSecrets } from "./secrets/mod.ts";
-import {
-  createPrivateFileSync,
-  ensurePrivateDir,
-  listOwnFiles,
-  PrivateDirError,
-} from "./secrets/private_dir.ts";
+import { createPrivateFileSync, ensurePrivateDir, listOwnFiles, PrivateDirError } from "./secrets/mod.ts";
 
 /** Severity, lowest first. */
 export type LogLevel = "debug" | "info" | "warn" | "error";

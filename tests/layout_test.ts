@@ -1,5 +1,5 @@
-// The layout rules, checked on the real tree: imports point down the area
-// order, private modules stay in their folder, no import circle, modules stay small.
+// The layout rules, checked on the real tree: imports point down the area order, code outside an area
+// imports only its faces, private modules stay in their folder, no import circle, modules stay small.
 import { expect } from "expect";
 import { dirname, join, relative } from "node:path";
 import { REPO_ROOT } from "./_fakes_foundation.ts";
@@ -72,6 +72,39 @@ function localImports(file: string, text: string): string[] {
 const files = await libFiles();
 const graph = new Map<string, string[]>();
 for (const file of files) graph.set(file, localImports(file, await Deno.readTextFile(file)));
+const MAIN = join(REPO_ROOT, "main.ts");
+const mainImports = localImports(MAIN, await Deno.readTextFile(MAIN));
+
+/**
+ * The faces of an area, as paths inside its folder: `mod.ts`, and the modules its header lists under
+ * "Other faces" (one `- \`name.ts\`: why` item each, several names to an item allowed). Another face is
+ * for loading in parts: a face re-exports at run time every module it names, so an area whose parts load
+ * at different moments (a cold start answers `initialize` before the catalog loads, and resolves the
+ * catalog before the sandbox loads) lets those parts be imported alone. Types are free: an `import type`
+ * is erased, so type-only re-exports from `mod.ts` load nothing.
+ */
+function facesOf(area: string, modText: string): Set<string> {
+  const faces = new Set(["mod.ts"]);
+  const lines = modText.split("\n");
+  let start = lines.findIndex((line) => /^ \* Other faces\b/.test(line));
+  if (start < 0) return faces;
+  while (!lines[start]!.endsWith(":")) start++; // the heading may run on to a second line
+  for (const line of lines.slice(start + 1)) {
+    if (/^ \* {3}/.test(line)) continue; // an item's continuation
+    const item = line.match(/^ \* - (.*?):/);
+    if (!item) break;
+    for (const name of item[1]!.matchAll(/`([^`]+)`/g)) faces.add(name[1]!);
+  }
+  if (faces.size === 1) throw new Error(`lib/${area}/mod.ts says "Other faces" but lists none`);
+  return faces;
+}
+
+const AREAS = AREA_ORDER.flat().filter((area) => area !== "top" && area !== "diagnostics");
+const FACES = new Map<string, Set<string>>();
+for (const area of AREAS) {
+  const modPath = join(LIB, area, "mod.ts");
+  FACES.set(area, facesOf(area, await Deno.readTextFile(modPath).catch(() => "")));
+}
 
 Deno.test("every import in lib/ points down the area order or stays in its area", () => {
   const wrong: string[] = [];
@@ -79,6 +112,35 @@ Deno.test("every import in lib/ points down the area order or stays in its area"
     for (const target of imports) {
       const from = areaOf(file), to = areaOf(target);
       if (from !== to && rankOf(to) >= rankOf(from)) {
+        wrong.push(`${relative(REPO_ROOT, file)} → ${relative(REPO_ROOT, target)}`);
+      }
+    }
+  }
+  expect(wrong).toEqual([]);
+});
+
+Deno.test("every folder of lib/ is an area in the order, with a face (mod.ts) and the other faces it lists", async () => {
+  const folders: string[] = [];
+  for await (const entry of Deno.readDir(LIB)) if (entry.isDirectory) folders.push(entry.name);
+  expect(folders.sort()).toEqual([...AREAS].sort());
+  const missing: string[] = [];
+  for (const [area, faces] of FACES) {
+    for (const face of faces) {
+      if (!files.includes(join(LIB, area, face))) missing.push(`lib/${area}/${face}`);
+    }
+  }
+  expect(missing).toEqual([]);
+});
+
+Deno.test("code outside an area imports only its faces (mod.ts, or another face its mod.ts lists)", () => {
+  const wrong: string[] = [];
+  const sources: [string, string[]][] = [...graph, [MAIN, mainImports]];
+  for (const [file, imports] of sources) {
+    for (const target of imports) {
+      const to = areaOf(target);
+      const faces = FACES.get(to);
+      if (!faces || (file !== MAIN && areaOf(file) === to)) continue;
+      if (!faces.has(relative(join(LIB, to), target))) {
         wrong.push(`${relative(REPO_ROOT, file)} → ${relative(REPO_ROOT, target)}`);
       }
     }

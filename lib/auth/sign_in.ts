@@ -30,7 +30,7 @@ import {
   withCredentialLock,
   writeCredentials,
 } from "./credentials.ts";
-import { checkEndpointUrl } from "../net/endpoint_policy.ts";
+import { checkEndpointUrl } from "../net/mod.ts";
 import { scopeTokens, signInScope } from "./step_up.ts";
 import {
   CLIENT_NAME,

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { loginCommand } from "../auth/credentials.ts";
-import { insufficientScopeOf } from "../auth/step_up.ts";
+import { loginCommand } from "../auth/mod.ts";
+import { insufficientScopeOf } from "../auth/mod.ts";
 import { BackendError } from "./connection.ts";
 
 /**

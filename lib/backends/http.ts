@@ -10,11 +10,11 @@
  * @module
  */
 import { type AuthProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { HttpServerSpec } from "../plugins/server_spec.ts";
-import { checkEndpointUrl, EndpointPolicyError, type Resolver } from "../net/endpoint_policy.ts";
-import { createGuardedFetch, type GuardedFetch } from "../net/guarded_fetch.ts";
-import { createStoredAuthProvider, SignInRequiredError } from "../auth/oauth.ts";
-import { recordStepUpScopes } from "../auth/step_up.ts";
+import type { HttpServerSpec } from "../plugins/mod.ts";
+import { checkEndpointUrl, EndpointPolicyError, type Resolver } from "../net/mod.ts";
+import { createGuardedFetch, type GuardedFetch } from "../net/mod.ts";
+import { createStoredAuthProvider, SignInRequiredError } from "../auth/mod.ts";
+import { recordStepUpScopes } from "../auth/mod.ts";
 import { AuthRequiredError } from "./auth_required.ts";
 import { type BackendConnection, BackendError, type ConnectionEnd, openConnection } from "./connection.ts";
 import { failOversizeEvents } from "./_http_oversize.ts";

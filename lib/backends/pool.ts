@@ -1,7 +1,4 @@
 /**
- * Area `backends/`: speaking MCP to backing servers (stdio child processes, streamable HTTP) and keeping
- * them alive. It never knows the agent, the sandbox or the catalog; it imports plugins/, net/, auth/.
- *
  * The running backing servers of a session: each one started on first use (never before),
  * reused afterwards, and restarted on the next use after a crash or a failed start, with backoff
  * (1 s doubling to 60 s) and at most `max-server-restarts` attempts. A call lost to a crash is
@@ -12,7 +9,7 @@
  *
  * @module
  */
-import { type ServerSpec, spawnKey } from "../plugins/server_spec.ts";
+import { type ServerSpec, spawnKey } from "../plugins/mod.ts";
 import { type Logger, NULL_LOGGER } from "../log.ts";
 import { type BackendConnection, BackendError, type BackendPeer, type Root } from "./connection.ts";
 import { type ConnectContext, connectStdio } from "./stdio.ts";

@@ -13,7 +13,7 @@
  */
 import { deserializeMessage } from "./_wire_message.ts";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
-import type { StdioServerSpec } from "../plugins/server_spec.ts";
+import type { StdioServerSpec } from "../plugins/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { maskSecrets } from "../secrets/mod.ts";

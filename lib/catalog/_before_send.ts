@@ -6,9 +6,9 @@
  *
  * @module
  */
-import type { BackendConnection, Tool } from "../backends/connection.ts";
-import { BackendError } from "../backends/connection.ts";
-import type { ServerSpec } from "../plugins/server_spec.ts";
+import type { BackendConnection, Tool } from "../backends/mod.ts";
+import { BackendError } from "../backends/mod.ts";
+import type { ServerSpec } from "../plugins/mod.ts";
 
 /**
  * Checks a call before it is sent (e.g. asks the user, `confirm-tools`): `definition` is the tool as the

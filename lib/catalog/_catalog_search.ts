@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { ServerSpec } from "../plugins/server_spec.ts";
-import type { Tool } from "../backends/connection.ts";
+import type { ServerSpec } from "../plugins/mod.ts";
+import type { Tool } from "../backends/mod.ts";
 import { type SearchOptions, ToolSearchIndex } from "./search.ts";
 
 /** One server's visible tools as the catalog lists them (the fields the search reads). */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Tool } from "../backends/connection.ts";
+import type { Tool } from "../backends/mod.ts";
 import { processSecrets, type SecretRegistry } from "../secrets/mod.ts";
 
 /** Deepest schema level whose property names are recorded. */

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { BackendConnection, Tool } from "../backends/connection.ts";
-import { BackendError } from "../backends/connection.ts";
-import type { ServerSpec } from "../plugins/server_spec.ts";
+import type { BackendConnection, Tool } from "../backends/mod.ts";
+import { BackendError } from "../backends/mod.ts";
+import type { ServerSpec } from "../plugins/mod.ts";
 
 /** One server's tools as listed from one connection. */
 export interface Listing {

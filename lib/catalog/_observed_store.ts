@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Tool } from "../backends/connection.ts";
+import type { Tool } from "../backends/mod.ts";
 import type { ObservedLookup, ObservedResult, Shape } from "../declarations/observed_shape.ts";
 import { boundShape, deriveShape, FieldKeyMemo, mergeShapes, SHAPE_MAX_BYTES } from "./result_shape.ts";
 

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { McpConfig } from "../plugins/config_types.ts";
-import { connectBySpec, type ConnectFn, type PoolLimits } from "../backends/pool.ts";
+import type { McpConfig } from "../plugins/mod.ts";
+import { connectBySpec, type ConnectFn, type PoolLimits } from "../backends/mod.ts";
 
 const MIB = 1024 * 1024;
 

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { ServerSpec } from "../plugins/server_spec.ts";
-import type { ServerPool } from "../backends/pool.ts";
-import { BackendError, type ReadResourceResult, type Resource } from "../backends/connection.ts";
+import type { ServerSpec } from "../plugins/mod.ts";
+import type { ServerPool } from "../backends/mod.ts";
+import { BackendError, type ReadResourceResult, type Resource } from "../backends/mod.ts";
 
 /** The methods a script finds under `srv.$resources`. */
 export const RESOURCE_METHODS: readonly string[] = Object.freeze(["list", "read"]);

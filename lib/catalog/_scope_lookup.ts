@@ -5,8 +5,8 @@
  * @module
  */
 import { UserError } from "../diagnostics.ts";
-import { namespaceKey, type Resolution, type ServerSpec } from "../plugins/server_spec.ts";
-import { BackendError } from "../backends/connection.ts";
+import { namespaceKey, type Resolution, type ServerSpec } from "../plugins/mod.ts";
+import { BackendError } from "../backends/mod.ts";
 
 /**
  * Why a declared server that is not in scope cannot be used, for a raw name or script global:

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { McpServerDecl } from "../plugins/manifest.ts";
+import type { McpServerDecl } from "../plugins/mod.ts";
 import { type LoadedPlugin, USER_PLUGINS_SOURCE } from "../plugins/mod.ts";
-import type { PredicateVerdict } from "../workspace/predicates.ts";
+import type { PredicateVerdict } from "../workspace/mod.ts";
 
 /** A gate that holds only when both do (`undefined`: no second gate). */
 export function combineGates(a: PredicateVerdict, b: PredicateVerdict | undefined): PredicateVerdict {

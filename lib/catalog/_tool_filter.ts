@@ -4,11 +4,11 @@
  *
  * @module
  */
-import type { McpConfig } from "../plugins/config_types.ts";
+import type { McpConfig } from "../plugins/mod.ts";
 import { UserError } from "../diagnostics.ts";
-import { namespaceKey, type ServerSpec, spawnKey } from "../plugins/server_spec.ts";
+import { namespaceKey, type ServerSpec, spawnKey } from "../plugins/mod.ts";
 import { type BindingTable, buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
-import type { Tool } from "../backends/connection.ts";
+import type { Tool } from "../backends/mod.ts";
 
 /**
  * The tools of `spec` that its `enabled-tools`/`disabled-tools` and the `[mcp]` `read-only` setting

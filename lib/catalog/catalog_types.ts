@@ -4,10 +4,10 @@
  *
  * @module
  */
-import type { ServerSpec } from "../plugins/server_spec.ts";
+import type { ServerSpec } from "../plugins/mod.ts";
 import type { Logger } from "../log.ts";
-import type { CallToolResult, Tool } from "../backends/connection.ts";
-import type { Clock, ConnectFn } from "../backends/pool.ts";
+import type { CallToolResult, Tool } from "../backends/mod.ts";
+import type { Clock, ConnectFn } from "../backends/mod.ts";
 import type { LoadedResolution } from "./resolve.ts";
 import type { ObservedLookup } from "../declarations/observed_shape.ts";
 

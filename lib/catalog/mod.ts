@@ -3,18 +3,19 @@
  * re-resolution on file changes, tool lists live or cached, dispatch through the server pool).
  * It never speaks MCP to the agent: that is the meta-server's job.
  *
+ * Other faces, each loaded on its own so that a command or a start loads no more than it uses yet:
+ * - `resolve.ts`: the resolution alone (which servers apply, and why not), for the commands that read it
+ *   without a live catalog (`status`, `trust`, `plugin`, `mcp login`);
+ * - `tool_cache.ts`: the tool cache on disk, which `status` reads without the catalog;
+ * - `result_unwrap.ts`: a tool result → the script's value, loaded with `execute` after the catalog
+ *   (a cold start resolves the catalog and starts the named servers before it loads this).
+ *
  * @module
  */
-import type { McpConfig } from "../plugins/config_types.ts";
+import type { McpConfig } from "../plugins/mod.ts";
 import { UserError } from "../diagnostics.ts";
 import { type LoadedResolution, loadResolution } from "./resolve.ts";
-import {
-  type Dormant,
-  namespaceKey,
-  type Refusal,
-  type ServerSpec,
-  spawnKey,
-} from "../plugins/server_spec.ts";
+import { type Dormant, namespaceKey, type Refusal, type ServerSpec, spawnKey } from "../plugins/mod.ts";
 import { resolveToolKey } from "../declarations/tool_binding.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import { type Logger, NULL_LOGGER } from "../log.ts";
@@ -25,11 +26,11 @@ import type {
   ReadResourceResult,
   Resource,
   Tool,
-} from "../backends/connection.ts";
-import { BackendError } from "../backends/connection.ts";
-import { type Clock, ServerPool, SYSTEM_CLOCK } from "../backends/pool.ts";
+} from "../backends/mod.ts";
+import { BackendError } from "../backends/mod.ts";
+import { type Clock, ServerPool, SYSTEM_CLOCK } from "../backends/mod.ts";
 import { budgetedConnect, poolLimits } from "./_pool_settings.ts";
-import { rootsForStdio } from "../backends/stdio.ts";
+import { rootsForStdio } from "../backends/mod.ts";
 import { readFreshToolCacheEntry, removeToolCache, ToolCacheMemo, writeToolCache } from "./tool_cache.ts";
 import { type CatalogObserving, observingOf } from "./_observing.ts";
 import { hidesResources, listServerResources, readServerResource } from "./_resources.ts";
@@ -59,6 +60,7 @@ export type {
 
 export type { CallOutcome, CatalogOptions, ServerTools } from "./catalog_types.ts";
 export { MAX_RESOURCE_URI_CHARS, RESOURCE_METHODS } from "./_resources.ts";
+export { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SearchQueryError } from "./search.ts";
 
 /** The session's view of the servers in scope. Open with {@link Catalog.open}; `close()` at the end. */
 export class Catalog {

@@ -7,13 +7,13 @@
  */
 import { resolve as resolvePath } from "node:path";
 import { UserError } from "../diagnostics.ts";
-import { DEFAULT_MCP_CONFIG, type McpConfig } from "../plugins/config_types.ts";
+import { DEFAULT_MCP_CONFIG, type McpConfig } from "../plugins/mod.ts";
 import { loadMcpConfigReport, resolveConfigDir } from "../plugins/config.ts";
-import { evaluateGate, parsePredicate } from "../workspace/predicates.ts";
+import { evaluateGate, parsePredicate } from "../workspace/mod.ts";
 import { type Candidate, combineGates, settleClaims } from "./_server_claims.ts";
-import { expandVars } from "../plugins/expand_vars.ts";
+import { expandVars } from "../plugins/mod.ts";
 import { denoFileSystem, describeFsError, type FileSystem } from "../file_system.ts";
-import type { McpServerDecl, RemoteServerDecl } from "../plugins/manifest.ts";
+import type { McpServerDecl, RemoteServerDecl } from "../plugins/mod.ts";
 import type { LoadedPlugin } from "../plugins/mod.ts";
 import { type LoadedSources, loadPluginSources, trustCommand } from "../plugin_sources/mod.ts";
 import {
@@ -23,7 +23,7 @@ import {
   type Refusal,
   type Resolution,
   type ServerSpec,
-} from "../plugins/server_spec.ts";
+} from "../plugins/mod.ts";
 import { loadWorkspace, type Workspace } from "../workspace/mod.ts";
 import { childEnvironment, isBaseEnvName } from "../backends/child_env.ts";
 import { processSecrets, type SecretRegistry } from "../secrets/mod.ts";

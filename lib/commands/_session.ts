@@ -7,7 +7,7 @@
 import type { CommandContext } from "./context.ts";
 import { resolveConfigDir } from "../plugins/config.ts";
 import type { Catalog } from "../catalog/mod.ts";
-import type { ConnectFn } from "../backends/pool.ts";
+import type { ConnectFn } from "../backends/mod.ts";
 import type { HttpConnectorOptions } from "../backends/http.ts";
 import { createLogger, type Logger, type LogLevel, type SessionLogger } from "../log.ts";
 import type { ScriptRunner } from "../meta_server/mod.ts";
@@ -50,7 +50,7 @@ export async function openSession(
   try {
     const [{ Catalog }, { connectBySpec }] = await Promise.all([
       import("../catalog/mod.ts"),
-      import("../backends/pool.ts"),
+      import("../backends/mod.ts"),
     ]);
     catalog = await Catalog.open({
       cwd: ctx.cwd,

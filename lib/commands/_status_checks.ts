@@ -5,8 +5,8 @@
  * @module
  */
 import { join } from "node:path";
-import type { EnvOrigin } from "../backends/child_env.ts";
-import { inspectPrivateDir, PrivateDirError } from "../secrets/private_dir.ts";
+import type { EnvOrigin } from "../backends/mod.ts";
+import { inspectPrivateDir, PrivateDirError } from "../secrets/mod.ts";
 
 /** A private folder that cannot be used, as `status` lists problems. */
 export interface FolderProblem {

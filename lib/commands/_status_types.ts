@@ -4,9 +4,9 @@
  * @module
  */
 import type { Location } from "../diagnostics.ts";
-import type { SignInDescription } from "../auth/credentials.ts";
+import type { SignInDescription } from "../auth/mod.ts";
 import type { ToolCacheState } from "../catalog/tool_cache.ts";
-import type { EnvOrigin } from "../backends/child_env.ts";
+import type { EnvOrigin } from "../backends/mod.ts";
 import type { TrustState } from "../plugins/mod.ts";
 import type { StatusSource } from "./_status_sources.ts";
 

@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { closestMatch, UsageError } from "../diagnostics.ts";
 import type { CommandContext } from "./context.ts";
 import denoJson from "../../deno.json" with { type: "json" };
+export type { CommandContext } from "./context.ts";
 
 /** The program's version, from `deno.json` (the only place it is written). */
 export const PROGRAM_VERSION: string = denoJson.version;

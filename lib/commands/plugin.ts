@@ -17,7 +17,7 @@ import {
   readPluginManifest,
   USER_PLUGINS_SOURCE,
 } from "../plugins/mod.ts";
-import type { ManifestNote } from "../plugins/manifest.ts";
+import type { ManifestNote } from "../plugins/mod.ts";
 import {
   isFetchDue,
   readSourcesConfig,

@@ -13,7 +13,7 @@ import { maskDeep, maskSecrets } from "../secrets/mod.ts";
 import { LineStdioServerTransport } from "../jsonrpc/mod.ts";
 import { connectServerShell } from "../meta_server/shell.ts";
 import { loadMcpConfigReport, resolveConfigDir } from "../plugins/config.ts";
-import { DEFAULT_MCP_CONFIG } from "../plugins/config_types.ts";
+import { DEFAULT_MCP_CONFIG } from "../plugins/config.ts";
 import type { Logger } from "../log.ts";
 
 /**

@@ -11,9 +11,9 @@ import { join } from "node:path";
 import type { CommandContext } from "./context.ts";
 import { type Location, UserError } from "../diagnostics.ts";
 import { CONFIG_FILE_NAME } from "../plugins/config.ts";
-import { evaluateGate, parsePredicate } from "../workspace/predicates.ts";
+import { evaluateGate, parsePredicate } from "../workspace/mod.ts";
 import { denoFileSystem, type FileSystem, readTextFileIfExists } from "../file_system.ts";
-import type { McpServerDecl } from "../plugins/manifest.ts";
+import type { McpServerDecl } from "../plugins/mod.ts";
 import { type LoadedPlugin, USER_PLUGINS_SOURCE } from "../plugins/mod.ts";
 import { trustCommand } from "../plugin_sources/mod.ts";
 import { describeSource, dueRegistries, sourceLabel, startBackgroundSync } from "./_status_sources.ts";
@@ -219,7 +219,7 @@ async function describeServer(
     entry.headerNames = Object.keys(decl.headers);
     if (spec?.transport === "http") {
       // Loaded only for a remote server (it brings node:crypto, ~60 ms of every status otherwise).
-      const { credentialPath, describeSignInText, loginCommand } = await import("../auth/credentials.ts");
+      const { credentialPath, describeSignInText, loginCommand } = await import("../auth/mod.ts");
       const text = await readTextFileIfExists(fs, credentialPath(loaded.configDir, spec.name));
       const signIn = describeSignInText(text, spec);
       entry.auth = signIn.state;
@@ -255,7 +255,7 @@ async function endpointRefusal(
   server: string,
   location: Location,
 ): Promise<StatusServer["endpointRefusal"]> {
-  const { checkEndpointUrl, EndpointPolicyError } = await import("../net/endpoint_policy.ts");
+  const { checkEndpointUrl, EndpointPolicyError } = await import("../net/mod.ts");
   try {
     checkEndpointUrl(url, { server, displayAs: template });
     return undefined;

@@ -7,7 +7,7 @@
 import type { CommandContext } from "./context.ts";
 import { renderListTools } from "../meta_server/mod.ts";
 import { openSession } from "./_session.ts";
-import { namespaceKey } from "../plugins/server_spec.ts";
+import { namespaceKey } from "../plugins/mod.ts";
 
 /** Options of {@link runTools}. */
 export interface ToolsOptions {

@@ -12,7 +12,7 @@ import type { CommandContext } from "./context.ts";
 import { UserError } from "../diagnostics.ts";
 import { loadResolution } from "../catalog/resolve.ts";
 import { type LoadedPlugin, PLUGIN_MANIFEST_NAME } from "../plugins/mod.ts";
-import { parseManifest, type PluginManifest } from "../plugins/manifest.ts";
+import { parseManifest, type PluginManifest } from "../plugins/mod.ts";
 import {
   readTrustStore,
   renderTrustFile,
@@ -21,7 +21,7 @@ import {
   type TrustEntry,
   trustKeyOf,
 } from "../plugin_sources/mod.ts";
-import { PRIVATE_FILE_MODE, writePrivateFile } from "../secrets/private_dir.ts";
+import { PRIVATE_FILE_MODE, writePrivateFile } from "../secrets/mod.ts";
 
 /** How many chained crate rounds a bare `trust` follows (as loading follows `[[plugins]]`). */
 const MAX_CRATE_CHAIN_DEPTH = 3;

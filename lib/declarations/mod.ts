@@ -7,10 +7,15 @@
  * what degraded to `unknown`. Keys come from the binding table, so what is
  * declared is exactly what dispatch resolves.
  *
+ * Other faces, each loaded on its own (the catalog needs them while a start resolves it; the rest
+ * loads with `execute` and `list_tools`, after the named servers started):
+ * - `tool_binding.ts`: the binding table of tool names to script keys;
+ * - `observed_shape.ts`: the shapes observed in tool results.
+ *
  * @module
  */
 
-import { namespaceKey } from "../plugins/server_spec.ts";
+import { namespaceKey } from "../plugins/mod.ts";
 import { type BindingTable, buildBindingTable } from "./tool_binding.ts";
 import { TypeRenderer } from "./_schema_to_ts.ts";
 import { inputArity } from "./_schema_shape.ts";
@@ -26,6 +31,7 @@ export {
   type Shape,
   type ShapeProperty,
 } from "./observed_shape.ts";
+export { cutAtWord, firstSentence } from "./summary.ts";
 
 /** One tool as `tools/list` describes it (the fields the declarations use). */
 export interface ToolInfo {

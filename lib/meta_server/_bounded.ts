@@ -6,11 +6,11 @@
  * @module
  */
 import type { ServerTools } from "../catalog/mod.ts";
-import type { Tool } from "../backends/connection.ts";
+import type { Tool } from "../backends/mod.ts";
 import { type Detail, renderDeclarations } from "../declarations/mod.ts";
-import { cutAtWord } from "../declarations/summary.ts";
+import { cutAtWord } from "../declarations/mod.ts";
 import { buildBindingTable } from "../declarations/tool_binding.ts";
-import { namespaceKey } from "../plugins/server_spec.ts";
+import { namespaceKey } from "../plugins/mod.ts";
 
 /** Largest unfiltered `list_tools` answer (and search answer), in UTF-8 bytes (16 KiB). */
 export const LIST_TOOLS_MAX_BYTES = 16_384;

@@ -8,9 +8,9 @@
  */
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/server";
 import { UserError } from "../diagnostics.ts";
-import type { ConfirmToolsMode } from "../plugins/config_types.ts";
-import { namespaceKey, type ServerSpec, spawnKey } from "../plugins/server_spec.ts";
-import type { Tool } from "../backends/connection.ts";
+import type { ConfirmToolsMode } from "../plugins/mod.ts";
+import { namespaceKey, type ServerSpec, spawnKey } from "../plugins/mod.ts";
+import type { Tool } from "../backends/mod.ts";
 import { maskSecrets } from "../secrets/mod.ts";
 import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
 

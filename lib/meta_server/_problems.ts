@@ -5,7 +5,7 @@
  * @module
  */
 import type { Catalog } from "../catalog/mod.ts";
-import type { Refusal } from "../plugins/server_spec.ts";
+import type { Refusal } from "../plugins/mod.ts";
 
 /** Why each declared server that does not apply here is out of scope, one indented line each. */
 export function dormantLines(catalog: Catalog): string[] {

@@ -6,10 +6,10 @@
  * @module
  */
 import type { Catalog } from "../catalog/mod.ts";
-import { firstSentence } from "../declarations/summary.ts";
+import { firstSentence } from "../declarations/mod.ts";
 import { renderToolSignature } from "../declarations/mod.ts";
 import { buildBindingTable } from "../declarations/tool_binding.ts";
-import { namespaceKey } from "../plugins/server_spec.ts";
+import { namespaceKey } from "../plugins/mod.ts";
 import { HELPER_GLOBAL } from "../sandbox/mod.ts";
 
 export { HELPER_GLOBAL };

@@ -7,12 +7,12 @@
  */
 import type { GlobMatcher } from "../glob.ts";
 import type { Catalog, ServerTools } from "../catalog/mod.ts";
-import type { Tool } from "../backends/connection.ts";
-import { SearchQueryError } from "../catalog/search.ts";
+import type { Tool } from "../backends/mod.ts";
+import { SearchQueryError } from "../catalog/mod.ts";
 import { renderToolSignature } from "../declarations/mod.ts";
-import { cutAtWord, firstSentence } from "../declarations/summary.ts";
+import { cutAtWord, firstSentence } from "../declarations/mod.ts";
 import { type BindingTable, buildBindingTable, normalizeKey } from "../declarations/tool_binding.ts";
-import { namespaceKey } from "../plugins/server_spec.ts";
+import { namespaceKey } from "../plugins/mod.ts";
 import { byteLength, formatBytes, formatCount, LIST_TOOLS_MAX_BYTES } from "./_bounded.ts";
 
 /** What the search answer is asked for (the `list_tools` arguments it reads). */

@@ -22,7 +22,7 @@ import type {
   LoggingMessageNotification,
   Server,
 } from "@modelcontextprotocol/server";
-import type { BackendPeer } from "../backends/connection.ts";
+import type { BackendPeer } from "../backends/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { cleanRelayedText, cleanRelayedValue, OWN_QUESTION_MARK } from "./_relay_text.ts";

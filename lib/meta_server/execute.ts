@@ -8,7 +8,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { BeforeSend, Catalog } from "../catalog/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
-import { namespaceKey } from "../plugins/server_spec.ts";
+import { namespaceKey } from "../plugins/mod.ts";
 import { offShapeNotice, OutputShapeChecker, unwrapToolResult } from "../catalog/result_unwrap.ts";
 import { describeRefusal, dormantLines } from "./_problems.ts";
 import { answerHelperCall, HELPER_GLOBAL } from "./_script_search.ts";

@@ -6,9 +6,9 @@
  */
 import type { Catalog, ServerTools } from "../catalog/mod.ts";
 import { renderIndex } from "../declarations/mod.ts";
-import type { Tool } from "../backends/connection.ts";
+import type { Tool } from "../backends/mod.ts";
 import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
-import { namespaceKey } from "../plugins/server_spec.ts";
+import { namespaceKey } from "../plugins/mod.ts";
 import {
   configProblemLines,
   describeRefusal,
@@ -25,8 +25,8 @@ import {
   summarizeIndex,
 } from "./_bounded.ts";
 import { renderSearchAnswer } from "./_search_answer.ts";
-import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "../catalog/search.ts";
-import { cutAtWord } from "../declarations/summary.ts";
+import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "../catalog/mod.ts";
+import { cutAtWord } from "../declarations/mod.ts";
 
 export { DECLARATIONS_MAX_BYTES, LIST_TOOLS_MAX_BYTES } from "./_bounded.ts";
 

@@ -3,6 +3,12 @@
  * It knows the MCP wire shapes and the catalog; it never spawns processes nor touches the sandbox engine
  * directly (scripts run through a `ScriptRunner`, backing servers are reached through the catalog).
  *
+ * Other faces, each loaded on its own in the order a cold start needs them (`serve.ts:runServe`):
+ * - `shell.ts`: the MCP server that answers `initialize` before anything else is loaded;
+ * - `named_servers.ts`, `agent_relay.ts`: the servers an early `execute` names, started as soon as the
+ *   catalog is resolved, and the relay of what they ask of the agent;
+ * - `script_runner.ts`: the runner of scripts (and with it the sandbox), loaded after the catalog.
+ *
  * @module
  */
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Catalog } from "../catalog/mod.ts";
-import { namespaceKey, type ServerSpec } from "../plugins/server_spec.ts";
+import { namespaceKey, type ServerSpec } from "../plugins/mod.ts";
 
 /**
  * The servers in scope whose global the script text uses as an object (`name.`, `name[`, `name?.`),

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { McpConfig } from "../plugins/config_types.ts";
+import type { McpConfig } from "../plugins/mod.ts";
 import type { Logger } from "../log.ts";
 import {
   DEFAULT_POOL_SIZE,

@@ -1,7 +1,4 @@
 /**
- * Area `net/`: where remote traffic may go (the endpoint policy) and the one fetch that enforces it.
- * It knows no servers, manifests or tokens; it imports only the top level.
- *
  * A `fetch` that holds every request to the endpoint policy: the URL is checked, its host is
  * resolved once, the connection goes only to the checked addresses (no second lookup), and any
  * 3xx is refused instead of followed. MCP traffic and OAuth discovery, registration, token and

@@ -13,12 +13,12 @@ import { join } from "node:path";
 import { stringify } from "smol-toml";
 import type { FileSystem } from "../file_system.ts";
 import { isTable, parseTomlDocument, type TomlTable } from "../toml_position.ts";
-import { ManifestError, parseManifest, type PluginManifest } from "../plugins/manifest.ts";
-import type { Refusal } from "../plugins/server_spec.ts";
+import { ManifestError, parseManifest, type PluginManifest } from "../plugins/mod.ts";
+import type { Refusal } from "../plugins/mod.ts";
 import { type LoadedPlugin, MAX_MANIFEST_BYTES, PLUGIN_MANIFEST_NAME } from "../plugins/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
-import { locateCrate } from "../workspace/crate_location.ts";
-import { evaluateGate, parsePredicate, type PredicateContext } from "../workspace/predicates.ts";
+import { locateCrate } from "../workspace/mod.ts";
+import { evaluateGate, parsePredicate, type PredicateContext } from "../workspace/mod.ts";
 import { trustKeyOf, trustStateOf, type TrustStore } from "./trust.ts";
 
 /** How many `[[plugins]]` links are followed from a plugin (a crate's manifest may chain again). */

@@ -9,7 +9,7 @@
  * @module
  */
 import { join } from "node:path";
-import { ensurePrivateDir, writePrivateFile } from "../secrets/private_dir.ts";
+import { ensurePrivateDir, writePrivateFile } from "../secrets/mod.ts";
 import { type RegistryConfig } from "./sources_config.ts";
 
 /** Auto-update fetches a registry at most this often, in ms (a day). */

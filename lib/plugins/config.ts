@@ -10,6 +10,9 @@ import { CONFIRM_TOOLS_MODES, DEFAULT_MCP_CONFIG, type McpConfig } from "./confi
 import { denoFileSystem, describeFsError, type FileInfo, type FileSystem } from "../file_system.ts";
 import { isTable, parseTomlDocument, suggestKey, type TomlDocument, tomlTypeName } from "../toml_position.ts";
 
+/** The `[mcp]` defaults and shape, here too: this module is a face of `plugins/` that loads alone. */
+export { DEFAULT_MCP_CONFIG, type McpConfig };
+
 /**
  * The configuration directory: the `--config-dir` flag, else `$SYMPOSIUM_HOME`, else
  * `$XDG_CONFIG_HOME/symposium`, else `<home>/.symposium`. Empty values count as unset.

@@ -5,6 +5,10 @@
  * Finds and loads the plugins of one source folder (`<config>/plugins`, a registry's folder or copy).
  * A broken plugin is reported as a {@link Refusal} and never hides the others (SPEC §3).
  *
+ * Other faces, each loaded on its own:
+ * - `config.ts`: `config.toml`'s `[mcp]` table and where the configuration lives, which every command
+ *   reads first (`mcp-serve` answers `initialize` with only this loaded, before any plugin).
+ *
  * @module
  */
 import { join, relative, sep } from "node:path";
@@ -12,6 +16,26 @@ import { UserError } from "../diagnostics.ts";
 import { denoFileSystem, describeFsError, type FileSystem } from "../file_system.ts";
 import { ManifestError, type ManifestOptions, parseManifest, type PluginManifest } from "./manifest.ts";
 import type { Refusal } from "./server_spec.ts";
+export { type ConfirmToolsMode, DEFAULT_MCP_CONFIG, type McpConfig } from "./config_types.ts";
+export { expandVars } from "./expand_vars.ts";
+export {
+  ManifestError,
+  type ManifestNote,
+  type McpServerDecl,
+  parseManifest,
+  type PluginManifest,
+  type RemoteServerDecl,
+} from "./manifest.ts";
+export {
+  type Dormant,
+  type HttpServerSpec,
+  namespaceKey,
+  type Refusal,
+  type Resolution,
+  type ServerSpec,
+  spawnKey,
+  type StdioServerSpec,
+} from "./server_spec.ts";
 
 /** The file that makes a folder a plugin. */
 export const PLUGIN_MANIFEST_NAME = "SYMPOSIUM.toml";

@@ -29,6 +29,9 @@
  * await pool.close();
  * ```
  *
+ * Other faces, each loaded on its own:
+ * - `guest/main.ts`: the sandbox process's entry, which `main.ts` loads only in that process.
+ *
  * @module
  */
 export type {

@@ -12,6 +12,15 @@
  * @module
  */
 import { MASK, maskShapes } from "./_shapes.ts";
+export {
+  createPrivateFileSync,
+  ensurePrivateDir,
+  inspectPrivateDir,
+  listOwnFiles,
+  PRIVATE_FILE_MODE,
+  PrivateDirError,
+  writePrivateFile,
+} from "./private_dir.ts";
 
 export { MASK, maskShapes };
 

@@ -1,8 +1,4 @@
 /**
- * Area `sync/`: writing our one entry into agents' own config files (`agents/` says where, `formats/` how
- * to edit each format in place). It never starts the meta-server or a backing server; it imports only the
- * top level.
- *
  * `sync`'s engine: for each chosen (or detected) agent, syncs each of its config files (see
  * `sync_target.ts`), and lists what is detected and why. One agent's failure never stops the
  * others: each outcome is reported.

@@ -12,7 +12,7 @@ import { denoFileSystem, type FileSystem } from "../file_system.ts";
 import { isTable, parseTomlDocument } from "../toml_position.ts";
 import { cargoRequirementToRange, highestMatching } from "./_cargo_semver.ts";
 import { normalizeCrateName } from "./depends_on.ts";
-import type { LockedPackage, Workspace } from "./mod.ts";
+import type { LockedPackage, Workspace } from "./cargo_workspace.ts";
 
 /** Where a crate's source was found. */
 export interface CrateLocation {

@@ -5,7 +5,7 @@
  * @module
  */
 import { UserError } from "../diagnostics.ts";
-import type { Dependency, Workspace } from "./mod.ts";
+import type { Dependency, Workspace } from "./cargo_workspace.ts";
 import {
   cargoRequirementToRange,
   type Comparator,

@@ -9,7 +9,7 @@
 import { isAbsolute, join } from "node:path";
 import { UserError } from "../diagnostics.ts";
 import { evaluateDependsOn, parseDependsOn } from "./depends_on.ts";
-import type { Workspace } from "./mod.ts";
+import type { Workspace } from "./cargo_workspace.ts";
 
 /** A parsed predicate expression. */
 export type Predicate =

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { createStoredAuthProvider, signIn, SignInRequiredError } from "../../lib/auth/oauth.ts";
+import { createStoredAuthProvider, signIn, SignInRequiredError } from "../../lib/auth/mod.ts";
 import {
   credentialPath,
   describeSignIn,

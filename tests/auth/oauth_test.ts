@@ -7,7 +7,7 @@ import {
   signIn,
   SignInRequiredError,
   signOut,
-} from "../../lib/auth/oauth.ts";
+} from "../../lib/auth/mod.ts";
 import { type CredentialRecord, readCredentials, writeCredentials } from "../../lib/auth/credentials.ts";
 import { UserError } from "../../lib/diagnostics.ts";
 

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { FetchLike } from "@modelcontextprotocol/client";
-import { signIn } from "../../lib/auth/oauth.ts";
+import { signIn } from "../../lib/auth/mod.ts";
 import { credentialPath } from "../../lib/auth/credentials.ts";
 import { UserError } from "../../lib/diagnostics.ts";
 

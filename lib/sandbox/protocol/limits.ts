@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { McpConfig } from "../../plugins/config_types.ts";
+import type { McpConfig } from "../../plugins/mod.ts";
 import type { SandboxLimits } from "./types.ts";
 
 /**

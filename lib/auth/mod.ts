@@ -16,6 +16,10 @@
  * Every request goes through the `fetch` the caller passes (the endpoint-policy guarded one in
  * production). No token, code or secret appears in a message.
  *
+ * The face of the area, and its only one: these, the credential files (`credentials.ts`: paths, the
+ * sign-in description `status` shows), step-up scopes (`step_up.ts`), the browser opener and the
+ * loopback callback's timeout.
+ *
  * @module
  */
 export {
@@ -28,3 +32,7 @@ export {
 export { parseBearerChallenge, signIn, type SignInOptions, type SignInResult } from "./sign_in.ts";
 export { createStoredAuthProvider, refreshCredentials, type StoredAuthOptions } from "./token_provider.ts";
 export { signOut, type SignOutResult } from "./sign_out.ts";
+export { openBrowser } from "./browser.ts";
+export { DEFAULT_CALLBACK_TIMEOUT_MS } from "./callback_server.ts";
+export { credentialPath, describeSignInText, loginCommand, type SignInDescription } from "./credentials.ts";
+export { insufficientScopeOf, recordStepUpScopes } from "./step_up.ts";

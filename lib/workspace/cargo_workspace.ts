@@ -1,0 +1,404 @@
+/**
+ * The Cargo workspace around a directory and its members' direct dependencies with the versions
+ * locked in `Cargo.lock`, read straight from the files: no `cargo` process, no network.
+ *
+ * @module
+ */
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { UserError } from "../diagnostics.ts";
+import { denoFileSystem, type FileSystem } from "../file_system.ts";
+import {
+  isTable,
+  parseTomlDocument,
+  type TomlDocument,
+  type TomlPath,
+  type TomlTable,
+} from "../toml_position.ts";
+import { cargoRequirementToRange, highestMatching } from "./_cargo_semver.ts";
+import { expandPattern } from "./_member_globs.ts";
+
+/** Which dependency table a dependency comes from (target-specific tables count as their kind). */
+export type DependencyKind = "normal" | "dev" | "build";
+
+/** One direct dependency of one workspace member. */
+export interface Dependency {
+  /** Package name as published (a renamed dependency appears under its `package`). */
+  name: string;
+  /** The version locked in `Cargo.lock`, e.g. `"1.0.219"`; `null` when there is no lock entry. */
+  version: string | null;
+  /** The requirement as written in `Cargo.toml` (after `workspace = true` inheritance), e.g. `"1.0"`; `null` when none (path or git only). */
+  requirement: string | null;
+  kind: DependencyKind;
+  /** Package name of the member that declares it. */
+  member: string;
+}
+
+/** The workspace around a directory. */
+export interface Workspace {
+  /** Absolute directory of the workspace root (or of the lone package); `null` outside any Cargo project. */
+  root: string | null;
+  /** Absolute path of `<root>/Cargo.lock`, `null` when it does not exist (yet). */
+  lockfile: string | null;
+  /** Absolute paths of the root `Cargo.toml` and of every member's, sorted: the files to watch. */
+  manifests: string[];
+  /** Direct dependencies of all members, members themselves excluded; sorted by name, member, kind. */
+  dependencies: Dependency[];
+  /** Files that could not be read (broken TOML, a listed member without `Cargo.toml`…); what could be read is still used. */
+  problems: UserError[];
+  /** Every member: package name and absolute folder, sorted by folder. Absent outside a workspace. */
+  members?: { name: string; dir: string }[];
+  /** Every `[[package]]` of `Cargo.lock` (`source` as written, `null` for path packages). Absent without one. */
+  packages?: LockedPackage[];
+  /** Path dependencies of members that are not members (package name and absolute folder). */
+  pathDependencies?: { name: string; dir: string }[];
+}
+
+/** One `[[package]]` of `Cargo.lock`. */
+export interface LockedPackage {
+  name: string;
+  version: string;
+  /** E.g. `registry+https://github.com/rust-lang/crates.io-index`, `git+https://…#<commit>`; `null` for path packages. */
+  source: string | null;
+}
+
+/** The value of {@link loadWorkspace} outside any Cargo project. */
+export const NO_WORKSPACE: Readonly<Workspace> = Object.freeze({
+  root: null,
+  lockfile: null,
+  manifests: [],
+  dependencies: [],
+  problems: [],
+});
+
+const DEPENDENCY_TABLES: readonly (readonly [string, DependencyKind])[] = [
+  ["dependencies", "normal"],
+  ["dev-dependencies", "dev"],
+  ["dev_dependencies", "dev"],
+  ["build-dependencies", "build"],
+  ["build_dependencies", "build"],
+];
+
+interface Member {
+  manifest: string;
+  dir: string;
+  toml: TomlTable;
+}
+
+interface Collected {
+  members: Map<string, Member>;
+  rootDir: string;
+  rootManifest: string;
+  rootToml: TomlTable;
+}
+
+/**
+ * Finds the Cargo workspace around `cwd` and lists its members' direct dependencies.
+ *
+ * The root: the nearest `Cargo.toml` walking up from `cwd`; when it has no `[workspace]`, the
+ * first ancestor `Cargo.toml` with `[workspace]` (or the one `package.workspace` names) if it
+ * counts this package as a member, else the package alone. Members: `workspace.members` (globs
+ * `*`, `?`, `[…]`, `**`; matches without `Cargo.toml` skipped), minus `workspace.exclude`
+ * (path prefixes), plus the root package and path dependencies inside the root. Dependencies:
+ * `[dependencies]`, `[dev-dependencies]`, `[build-dependencies]` and their `[target.*.…]`
+ * variants, renamed ones by `package`, `workspace = true` taken from `[workspace.dependencies]`,
+ * path dependencies on members left out. Versions: from `Cargo.lock` (the member's own lock entry
+ * first, then any entry whose version meets the requirement, highest first).
+ *
+ * Never throws for the content of the files: problems are listed in {@link Workspace.problems}.
+ *
+ * @param cwd Absolute directory to start from.
+ * @param fs File access. Default {@link denoFileSystem}.
+ */
+export async function loadWorkspace(cwd: string, fs: FileSystem = denoFileSystem): Promise<Workspace> {
+  const problems: UserError[] = [];
+  const nearest = await findUp(fs, resolve(cwd));
+  if (nearest === null) return { ...NO_WORKSPACE, manifests: [], dependencies: [], problems: [] };
+  const nearestDoc = await readToml(fs, nearest, problems);
+  if (nearestDoc === null) {
+    const root = dirname(nearest);
+    return { root, lockfile: await lockfileOf(fs, root), manifests: [nearest], dependencies: [], problems };
+  }
+  let collected: Collected | null = null;
+  if (isTable(nearestDoc.value.workspace)) {
+    collected = await collectMembers(fs, nearest, nearestDoc, problems);
+  } else {
+    const ancestor = await findWorkspaceRoot(fs, nearest, nearestDoc.value, problems);
+    if (ancestor) {
+      // Problems of a workspace this package is not part of are not this workspace's problems.
+      const candidateProblems: UserError[] = [];
+      const candidate = await collectMembers(fs, ancestor.manifest, ancestor.doc, candidateProblems);
+      if (candidate.members.has(dirname(nearest))) {
+        collected = candidate;
+        problems.push(...candidateProblems);
+      }
+    }
+    collected ??= await collectMembers(fs, nearest, nearestDoc, problems);
+  }
+  const lockfile = await lockfileOf(fs, collected.rootDir);
+  const lock = lockfile === null ? [] : await readLock(fs, lockfile, problems);
+  const dependencies = listDependencies(collected, lock);
+  const manifests = [
+    ...new Set([collected.rootManifest, ...[...collected.members.values()].map((m) => m.manifest)]),
+  ]
+    .sort();
+  const ws = isTable(collected.rootToml.workspace) ? collected.rootToml.workspace : null;
+  const members = [...collected.members.values()].map((m) => ({
+    name: packageIdentity(m, ws).name,
+    dir: m.dir,
+  }))
+    .sort((a, b) => a.dir.localeCompare(b.dir));
+  const pathDependencies = new Map<string, string>();
+  for (const member of collected.members.values()) {
+    for (const dep of declaredDependencies(member, ws, collected.rootDir)) {
+      if (dep.path !== null && !collected.members.has(dep.path)) pathDependencies.set(dep.name, dep.path);
+    }
+  }
+  return {
+    root: collected.rootDir,
+    lockfile,
+    manifests,
+    dependencies,
+    problems,
+    members,
+    packages: lock.map(({ name, version, source }) => ({ name, version, source })),
+    pathDependencies: [...pathDependencies].map(([name, dir]) => ({ name, dir })),
+  };
+}
+
+async function findUp(fs: FileSystem, start: string): Promise<string | null> {
+  for (let dir = start;; dir = dirname(dir)) {
+    const candidate = join(dir, "Cargo.toml");
+    if ((await fs.stat(candidate))?.isFile) return candidate;
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+async function findWorkspaceRoot(
+  fs: FileSystem,
+  packageManifest: string,
+  packageToml: TomlTable,
+  problems: UserError[],
+): Promise<{ manifest: string; doc: TomlDocument } | null> {
+  const pkg = packageToml.package;
+  if (isTable(pkg) && typeof pkg.workspace === "string") {
+    const manifest = join(resolve(dirname(packageManifest), pkg.workspace), "Cargo.toml");
+    const doc = (await fs.stat(manifest))?.isFile ? await readToml(fs, manifest, problems) : null;
+    return doc && isTable(doc.value.workspace) ? { manifest, doc } : null;
+  }
+  for (let dir = dirname(dirname(packageManifest));; dir = dirname(dir)) {
+    const manifest = join(dir, "Cargo.toml");
+    if (manifest !== packageManifest && (await fs.stat(manifest))?.isFile) {
+      const doc = await readToml(fs, manifest, problems);
+      if (doc && isTable(doc.value.workspace)) return { manifest, doc };
+    }
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+async function collectMembers(
+  fs: FileSystem,
+  rootManifest: string,
+  rootDoc: TomlDocument,
+  problems: UserError[],
+): Promise<Collected> {
+  const rootToml = rootDoc.value;
+  const locate = (path: TomlPath) => rootDoc.index.locate(path);
+  const rootDir = dirname(rootManifest);
+  const members = new Map<string, Member>();
+  const ws = isTable(rootToml.workspace) ? rootToml.workspace : null;
+  const excludes = stringArray(ws?.exclude).map((p) => resolve(rootDir, p));
+  const isExcluded = (dir: string) => excludes.some((ex) => dir === ex || dir.startsWith(ex + sep));
+  const queue: Member[] = [];
+  const add = (member: Member) => {
+    if (members.has(member.dir)) return;
+    members.set(member.dir, member);
+    queue.push(member);
+  };
+  if (isTable(rootToml.package)) add({ manifest: rootManifest, dir: rootDir, toml: rootToml });
+  if (ws) {
+    for (const pattern of stringArray(ws.members)) {
+      for (const dir of await expandPattern(fs, rootDir, pattern)) {
+        if (isExcluded(dir) || members.has(dir)) continue;
+        const manifest = join(dir, "Cargo.toml");
+        if (!(await fs.stat(manifest))?.isFile) {
+          problems.push(
+            new UserError(
+              "CARGO_MEMBER_MISSING",
+              `Cannot load workspace member ${dir} (from "${pattern}"): it has no Cargo.toml`,
+              {
+                hint: `add a Cargo.toml there, or list it in workspace.exclude of ${rootManifest}`,
+                location: { file: rootManifest, ...locate(["workspace", "members"]) },
+              },
+            ),
+          );
+          continue;
+        }
+        const doc = await readToml(fs, manifest, problems);
+        if (doc) add({ manifest, dir, toml: doc.value });
+      }
+    }
+  }
+  // Path dependencies inside the root are members too (Cargo's implicit members).
+  while (ws && queue.length > 0) {
+    const member = queue.shift()!;
+    for (const dep of declaredDependencies(member, ws, rootDir)) {
+      if (dep.path === null || members.has(dep.path) || isExcluded(dep.path)) continue;
+      if (relative(rootDir, dep.path).startsWith("..") || isAbsolute(relative(rootDir, dep.path))) continue;
+      const manifest = join(dep.path, "Cargo.toml");
+      if (!(await fs.stat(manifest))?.isFile) continue;
+      const doc = await readToml(fs, manifest, problems);
+      if (doc) add({ manifest, dir: dep.path, toml: doc.value });
+    }
+  }
+  return { members, rootDir, rootManifest, rootToml };
+}
+
+interface Declared {
+  name: string;
+  requirement: string | null;
+  kind: DependencyKind;
+  /** Absolute directory of a path dependency. */
+  path: string | null;
+}
+
+function declaredDependencies(member: Member, ws: TomlTable | null, rootDir: string): Declared[] {
+  const tables: [unknown, DependencyKind][] = DEPENDENCY_TABLES.map((
+    [key, kind],
+  ) => [member.toml[key], kind]);
+  if (isTable(member.toml.target)) {
+    for (const target of Object.values(member.toml.target)) {
+      if (!isTable(target)) continue;
+      for (const [key, kind] of DEPENDENCY_TABLES) tables.push([target[key], kind]);
+    }
+  }
+  const wsDeps = isTable(ws?.dependencies) ? ws.dependencies : {};
+  const out: Declared[] = [];
+  for (const [table, kind] of tables) {
+    if (!isTable(table)) continue;
+    for (const [key, spec] of Object.entries(table)) {
+      let source = spec;
+      let baseDir = member.dir;
+      if (isTable(spec) && spec.workspace === true) {
+        source = wsDeps[key];
+        baseDir = rootDir;
+      }
+      out.push({ ...readSpec(key, source, baseDir), kind });
+    }
+  }
+  return out;
+}
+
+function readSpec(key: string, spec: unknown, baseDir: string): Omit<Declared, "kind"> {
+  if (typeof spec === "string") return { name: key, requirement: spec, path: null };
+  if (!isTable(spec)) return { name: key, requirement: null, path: null };
+  return {
+    name: typeof spec.package === "string" ? spec.package : key,
+    requirement: typeof spec.version === "string" ? spec.version : null,
+    path: typeof spec.path === "string" ? resolve(baseDir, spec.path) : null,
+  };
+}
+
+function listDependencies(collected: Collected, lock: LockPackage[]): Dependency[] {
+  const ws = isTable(collected.rootToml.workspace) ? collected.rootToml.workspace : null;
+  const seen = new Set<string>();
+  const out: Dependency[] = [];
+  for (const member of collected.members.values()) {
+    const { name: memberName, version: memberVersion } = packageIdentity(member, ws);
+    const ownEntry = lock.find((p) =>
+      p.name === memberName && p.source === null && p.version === memberVersion
+    ) ??
+      lock.find((p) => p.name === memberName && p.source === null);
+    for (const dep of declaredDependencies(member, ws, collected.rootDir)) {
+      if (dep.path !== null && collected.members.has(dep.path)) continue;
+      const version = lockedVersion(dep, ownEntry, lock);
+      const entry: Dependency = {
+        name: dep.name,
+        version,
+        requirement: dep.requirement,
+        kind: dep.kind,
+        member: memberName,
+      };
+      const key = JSON.stringify(entry);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(entry);
+    }
+  }
+  return out.sort((a, b) =>
+    a.name.localeCompare(b.name) || a.member.localeCompare(b.member) || a.kind.localeCompare(b.kind)
+  );
+}
+
+function packageIdentity(member: Member, ws: TomlTable | null): { name: string; version: string } {
+  const pkg = isTable(member.toml.package) ? member.toml.package : {};
+  const name = typeof pkg.name === "string" ? pkg.name : basename(member.dir);
+  let version = "0.0.0";
+  if (typeof pkg.version === "string") version = pkg.version;
+  else if (isTable(pkg.version) && pkg.version.workspace === true && isTable(ws?.package)) {
+    if (typeof ws.package.version === "string") version = ws.package.version;
+  }
+  return { name, version };
+}
+
+interface LockPackage {
+  name: string;
+  version: string;
+  source: string | null;
+  /** Entries as written: `"name"`, `"name version"` or `"name version (source)"`. */
+  dependencies: string[];
+}
+
+function lockedVersion(dep: Declared, ownEntry: LockPackage | undefined, lock: LockPackage[]): string | null {
+  const range = dep.requirement === null ? null : cargoRequirementToRange(dep.requirement);
+  const all = lock.filter((p) => p.name === dep.name).map((p) => p.version);
+  if (ownEntry) {
+    const refs = ownEntry.dependencies.map((d) => d.split(" ")).filter(([name]) => name === dep.name);
+    const versions = refs.map(([, version]) => version ?? (all.length === 1 ? all[0]! : null))
+      .filter((v): v is string => v !== null);
+    if (versions.length === 1) return versions[0]!;
+    if (versions.length > 1) return highestMatching(versions, range) ?? null;
+  }
+  return highestMatching(all, range);
+}
+
+async function readLock(fs: FileSystem, file: string, problems: UserError[]): Promise<LockPackage[]> {
+  const toml = (await readToml(fs, file, problems, "CARGO_LOCK_INVALID"))?.value;
+  if (!toml || !Array.isArray(toml.package)) return [];
+  return toml.package.filter(isTable).flatMap((p) =>
+    typeof p.name === "string" && typeof p.version === "string"
+      ? [{
+        name: p.name,
+        version: p.version,
+        source: typeof p.source === "string" ? p.source : null,
+        dependencies: stringArray(p.dependencies),
+      }]
+      : []
+  );
+}
+
+async function readToml(
+  fs: FileSystem,
+  file: string,
+  problems: UserError[],
+  code = "CARGO_TOML_INVALID",
+): Promise<TomlDocument | null> {
+  try {
+    return parseTomlDocument(await fs.readTextFile(file), file, { code, what: basename(file) });
+  } catch (error) {
+    if (error instanceof UserError) {
+      problems.push(error);
+      return null;
+    }
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+}
+
+async function lockfileOf(fs: FileSystem, root: string): Promise<string | null> {
+  const file = join(root, "Cargo.lock");
+  return (await fs.stat(file))?.isFile ? file : null;
+}
+
+function stringArray(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
