@@ -25,11 +25,13 @@ import {
   type BackendConnection,
   BackendError,
   type BackendPeer,
+  type CallOptions,
   CLIENT_INFO,
   clipErrorDetail,
   type ConnectionEnd,
   listChangedLog,
   MAX_TOOL_LIST_PAGES,
+  type ToolListing,
 } from "./connection_types.ts";
 import {
   dispatchCheckedMessages,
@@ -45,6 +47,7 @@ import { guardListAnswers, restoreProtoKeys } from "./_list_guard.ts";
 export { MAX_LISTING_BYTES } from "./_list_guard.ts";
 import { LeanClient } from "./_lean_client.ts";
 import { relayToPeer } from "./_peer_relay.ts";
+import type { RelayAdmission } from "./_relay_admission.ts";
 export { MAX_RELAYED_PER_CALL, MAX_RELAYED_REQUEST_BYTES } from "./_relay_admission.ts";
 
 export type { CallToolResult, ReadResourceResult, Resource, Root, ServerCapabilities, Tool, Transport };
@@ -140,8 +143,7 @@ export async function openConnection(
 ): Promise<BackendConnection> {
   const logger = options.logger ?? NULL_LOGGER;
   const now = options.now ?? Date.now;
-  const server = options.server;
-  const peer = options.peer;
+  const { server, peer } = options;
   const offered = peer?.capabilities() ?? {};
   const client = new LeanClient(
     { ...CLIENT_INFO },
@@ -158,55 +160,102 @@ export async function openConnection(
     logChange();
     options.onToolListChanged?.();
   });
+  const connection = new LiveConnection(client, admission, {
+    server,
+    logger,
+    describeEnd: options.describeEnd,
+  });
+  const startMs = await handshake(client, transport, connection, options, now);
 
-  let closedByUs = false;
-  let resolveEnded!: (end: ConnectionEnd) => void;
-  const ended = new Promise<ConnectionEnd>((resolve) => (resolveEnded = resolve));
-  let isClosed = false;
-  let lastTransportError: Error | undefined;
-  client.onerror = (error) => {
-    lastTransportError = error;
-    logger.debug(`transport: ${error.message}`);
-  };
-  client.onclose = () => {
-    if (isClosed) return;
-    isClosed = true;
-    admission.releaseAll();
-    const reason = closedByUs
-      ? "closed by us"
-      : options.describeEnd?.() ?? lastTransportError?.message ?? "connection closed";
-    if (!closedByUs) logger.warn(`connection ended: ${reason}`);
-    resolveEnded({ reason, isExpected: closedByUs });
-  };
+  // A transport that checks every message itself (stdio) skips the SDK's probes of each message's kind.
+  dispatchCheckedMessages(client, transport);
+  guardListAnswers(transport);
+  admission.guard(transport, (reason) => logger.debug(`not relayed: ${reason}`));
+  connection.markConnected(now());
+  const info = connection.serverInfo;
+  logger.info(
+    `connected (${info?.name ?? "?"} ${info?.version ?? "?"}) in ${connection.connectedAtMs - startMs} ms`,
+  );
+  if (peer && connection.serverCapabilities.logging) connection.relayLogLevel(peer);
+  return connection;
+}
 
+/**
+ * The startup deadline of one connection: `startupTimeoutMs` after the start, pushed back to
+ * `startupTimeoutMs` from now by each sign of life (`onStartupActivity`) but never past
+ * 4 × `startupTimeoutMs`, checked at least once a second. When it passes, `passed` resolves and `signal`
+ * aborts; the caller's own `signal` aborts it too.
+ */
+class StartupDeadline {
+  /** Resolves with `"timeout"` once the deadline passed; never rejects. */
+  readonly passed: Promise<"timeout">;
+  readonly #abort = new AbortController();
+  readonly #unsubscribe: (() => void) | undefined;
+  readonly #callerSignal: AbortSignal | undefined;
+  readonly #onCallerAbort: () => void;
+  #deadlineMs: number;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(options: OpenConnectionOptions, now: () => number, startMs: number) {
+    const stepMs = options.startupTimeoutMs;
+    const capMs = startMs + 4 * stepMs;
+    this.#deadlineMs = startMs + stepMs;
+    this.#unsubscribe = options.onStartupActivity?.(() => {
+      this.#deadlineMs = Math.min(capMs, Math.max(this.#deadlineMs, now() + stepMs));
+    });
+    this.passed = new Promise<"timeout">((resolve) => {
+      const check = () => {
+        const left = this.#deadlineMs - now();
+        if (left <= 0) {
+          resolve("timeout");
+          this.#abort.abort(new Error("startup timeout"));
+        } else this.#timer = setTimeout(check, Math.min(left, 1_000));
+      };
+      this.#timer = setTimeout(check, Math.min(stepMs, 1_000));
+    });
+    this.#callerSignal = options.signal;
+    this.#onCallerAbort = () => this.#abort.abort(options.signal?.reason);
+    this.#callerSignal?.addEventListener("abort", this.#onCallerAbort, { once: true });
+  }
+
+  /** Aborted when the deadline passes or the caller aborts. */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  /** Stops the timer and lets go of the activity feed and the caller's signal. */
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#unsubscribe?.();
+    this.#callerSignal?.removeEventListener("abort", this.#onCallerAbort);
+  }
+}
+
+/**
+ * Starts the transport and completes `initialize` under the startup deadline. On failure the client is
+ * closed (by us) before the error is thrown.
+ *
+ * @returns When the start began, per `now` (ms).
+ * @throws {BackendError} `CANCELLED`, `STARTUP_TIMEOUT`, `START_FAILED`.
+ */
+async function handshake(
+  client: LeanClient,
+  transport: Transport,
+  connection: LiveConnection,
+  options: OpenConnectionOptions,
+  now: () => number,
+): Promise<number> {
+  const server = options.server;
   const startMs = now();
-  const deadlineCapMs = startMs + 4 * options.startupTimeoutMs;
-  let deadlineMs = startMs + options.startupTimeoutMs;
-  const unsubscribe = options.onStartupActivity?.(() => {
-    deadlineMs = Math.min(deadlineCapMs, Math.max(deadlineMs, now() + options.startupTimeoutMs));
-  });
-  const abort = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<"timeout">((resolve) => {
-    const check = () => {
-      const left = deadlineMs - now();
-      if (left <= 0) {
-        resolve("timeout");
-        abort.abort(new Error("startup timeout"));
-      } else timer = setTimeout(check, Math.min(left, 1_000));
-    };
-    timer = setTimeout(check, Math.min(options.startupTimeoutMs, 1_000));
-  });
-  const onCallerAbort = () => abort.abort(options.signal?.reason);
-  options.signal?.addEventListener("abort", onCallerAbort, { once: true });
+  const deadline = new StartupDeadline(options, now, startMs);
   try {
     if (options.signal?.aborted) throw new BackendError("CANCELLED", server, `${server}: start cancelled`);
     const connecting = client.connect(transport, {
-      signal: abort.signal,
+      signal: deadline.signal,
       timeout: 4 * options.startupTimeoutMs,
     });
     connecting.catch(() => {}); // Observed below through the race; a late rejection must not go unhandled.
-    const outcome = await Promise.race([connecting.then(() => "ok" as const), timedOut]);
+    const outcome = await Promise.race([connecting.then(() => "ok" as const), deadline.passed]);
     if (outcome === "timeout") {
       throw new BackendError(
         "STARTUP_TIMEOUT",
@@ -219,221 +268,347 @@ export async function openConnection(
       );
     }
   } catch (error) {
-    closedByUs = true;
-    await client.close().catch(() => {}); // Best effort: the start already failed, report that error.
-    if (error instanceof BackendError) throw error;
-    if (options.signal?.aborted) throw new BackendError("CANCELLED", server, `${server}: start cancelled`);
-    const detail = options.describeFailure?.();
-    const base = error instanceof Error ? error.message : String(error);
-    throw new BackendError("START_FAILED", server, withDetail(`${server} failed to start: ${base}`, detail), {
-      cause: error,
-    });
+    await connection.abandon();
+    throw startError(error, options);
   } finally {
-    clearTimeout(timer);
-    unsubscribe?.();
-    options.signal?.removeEventListener("abort", onCallerAbort);
+    deadline.stop();
+  }
+  return startMs;
+}
+
+/** The error a failed start reports: `error` itself when it is one of ours, else `CANCELLED` or `START_FAILED`. */
+function startError(error: unknown, options: OpenConnectionOptions): BackendError {
+  const server = options.server;
+  if (error instanceof BackendError) return error;
+  if (options.signal?.aborted) return new BackendError("CANCELLED", server, `${server}: start cancelled`);
+  const detail = options.describeFailure?.();
+  const base = error instanceof Error ? error.message : String(error);
+  return new BackendError("START_FAILED", server, withDetail(`${server} failed to start: ${base}`, detail), {
+    cause: error,
+  });
+}
+
+/** Settings of a {@link LiveConnection} that come from {@link OpenConnectionOptions}. */
+interface LiveConnectionOptions {
+  server: string;
+  logger: Logger;
+  describeEnd: (() => string | undefined) | undefined;
+}
+
+/**
+ * One connection's state across calls: the SDK client, the relay's admission, whether it has ended and
+ * who ended it. Built before the handshake (it watches the client's close from the start) and completed by
+ * {@link LiveConnection.markConnected} after it.
+ */
+class LiveConnection implements BackendConnection {
+  readonly server: string;
+  readonly ended: Promise<ConnectionEnd>;
+  connectedAtMs = 0;
+  serverInfo: { name: string; version: string } | undefined = undefined;
+  serverCapabilities: ServerCapabilities = {};
+  readonly #client: LeanClient;
+  readonly #admission: RelayAdmission;
+  readonly #logger: Logger;
+  readonly #describeEnd: (() => string | undefined) | undefined;
+  #resolveEnded!: (end: ConnectionEnd) => void;
+  #closedByUs = false;
+  #isClosed = false;
+  #lastTransportError: Error | undefined;
+
+  constructor(client: LeanClient, admission: RelayAdmission, options: LiveConnectionOptions) {
+    this.server = options.server;
+    this.#client = client;
+    this.#admission = admission;
+    this.#logger = options.logger;
+    this.#describeEnd = options.describeEnd;
+    this.ended = new Promise<ConnectionEnd>((resolve) => (this.#resolveEnded = resolve));
+    client.onerror = (error) => {
+      this.#lastTransportError = error;
+      this.#logger.debug(`transport: ${error.message}`);
+    };
+    client.onclose = () => this.#onClose();
   }
 
-  // A transport that checks every message itself (stdio) skips the SDK's probes of each message's kind.
-  dispatchCheckedMessages(client, transport);
-  guardListAnswers(transport);
-  admission.guard(transport, (reason) => logger.debug(`not relayed: ${reason}`));
-  const connectedAtMs = now();
-  const info = client.getServerVersion();
-  const serverCapabilities = client.getServerCapabilities() ?? {};
-  logger.info(`connected (${info?.name ?? "?"} ${info?.version ?? "?"}) in ${connectedAtMs - startMs} ms`);
-  if (peer && serverCapabilities.logging) {
+  get isClosed(): boolean {
+    return this.#isClosed;
+  }
+
+  /** Records what `initialize` answered, at `connectedAtMs` (ms since the epoch). */
+  markConnected(connectedAtMs: number): void {
+    this.connectedAtMs = connectedAtMs;
+    const info = this.#client.getServerVersion();
+    this.serverInfo = info ? { name: info.name, version: info.version } : undefined;
+    this.serverCapabilities = this.#client.getServerCapabilities() ?? {};
+  }
+
+  /** Closes the client after a failed start, as our own close (best effort: the start error is reported). */
+  async abandon(): Promise<void> {
+    this.#closedByUs = true;
+    await this.#client.close().catch(() => {}); // Best effort: the start already failed, report that error.
+  }
+
+  /** Keeps the server's `logging/setLevel` at the agent's level, now and whenever the agent changes it. */
+  relayLogLevel(peer: BackendPeer): void {
     // Best effort: a server that refuses the level still has its messages filtered by the relay.
     const send = (level: LoggingLevel) =>
-      void client.setLoggingLevel(level).catch((error) => logger.debug(`logging/setLevel: ${String(error)}`));
+      void this.#client.setLoggingLevel(level).catch((error) =>
+        this.#logger.debug(`logging/setLevel: ${String(error)}`)
+      );
     const level = peer.logLevel();
     if (level !== undefined) send(level);
-    const unsubscribe = peer.onLogLevel((next) => !isClosed && send(next));
-    void ended.then(unsubscribe);
+    const unsubscribe = peer.onLogLevel((next) => !this.#isClosed && send(next));
+    void this.ended.then(unsubscribe);
   }
 
-  function mapError(error: unknown, what: string, timeoutMs: number, signal?: AbortSignal): BackendError {
-    if (error instanceof BackendError) return error;
-    const tooLarge = answerTooLarge(error);
-    if (tooLarge) {
-      return new BackendError(
-        "ANSWER_TOO_LARGE",
-        server,
-        `${what} answered ${tooLarge.exact ? `${formatBytes(tooLarge.bytes)}, ` : ""}more than the ` +
-          `${formatBytes(tooLarge.maxBytes)} one answer may be (${MESSAGE_BUDGET_KEY}); ` +
-          (tooLarge.exact ? "the answer was dropped unread" : "reading stopped there"),
-        {
-          cause: error,
-          hint: `ask the tool for less (a page, a range, a filter), or raise ${MESSAGE_BUDGET_KEY}`,
-        },
-      );
-    }
-    if (signal?.aborted) {
-      return new BackendError("CANCELLED", server, `${what} was cancelled`, { cause: error });
-    }
-    if (error instanceof SdkError) {
-      if (error.code === SdkErrorCode.RequestTimeout) {
-        return new BackendError(
-          "CALL_TIMEOUT",
-          server,
-          `${what} did not answer within ${secondsText(timeoutMs)}`,
-          {
-            cause: error,
-            hint: "raise tool-call-timeout-secs for this server if the tool is legitimately slow",
-          },
-        );
-      }
-      if (
-        error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || isClosed
-      ) {
-        const end = options.describeEnd?.();
-        return new BackendError("CONNECTION_LOST", server, withDetail(`${server}: connection lost`, end), {
-          cause: error,
-        });
-      }
-    }
-    if (isClosed) {
-      return new BackendError(
-        "CONNECTION_LOST",
-        server,
-        withDetail(`${server}: connection lost`, options.describeEnd?.()),
-        {
-          cause: error,
-        },
-      );
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    return new BackendError("REQUEST_FAILED", server, `${what} failed: ${clipErrorDetail(message)}`, {
-      cause: error,
-    });
+  async listTools(
+    { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal | undefined },
+  ): Promise<ToolListing> {
+    const { items, warnings } = await this.#walkPages("tools/list", timeoutMs, signal);
+    return { tools: items as Tool[], warnings };
   }
 
-  function requireResources(method: string): void {
-    if (!serverCapabilities.resources) {
+  async listResources(
+    { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal | undefined },
+  ): Promise<{ resources: Resource[]; warnings: string[] }> {
+    this.#requireResources("resources/list");
+    const { items, warnings } = await this.#walkPages("resources/list", timeoutMs, signal);
+    return { resources: items as Resource[], warnings };
+  }
+
+  async readResource(
+    uri: string,
+    { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal | undefined },
+  ): Promise<ReadResourceResult> {
+    this.#requireResources("resources/read");
+    const what = `${this.server} resources/read ${JSON.stringify(uri)}`;
+    if (this.#isClosed) {
+      throw this.#errorOf(new SdkError(SdkErrorCode.ConnectionClosed, "closed"), what, timeoutMs);
+    }
+    try {
+      return await this.#client.request(
+        { method: "resources/read", params: { uri } },
+        { timeout: timeoutMs, ...(signal ? { signal } : {}) },
+      );
+    } catch (error) {
+      throw this.#errorOf(error, what, timeoutMs, signal);
+    }
+  }
+
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    { timeoutMs, signal, onProgress }: CallOptions,
+  ): Promise<CallToolResult> {
+    const what = `${this.server}.${tool}`;
+    if (this.#isClosed) {
+      throw this.#errorOf(new SdkError(SdkErrorCode.ConnectionClosed, "closed"), what, timeoutMs);
+    }
+    const end = this.#admission.begin();
+    try {
+      return await this.#client.request(
+        { method: "tools/call", params: { name: tool, arguments: args } },
+        CALL_RESULT_ENVELOPE,
+        {
+          timeout: timeoutMs,
+          resetTimeoutOnProgress: true,
+          ...(signal ? { signal } : {}),
+          onprogress: (p) => onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
+        },
+      );
+    } catch (error) {
+      throw this.#errorOf(error, what, timeoutMs, signal);
+    } finally {
+      end();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#isClosed) return;
+    this.#closedByUs = true;
+    try {
+      await this.#client.close();
+    } catch (error) {
+      this.#logger.debug(`close: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.#client.onclose?.();
+  }
+
+  #onClose(): void {
+    if (this.#isClosed) return;
+    this.#isClosed = true;
+    this.#admission.releaseAll();
+    const reason = this.#closedByUs
+      ? "closed by us"
+      : this.#describeEnd?.() ?? this.#lastTransportError?.message ?? "connection closed";
+    if (!this.#closedByUs) this.#logger.warn(`connection ended: ${reason}`);
+    this.#resolveEnded({ reason, isExpected: this.#closedByUs });
+  }
+
+  #requireResources(method: string): void {
+    if (!this.serverCapabilities.resources) {
       throw new BackendError(
         "REQUEST_FAILED",
-        server,
-        `${server} declares no resources, so ${method} cannot be sent`,
+        this.server,
+        `${this.server} declares no resources, so ${method} cannot be sent`,
       );
     }
   }
 
   /** Walks a paginated list method to the end; items are deduplicated by `name` (tools) or `uri`. */
-  async function walkPages(
+  async #walkPages(
     method: "tools/list" | "resources/list",
     timeoutMs: number,
     signal: AbortSignal | undefined,
   ): Promise<{ items: unknown[]; warnings: string[] }> {
-    const items: unknown[] = [];
-    const keys = new Set<string>();
-    const warnings: string[] = [];
-    const seenCursors = new Set<string>();
+    const server = this.server;
+    const pages = new ListPages(server, method);
     let cursor: string | undefined;
     for (let page = 1;; page++) {
       let result: { nextCursor?: string | undefined; tools?: Tool[]; resources?: Resource[] };
       try {
-        if (isClosed) throw new SdkError(SdkErrorCode.ConnectionClosed, "closed");
-        result = await client.request(
+        if (this.#isClosed) throw new SdkError(SdkErrorCode.ConnectionClosed, "closed");
+        result = await this.#client.request(
           { method, params: cursor === undefined ? {} : { cursor } },
           { timeout: timeoutMs, ...(signal ? { signal } : {}) },
         );
       } catch (error) {
-        throw mapError(error, `${server} ${method}`, timeoutMs, signal);
+        throw this.#errorOf(error, `${server} ${method}`, timeoutMs, signal);
       }
-      let added = 0;
-      for (const listed of result.tools ?? result.resources ?? []) {
-        const item = restoreProtoKeys(listed);
-        const key = "uri" in item ? item.uri : item.name;
-        if (keys.has(key)) continue;
-        keys.add(key);
-        items.push(item);
-        added++;
-      }
-      const next = result.nextCursor;
-      if (next === undefined || next === null || next === "") break;
-      if (seenCursors.has(next) || next === cursor) {
-        warnings.push(
-          `${server}: ${method} cursor "${next}" repeated; listing stopped after ${page} page(s)`,
-        );
-        break;
-      }
-      if (added === 0 && page > 1) {
-        warnings.push(`${server}: ${method} page ${page} added nothing new; listing stopped`);
-        break;
-      }
-      if (page >= MAX_TOOL_LIST_PAGES) {
-        warnings.push(`${server}: ${method} has more than ${MAX_TOOL_LIST_PAGES} pages; listing stopped`);
-        break;
-      }
-      seenCursors.add(next);
-      cursor = next;
+      cursor = pages.take(page, cursor, result);
+      if (cursor === undefined) break;
     }
-    for (const w of warnings) logger.warn(w);
-    return { items, warnings };
+    for (const w of pages.warnings) this.#logger.warn(w);
+    return { items: pages.items, warnings: pages.warnings };
   }
 
-  const connection: BackendConnection = {
-    server,
-    connectedAtMs,
-    serverInfo: info ? { name: info.name, version: info.version } : undefined,
-    serverCapabilities,
-    ended,
-    get isClosed() {
-      return isClosed;
-    },
-    async listTools({ timeoutMs, signal }) {
-      const { items, warnings } = await walkPages("tools/list", timeoutMs, signal);
-      return { tools: items as Tool[], warnings };
-    },
-    async listResources({ timeoutMs, signal }) {
-      requireResources("resources/list");
-      const { items, warnings } = await walkPages("resources/list", timeoutMs, signal);
-      return { resources: items as Resource[], warnings };
-    },
-    async readResource(uri, { timeoutMs, signal }) {
-      requireResources("resources/read");
-      const what = `${server} resources/read ${JSON.stringify(uri)}`;
-      if (isClosed) throw mapError(new SdkError(SdkErrorCode.ConnectionClosed, "closed"), what, timeoutMs);
-      try {
-        return await client.request(
-          { method: "resources/read", params: { uri } },
-          { timeout: timeoutMs, ...(signal ? { signal } : {}) },
-        );
-      } catch (error) {
-        throw mapError(error, what, timeoutMs, signal);
-      }
-    },
-    async callTool(tool, args, { timeoutMs, signal, onProgress }) {
-      const what = `${server}.${tool}`;
-      if (isClosed) throw mapError(new SdkError(SdkErrorCode.ConnectionClosed, "closed"), what, timeoutMs);
-      const end = admission.begin();
-      try {
-        return await client.request(
-          { method: "tools/call", params: { name: tool, arguments: args } },
-          CALL_RESULT_ENVELOPE,
-          {
-            timeout: timeoutMs,
-            resetTimeoutOnProgress: true,
-            ...(signal ? { signal } : {}),
-            onprogress: (p) => onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
-          },
-        );
-      } catch (error) {
-        throw mapError(error, what, timeoutMs, signal);
-      } finally {
-        end();
-      }
-    },
-    async close() {
-      if (isClosed) return;
-      closedByUs = true;
-      try {
-        await client.close();
-      } catch (error) {
-        logger.debug(`close: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      client.onclose?.();
-    },
-  };
-  return connection;
+  /** The {@link BackendError} for a failed request `what` (e.g. `"github.search"`). */
+  #errorOf(error: unknown, what: string, timeoutMs: number, signal?: AbortSignal): BackendError {
+    return requestError(error, {
+      server: this.server,
+      what,
+      timeoutMs,
+      signal,
+      isClosed: this.#isClosed,
+      describeEnd: this.#describeEnd,
+    });
+  }
+}
+
+/**
+ * The pages of one list walk: items deduplicated by `name` (tools) or `uri` (resources), and the walk's
+ * end (no cursor, a repeated cursor, a page that added nothing, or {@link MAX_TOOL_LIST_PAGES} pages).
+ */
+class ListPages {
+  readonly items: unknown[] = [];
+  readonly warnings: string[] = [];
+  readonly #keys = new Set<string>();
+  readonly #seenCursors = new Set<string>();
+  readonly #server: string;
+  readonly #method: string;
+
+  constructor(server: string, method: string) {
+    this.#server = server;
+    this.#method = method;
+  }
+
+  /**
+   * Takes page `page` (1-based), asked for with `cursor`.
+   *
+   * @returns The cursor of the next page, or `undefined` when the walk ends here.
+   */
+  take(
+    page: number,
+    cursor: string | undefined,
+    result: { nextCursor?: string | undefined; tools?: Tool[]; resources?: Resource[] },
+  ): string | undefined {
+    let added = 0;
+    for (const listed of result.tools ?? result.resources ?? []) {
+      const item = restoreProtoKeys(listed);
+      const key = "uri" in item ? item.uri : item.name;
+      if (this.#keys.has(key)) continue;
+      this.#keys.add(key);
+      this.items.push(item);
+      added++;
+    }
+    const next = result.nextCursor;
+    const what = `${this.#server}: ${this.#method}`;
+    if (next === undefined || next === null || next === "") return undefined;
+    if (this.#seenCursors.has(next) || next === cursor) {
+      this.warnings.push(`${what} cursor "${next}" repeated; listing stopped after ${page} page(s)`);
+      return undefined;
+    }
+    if (added === 0 && page > 1) {
+      this.warnings.push(`${what} page ${page} added nothing new; listing stopped`);
+      return undefined;
+    }
+    if (page >= MAX_TOOL_LIST_PAGES) {
+      this.warnings.push(`${what} has more than ${MAX_TOOL_LIST_PAGES} pages; listing stopped`);
+      return undefined;
+    }
+    this.#seenCursors.add(next);
+    return next;
+  }
+}
+
+/** What {@link requestError} needs to know of the request and its connection. */
+interface RequestFailure {
+  server: string;
+  /** The request in messages, e.g. `"github.search"` or `"github tools/list"`. */
+  what: string;
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  /** Whether the connection had ended when the error was mapped. */
+  isClosed: boolean;
+  describeEnd: (() => string | undefined) | undefined;
+}
+
+/**
+ * Maps a failed request to a {@link BackendError}: `ANSWER_TOO_LARGE` (over the message budget),
+ * `CANCELLED`, `CALL_TIMEOUT`, `CONNECTION_LOST`, else `REQUEST_FAILED`; one of ours is returned as it is.
+ */
+function requestError(error: unknown, failure: RequestFailure): BackendError {
+  const { server, what, timeoutMs, signal, isClosed } = failure;
+  if (error instanceof BackendError) return error;
+  const tooLarge = answerTooLarge(error);
+  if (tooLarge) {
+    return new BackendError(
+      "ANSWER_TOO_LARGE",
+      server,
+      `${what} answered ${tooLarge.exact ? `${formatBytes(tooLarge.bytes)}, ` : ""}more than the ` +
+        `${formatBytes(tooLarge.maxBytes)} one answer may be (${MESSAGE_BUDGET_KEY}); ` +
+        (tooLarge.exact ? "the answer was dropped unread" : "reading stopped there"),
+      {
+        cause: error,
+        hint: `ask the tool for less (a page, a range, a filter), or raise ${MESSAGE_BUDGET_KEY}`,
+      },
+    );
+  }
+  if (signal?.aborted) {
+    return new BackendError("CANCELLED", server, `${what} was cancelled`, { cause: error });
+  }
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+    return new BackendError(
+      "CALL_TIMEOUT",
+      server,
+      `${what} did not answer within ${secondsText(timeoutMs)}`,
+      {
+        cause: error,
+        hint: "raise tool-call-timeout-secs for this server if the tool is legitimately slow",
+      },
+    );
+  }
+  const lost = error instanceof SdkError &&
+    (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected);
+  if (lost || isClosed) {
+    return new BackendError(
+      "CONNECTION_LOST",
+      server,
+      withDetail(`${server}: connection lost`, failure.describeEnd?.()),
+      { cause: error },
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new BackendError("REQUEST_FAILED", server, `${what} failed: ${clipErrorDetail(message)}`, {
+    cause: error,
+  });
 }
