@@ -68,7 +68,7 @@ export async function probeChallenge(
  * @returns The parameters of the first `Bearer` challenge (empty when there is none).
  * @example
  * ```ts
- * import { parseBearerChallenge } from "./oauth.ts";
+ * import { parseBearerChallenge } from "./mod.ts";
  * parseBearerChallenge('Basic realm="x", Bearer scope="a b", resource_metadata="https://h/.well-known/oauth-protected-resource"');
  * // { scope: "a b", resource_metadata: "https://h/.well-known/oauth-protected-resource" }
  * ```

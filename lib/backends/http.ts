@@ -11,12 +11,25 @@
  */
 import { type AuthProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { HttpServerSpec } from "../plugins/mod.ts";
-import { checkEndpointUrl, EndpointPolicyError, type Resolver } from "../net/mod.ts";
-import { createGuardedFetch, type GuardedFetch } from "../net/mod.ts";
-import { createStoredAuthProvider, SignInRequiredError } from "../auth/mod.ts";
-import { recordStepUpScopes } from "../auth/mod.ts";
+import {
+  checkEndpointUrl,
+  createGuardedFetch,
+  EndpointPolicyError,
+  type GuardedFetch,
+  type Resolver,
+} from "../net/mod.ts";
+import { createStoredAuthProvider, recordStepUpScopes, SignInRequiredError } from "../auth/mod.ts";
 import { AuthRequiredError } from "./auth_required.ts";
-import { type BackendConnection, BackendError, type ConnectionEnd, openConnection } from "./connection.ts";
+import {
+  type BackendConnection,
+  BackendError,
+  type CallOptions,
+  type CallToolResult,
+  type ConnectionEnd,
+  openConnection,
+  type ReadResourceResult,
+  type ToolListing,
+} from "./connection.ts";
 import { failOversizeEvents } from "./_http_oversize.ts";
 import type { ConnectContext } from "./stdio.ts";
 import type { ConnectFn } from "./pool.ts";
@@ -166,7 +179,6 @@ export async function connectHttp(
   options: HttpConnectOptions,
 ): Promise<BackendConnection> {
   const server = spec.name;
-  const logger = options.logger;
   checkHeaders(spec);
   try {
     // The configured text itself: the transport hands the fetch a parsed URL, in which an odd
@@ -182,223 +194,302 @@ export async function connectHttp(
     caCerts: options.caCerts,
     maxMessageBytes: options.maxMessageBytes,
   });
-  const hasHeaderAuth = Object.keys(spec.headers).some((k) => k.toLowerCase() === "authorization");
-  const authProvider = options.authProvider ??
-    (options.configDir !== undefined && !hasHeaderAuth
-      ? createStoredAuthProvider(spec, { configDir: options.configDir, fetch: guarded })
-      : undefined);
-  const endpoint = new URL(spec.url);
-  // Messages and logs show the URL as the manifest writes it (`${VAR}` unexpanded): the expanded
-  // one may carry a key in its path or query.
-  const shownUrl = spec.urlTemplate ?? spec.url;
-  const shownHost = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(shownUrl)?.[1]?.replace(/^.*@/, "") ??
-    endpoint.host;
-  const exchange: Exchange = { isSessionGone: false };
-  let isEstablished = false;
-  let isClosing = false;
-  let isClosed = false;
-  let lost: BackendError | undefined;
+  const connection = new HttpConnection(spec, options, guarded);
+  await connection.start();
+  return connection;
+}
 
-  // Every request of this server: manifest headers only to the MCP endpoint itself (never to an
-  // authorization server), the transport's own headers winning; outcomes noted for the mapping below.
-  const trackingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+/**
+ * One HTTP server's connection across its sessions: the MCP session in use (re-initialized once when the
+ * server forgets it), what the last requests told (401/403, 404 on a session, a network failure), and
+ * whether it ended. The guarded fetch is closed when it ends, unless the caller passed its own.
+ */
+class HttpConnection implements BackendConnection {
+  readonly server: string;
+  readonly ended: Promise<ConnectionEnd>;
+  connectedAtMs = 0;
+  readonly #spec: HttpServerSpec;
+  readonly #options: HttpConnectOptions;
+  readonly #logger: HttpConnectOptions["logger"];
+  readonly #guarded: GuardedFetch;
+  readonly #authProvider: AuthProvider | undefined;
+  readonly #endpoint: URL;
+  /** The URL as the manifest writes it (`${VAR}` unexpanded): the expanded one may carry a key. */
+  readonly #shownUrl: string;
+  readonly #shownHost: string;
+  readonly #exchange: Exchange = { isSessionGone: false };
+  #resolveEnded!: (end: ConnectionEnd) => void;
+  #session!: Session;
+  #currentTransport: StreamableHTTPClientTransport | undefined;
+  #isEstablished = false;
+  #isClosing = false;
+  #isClosed = false;
+  #lost: BackendError | undefined;
+
+  constructor(spec: HttpServerSpec, options: HttpConnectOptions, guarded: GuardedFetch) {
+    this.server = spec.name;
+    this.#spec = spec;
+    this.#options = options;
+    this.#logger = options.logger;
+    this.#guarded = guarded;
+    const hasHeaderAuth = Object.keys(spec.headers).some((k) => k.toLowerCase() === "authorization");
+    this.#authProvider = options.authProvider ??
+      (options.configDir !== undefined && !hasHeaderAuth
+        ? createStoredAuthProvider(spec, { configDir: options.configDir, fetch: guarded })
+        : undefined);
+    this.#endpoint = new URL(spec.url);
+    this.#shownUrl = spec.urlTemplate ?? spec.url;
+    this.#shownHost =
+      /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(this.#shownUrl)?.[1]?.replace(/^.*@/, "") ??
+        this.#endpoint.host;
+    this.ended = new Promise<ConnectionEnd>((resolve) => (this.#resolveEnded = resolve));
+  }
+
+  /** Opens the first session; on failure the guarded fetch is closed and the error thrown. */
+  async start(): Promise<void> {
+    try {
+      this.#session = await this.#openSession();
+    } catch (error) {
+      if (!this.#options.fetch) this.#guarded.close();
+      throw error;
+    }
+    this.#isEstablished = true;
+    this.connectedAtMs = this.#session.connection.connectedAtMs;
+    this.#watch(this.#session);
+  }
+
+  get serverInfo(): BackendConnection["serverInfo"] {
+    return this.#session.connection.serverInfo;
+  }
+
+  get serverCapabilities(): BackendConnection["serverCapabilities"] {
+    return this.#session.connection.serverCapabilities;
+  }
+
+  get isClosed(): boolean {
+    return this.#isClosed;
+  }
+
+  listTools(listOptions: Parameters<BackendConnection["listTools"]>[0]): Promise<ToolListing> {
+    return this.#run((c) => c.listTools(listOptions));
+  }
+
+  callTool(tool: string, args: Record<string, unknown>, callOptions: CallOptions): Promise<CallToolResult> {
+    return this.#run((c) => c.callTool(tool, args, callOptions));
+  }
+
+  listResources(
+    listOptions: Parameters<BackendConnection["listResources"]>[0],
+  ): ReturnType<BackendConnection["listResources"]> {
+    return this.#run((c) => c.listResources(listOptions));
+  }
+
+  readResource(
+    uri: string,
+    readOptions: Parameters<BackendConnection["readResource"]>[1],
+  ): Promise<ReadResourceResult> {
+    return this.#run((c) => c.readResource(uri, readOptions));
+  }
+
+  async close(): Promise<void> {
+    if (this.#isClosed || this.#isClosing) return;
+    this.#isClosing = true;
+    const current = this.#session;
+    try {
+      await withTimeout(
+        current.transport.terminateSession(),
+        this.#options.terminateTimeoutMs ?? DEFAULT_TERMINATE_TIMEOUT_MS,
+      );
+    } catch (error) {
+      // The server may be gone or refuse DELETE; the session ends on our side either way.
+      this.#logger.debug(`session DELETE failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    await current.connection.close();
+    this.#finish({ reason: "closed by us", isExpected: true });
+  }
+
+  /**
+   * Every request of this server: manifest headers only to the MCP endpoint itself (never to an
+   * authorization server), the transport's own headers winning; outcomes noted in the exchange.
+   */
+  async #fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const url = new URL(input instanceof Request ? input.url : input);
+    const endpoint = this.#endpoint;
     const isEndpoint = url.origin === endpoint.origin && url.pathname === endpoint.pathname;
-    const headers = new Headers(isEndpoint ? spec.headers : undefined);
+    const headers = new Headers(isEndpoint ? this.#spec.headers : undefined);
     new Headers(init?.headers).forEach((value, name) => headers.set(name, value));
     const hasSession = headers.has("mcp-session-id");
     let response: Response;
     try {
-      response = await guarded(input, { ...init, headers });
+      response = await this.#guarded(input, { ...init, headers });
     } catch (error) {
       if (!(error instanceof EndpointPolicyError) && !init?.signal?.aborted) {
-        exchange.networkError = error;
+        this.#exchange.networkError = error;
         // Once connected, any request failing below HTTP (a call, the background GET stream's
         // reconnect) means the server is gone: end now, so pending calls fail fast.
-        if (isEstablished && !isClosing) markUnreachable(error);
+        if (this.#isEstablished && !this.#isClosing) this.#markUnreachable(error);
       }
       throw error;
     }
-    logger.debug(`${init?.method ?? "GET"} ${isEndpoint ? shownUrl : url.origin} → ${response.status}`);
-    response = failOversizeEvents(response, init?.body, (message) => currentTransport?.onmessage?.(message));
-    if (isEndpoint) {
-      if (response.status === 401 || response.status === 403) {
-        exchange.authFailure = {
-          status: response.status,
-          challenge: response.headers.get("www-authenticate") ?? undefined,
-        };
-      } else if (response.ok) exchange.authFailure = undefined;
-      if (response.status === 404 && hasSession) exchange.isSessionGone = true;
-    }
+    this.#logger.debug(
+      `${init?.method ?? "GET"} ${isEndpoint ? this.#shownUrl : url.origin} → ${response.status}`,
+    );
+    response = failOversizeEvents(
+      response,
+      init?.body,
+      (message) => this.#currentTransport?.onmessage?.(message),
+    );
+    if (isEndpoint) this.#noteEndpointAnswer(response, hasSession);
     return response;
-  };
+  }
 
-  function resetExchange(): void {
-    exchange.authFailure = undefined;
-    exchange.isSessionGone = false;
-    exchange.networkError = undefined;
+  #noteEndpointAnswer(response: Response, hasSession: boolean): void {
+    if (response.status === 401 || response.status === 403) {
+      this.#exchange.authFailure = {
+        status: response.status,
+        challenge: response.headers.get("www-authenticate") ?? undefined,
+      };
+    } else if (response.ok) this.#exchange.authFailure = undefined;
+    if (response.status === 404 && hasSession) this.#exchange.isSessionGone = true;
+  }
+
+  #resetExchange(): void {
+    this.#exchange.authFailure = undefined;
+    this.#exchange.isSessionGone = false;
+    this.#exchange.networkError = undefined;
   }
 
   /** Turns a failure into the error the caller should see, or `undefined` to keep the original. */
-  function authOrPolicyError(error: unknown): BackendError | undefined {
+  #authOrPolicyError(error: unknown): BackendError | undefined {
     const chain = causes(error);
     const signIn = chain.find((e): e is SignInRequiredError => e instanceof SignInRequiredError);
-    if (signIn || exchange.authFailure) {
+    if (signIn || this.#exchange.authFailure) {
       const reason = signIn?.message.replace(/^Cannot use "[^"]*": /, "");
-      return new AuthRequiredError(server, { ...exchange.authFailure, reason }, { cause: error });
+      return new AuthRequiredError(this.server, { ...this.#exchange.authFailure, reason }, { cause: error });
     }
     const policy = chain.find((e): e is EndpointPolicyError => e instanceof EndpointPolicyError);
     if (policy) {
-      return new BackendError("START_FAILED", server, policy.message, { hint: policy.hint, cause: policy });
+      return new BackendError("START_FAILED", this.server, policy.message, {
+        hint: policy.hint,
+        cause: policy,
+      });
     }
     return undefined;
   }
 
   /** Remembers the scopes of a step-up challenge for the next `mcp login` (best effort). */
-  async function notedStepUp(error: AuthRequiredError): Promise<AuthRequiredError> {
-    if (error.requiredScopes && options.configDir !== undefined) {
-      await recordStepUpScopes(options.configDir, spec, error.requiredScopes).catch((writeError) =>
-        logger.warn(`cannot remember the scopes ${spec.name} asked for: ${String(writeError)}`)
+  async #notedStepUp(error: AuthRequiredError): Promise<AuthRequiredError> {
+    const configDir = this.#options.configDir;
+    if (error.requiredScopes && configDir !== undefined) {
+      await recordStepUpScopes(configDir, this.#spec, error.requiredScopes).catch((writeError) =>
+        this.#logger.warn(`cannot remember the scopes ${this.#spec.name} asked for: ${String(writeError)}`)
       );
     }
     return error;
   }
 
-  let currentTransport: StreamableHTTPClientTransport | undefined;
-  async function openSession(): Promise<Session> {
-    const transport = new StreamableHTTPClientTransport(endpoint, {
-      fetch: trackingFetch,
-      ...(authProvider ? { authProvider } : {}),
+  async #openSession(): Promise<Session> {
+    const transport = new StreamableHTTPClientTransport(this.#endpoint, {
+      fetch: (input, init) => this.#fetch(input, init),
+      ...(this.#authProvider ? { authProvider: this.#authProvider } : {}),
     });
-    currentTransport = transport;
-    resetExchange();
+    this.#currentTransport = transport;
+    this.#resetExchange();
+    const options = this.#options;
     try {
       const connection = await openConnection(transport, {
-        server,
-        startupTimeoutMs: spec.startupTimeoutMs,
+        server: this.server,
+        startupTimeoutMs: this.#spec.startupTimeoutMs,
         roots: options.roots,
         onToolListChanged: options.onToolListChanged,
         peer: options.peer,
         signal: options.signal,
-        logger,
+        logger: this.#logger,
         now: options.now,
       });
       return { transport, connection };
     } catch (error) {
-      const mapped = authOrPolicyError(error);
-      if (mapped instanceof AuthRequiredError) throw await notedStepUp(mapped);
-      throw mapped ?? httpStatusError(server, shownUrl, error) ?? error;
+      const mapped = this.#authOrPolicyError(error);
+      if (mapped instanceof AuthRequiredError) throw await this.#notedStepUp(mapped);
+      throw mapped ?? httpStatusError(this.server, this.#shownUrl, error) ?? error;
     }
   }
 
-  let session: Session;
-  try {
-    session = await openSession();
-  } catch (error) {
-    if (!options.fetch) guarded.close();
-    throw error;
+  #finish(end: ConnectionEnd): void {
+    if (this.#isClosed) return;
+    this.#isClosed = true;
+    if (!this.#options.fetch) this.#guarded.close();
+    this.#resolveEnded(end);
   }
-  isEstablished = true;
-  const connectedAtMs = session.connection.connectedAtMs;
-  let resolveEnded!: (end: ConnectionEnd) => void;
-  const ended = new Promise<ConnectionEnd>((resolve) => (resolveEnded = resolve));
 
-  function finish(end: ConnectionEnd): void {
-    if (isClosed) return;
-    isClosed = true;
-    if (!options.fetch) guarded.close();
-    resolveEnded(end);
-  }
-  function watch(current: Session): void {
+  #watch(current: Session): void {
     void current.connection.ended.then((end) => {
-      if (session === current && !end.isExpected) finish(end);
+      if (this.#session === current && !end.isExpected) this.#finish(end);
     });
   }
-  watch(session);
 
-  function markUnreachable(error: unknown): BackendError {
-    if (lost || isClosed) {
-      return lost ?? new BackendError("CONNECTION_LOST", server, `${server}: connection lost`);
-    }
+  #connectionLost(): BackendError {
+    return this.#lost ?? new BackendError("CONNECTION_LOST", this.server, `${this.server}: connection lost`);
+  }
+
+  #markUnreachable(error: unknown): BackendError {
+    if (this.#lost || this.#isClosed) return this.#connectionLost();
     const why = error instanceof Error ? error.message : String(error);
-    const reason = `${shownHost} is unreachable: ${why}`;
-    logger.warn(`connection ended: ${reason}`);
-    lost = new BackendError("CONNECTION_LOST", server, `${server}: connection lost: ${reason}`, {
-      cause: error,
-    });
-    finish({ reason, isExpected: false });
-    void session.connection.close(); // Pending requests fail now with CONNECTION_LOST.
-    return lost;
+    const reason = `${this.#shownHost} is unreachable: ${why}`;
+    this.#logger.warn(`connection ended: ${reason}`);
+    this.#lost = new BackendError(
+      "CONNECTION_LOST",
+      this.server,
+      `${this.server}: connection lost: ${reason}`,
+      {
+        cause: error,
+      },
+    );
+    this.#finish({ reason, isExpected: false });
+    void this.#session.connection.close(); // Pending requests fail now with CONNECTION_LOST.
+    return this.#lost;
   }
 
   /** Runs one request; a gone session is re-initialized once, then the request is sent again. */
-  async function run<T>(op: (connection: BackendConnection) => Promise<T>): Promise<T> {
+  async #run<T>(op: (connection: BackendConnection) => Promise<T>): Promise<T> {
     for (let attempt = 1;; attempt++) {
-      if (isClosed) throw lost ?? new BackendError("CONNECTION_LOST", server, `${server}: connection lost`);
-      resetExchange();
+      if (this.#isClosed) throw this.#connectionLost();
+      this.#resetExchange();
       try {
-        return await op(session.connection);
+        return await op(this.#session.connection);
       } catch (error) {
         if (error instanceof BackendError && error.code === "CANCELLED") throw error;
-        if (lost) throw lost;
+        if (this.#lost) throw this.#lost;
         if (error instanceof BackendError && error.code === "CALL_TIMEOUT") throw error;
-        const mapped = authOrPolicyError(error);
-        if (mapped instanceof AuthRequiredError) throw await notedStepUp(mapped);
-        if (exchange.isSessionGone && attempt === 1) {
-          logger.info("session expired (404); initializing a new one");
-          const old = session;
-          try {
-            session = await openSession();
-          } catch (startError) {
-            session = old;
-            await old.connection.close();
-            finish({ reason: "the session expired and a new one could not be started", isExpected: false });
-            throw startError;
-          }
-          watch(session);
-          await old.connection.close(); // No DELETE: the server already forgot it.
+        const mapped = this.#authOrPolicyError(error);
+        if (mapped instanceof AuthRequiredError) throw await this.#notedStepUp(mapped);
+        if (this.#exchange.isSessionGone && attempt === 1) {
+          await this.#renewSession();
           continue;
         }
-        if (exchange.networkError !== undefined) throw markUnreachable(exchange.networkError);
+        if (this.#exchange.networkError !== undefined) {
+          throw this.#markUnreachable(this.#exchange.networkError);
+        }
         throw error;
       }
     }
   }
 
-  return {
-    server,
-    connectedAtMs,
-    get serverInfo() {
-      return session.connection.serverInfo;
-    },
-    get serverCapabilities() {
-      return session.connection.serverCapabilities;
-    },
-    ended,
-    get isClosed() {
-      return isClosed;
-    },
-    listTools: (listOptions) => run((c) => c.listTools(listOptions)),
-    callTool: (tool, args, callOptions) => run((c) => c.callTool(tool, args, callOptions)),
-    listResources: (listOptions) => run((c) => c.listResources(listOptions)),
-    readResource: (uri, readOptions) => run((c) => c.readResource(uri, readOptions)),
-    async close() {
-      if (isClosed || isClosing) return;
-      isClosing = true;
-      const current = session;
-      try {
-        await withTimeout(
-          current.transport.terminateSession(),
-          options.terminateTimeoutMs ?? DEFAULT_TERMINATE_TIMEOUT_MS,
-        );
-      } catch (error) {
-        // The server may be gone or refuse DELETE; the session ends on our side either way.
-        logger.debug(`session DELETE failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      await current.connection.close();
-      finish({ reason: "closed by us", isExpected: true });
-    },
-  };
+  /** Replaces a session the server forgot (404) with a new one; when that fails, the connection ends. */
+  async #renewSession(): Promise<void> {
+    this.#logger.info("session expired (404); initializing a new one");
+    const old = this.#session;
+    try {
+      this.#session = await this.#openSession();
+    } catch (startError) {
+      this.#session = old;
+      await old.connection.close();
+      this.#finish({ reason: "the session expired and a new one could not be started", isExpected: false });
+      throw startError;
+    }
+    this.#watch(this.#session);
+    await old.connection.close(); // No DELETE: the server already forgot it.
+  }
 }
 
 /** Options of {@link withHttpConnector}. */

@@ -5,7 +5,7 @@
  *
  * Usage: refresh_worker.ts <configDir> <server> <url> <staleAccessToken> <go>
  */
-import { refreshCredentials } from "../../lib/auth/oauth.ts";
+import { refreshCredentials } from "../../lib/auth/mod.ts";
 
 const [configDir, name, url, stale, go] = Deno.args as [string, string, string, string, string];
 while (!(await Deno.stat(go).then(() => true, () => false))) await new Promise((r) => setTimeout(r, 5));
