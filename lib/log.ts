@@ -109,12 +109,6 @@ export interface LoggerOptions {
  */
 export const SESSION_LOG_NAME = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-\d+(?:-\d+)?\.log$/;
 
-/**
- * Creates the session logger. File problems (no permission, full disk) never fail the caller:
- * the logger falls back to stderr only and says so once.
- *
- * @returns A {@link SessionLogger}; close it at the end of the session.
- */
 /** What a log line shows escaped: line breaks, C0 controls but tab, DEL, C1 controls, bidi overrides. */
 // deno-lint-ignore no-control-regex -- matching control characters is the point
 const UNSAFE_IN_LINE = /\r?\n|[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
@@ -123,37 +117,152 @@ function escapeInLine(c: string): string {
   return c.endsWith("\n") ? "\\n" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }
 
+/**
+ * Creates the session logger. File problems (no permission, full disk) never fail the caller:
+ * the logger falls back to stderr only and says so once.
+ *
+ * @returns A {@link SessionLogger}; close it at the end of the session.
+ */
 export function createLogger(options: LoggerOptions = {}): SessionLogger {
-  const maxLineChars = options.maxLineChars ?? 4096;
-  const maxFileBytes = options.maxFileBytes ?? MAX_SESSION_LOG_BYTES;
-  const bufferBytes = options.bufferBytes ?? LOG_BUFFER_BYTES;
-  const now = options.now ?? Date.now;
-  const stderrRank = LEVEL_RANK[options.stderrLevel ?? "info"];
-  const encoder = new TextEncoder();
-  let file: { handle: Deno.FsFile; name: string } | undefined;
-  let filePath: string | undefined;
-  let closed = false;
+  const sink = new LogSink(options);
+  const flush = () => sink.flush();
+  return {
+    ...scopedLogger(sink, ""),
+    get filePath() {
+      return sink.filePath;
+    },
+    get droppedLines() {
+      return sink.droppedLines;
+    },
+    flush,
+    close: () => sink.close(),
+  };
+}
+
+/** The {@link Logger} of `scope` (`""` for the root; a child's scope is `parent:child`). */
+function scopedLogger(sink: LogSink, scope: string): Logger {
+  return {
+    debug: (m) => sink.write("debug", scope, m),
+    info: (m) => sink.write("info", scope, m),
+    warn: (m) => sink.write("warn", scope, m),
+    error: (m) => sink.write("error", scope, m),
+    child: (s) => scopedLogger(sink, scope ? `${scope}:${s}` : s),
+    enabled: (level) => sink.isEnabled(level),
+  };
+}
+
+/**
+ * Where the lines of one session go: stderr at or above `stderrLevel`, and the session file, created on
+ * the first line. File lines are queued and written in chunks after the coalescing wait, within the file
+ * budget (`maxFileBytes`) and the buffer (`bufferBytes`, lines that find it full are counted as dropped).
+ */
+class LogSink {
+  readonly #options: LoggerOptions;
+  readonly #maxLineChars: number;
+  readonly #maxFileBytes: number;
+  readonly #bufferBytes: number;
+  readonly #coalesceMs: number;
+  readonly #now: () => number;
+  readonly #stderrRank: number;
+  readonly #logDir: string | undefined;
+  readonly #encoder = new TextEncoder();
+  #file: { handle: Deno.FsFile; name: string } | undefined;
+  #filePath: string | undefined;
+  #closed = false;
   /** The file is full, broken or cannot be had: no more lines go there. */
-  let isFileDone = false;
-  let fileBytes = 0;
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  let dropped = { lines: 0, bytes: 0 };
-  let totalDropped = 0;
-  let writing: Promise<void> | undefined;
+  #isFileDone = false;
+  #fileBytes = 0;
+  #pending: Uint8Array[] = [];
+  #pendingBytes = 0;
+  #dropped = { lines: 0, bytes: 0 };
+  #totalDropped = 0;
+  #writing: Promise<void> | undefined;
   /** Ends the coalescing wait of the write scheduled (so `flush()` need not wait it out). */
-  let wake: (() => void) | undefined;
-  const coalesceMs = options.coalesceMs ?? LOG_COALESCE_MS;
-  const logDir = options.logDir;
-  if (logDir !== undefined) {
-    const stamp = new Date(now()).toISOString().replace(/[:.]/g, "-");
-    filePath = `${logDir}/${options.sessionName ?? `${stamp}-${Deno.pid}.log`}`;
+  #wake: (() => void) | undefined;
+
+  constructor(options: LoggerOptions) {
+    this.#options = options;
+    this.#maxLineChars = options.maxLineChars ?? 4096;
+    this.#maxFileBytes = options.maxFileBytes ?? MAX_SESSION_LOG_BYTES;
+    this.#bufferBytes = options.bufferBytes ?? LOG_BUFFER_BYTES;
+    this.#now = options.now ?? Date.now;
+    this.#stderrRank = LEVEL_RANK[options.stderrLevel ?? "info"];
+    this.#coalesceMs = options.coalesceMs ?? LOG_COALESCE_MS;
+    this.#logDir = options.logDir;
+    if (this.#logDir !== undefined) {
+      const stamp = new Date(this.#now()).toISOString().replace(/[:.]/g, "-");
+      this.#filePath = `${this.#logDir}/${options.sessionName ?? `${stamp}-${Deno.pid}.log`}`;
+    }
+  }
+
+  get filePath(): string | undefined {
+    return this.#filePath;
+  }
+
+  get droppedLines(): number {
+    return this.#totalDropped;
+  }
+
+  /** Whether a line at `level` would be seen anywhere. */
+  isEnabled(level: LogLevel): boolean {
+    return this.#isStderrLevel(level) || this.#takesFileLines();
+  }
+
+  write(level: LogLevel, scope: string, message: string): void {
+    const toStderr = this.#isStderrLevel(level);
+    const toFile = this.#takesFileLines();
+    if (!toStderr && !toFile) return; // Nothing would see it: skip the formatting.
+    const maxLineChars = this.#maxLineChars;
+    // Cut before masking: masking is linear, but a 64 MiB line would still cost time for nothing.
+    const head = message.length > maxLineChars + 256 ? message.slice(0, maxLineChars + 256) : message;
+    // One line per message, and no control or bidi character reaches a terminal raw (a forged line, `ESC[2K`).
+    let text = maskSecrets(head).replace(UNSAFE_IN_LINE, escapeInLine);
+    if (text.length > maxLineChars || head !== message) text = `${text.slice(0, maxLineChars)}…`;
+    const line = `${scope ? `[${scope}] ` : ""}${text}`;
+    if (toFile && this.#ensureFile() && this.#file !== undefined) {
+      this.#enqueue(this.#encoder.encode(this.#stamped(level, line)));
+    }
+    if (toStderr) this.#options.writeErr!(`[${level}] ${line}\n`);
+  }
+
+  async flush(): Promise<void> {
+    while (this.#writing !== undefined) {
+      this.#wake?.();
+      await this.#writing;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.flush();
+    try {
+      this.#file?.handle.close();
+    } catch {
+      // Already closed by the runtime at exit; nothing to flush.
+    }
+    this.#file = undefined;
+  }
+
+  #isStderrLevel(level: LogLevel): boolean {
+    return LEVEL_RANK[level] >= this.#stderrRank && this.#options.writeErr !== undefined;
+  }
+
+  #takesFileLines(): boolean {
+    return !this.#closed && !this.#isFileDone && this.#logDir !== undefined;
+  }
+
+  #stamped(level: LogLevel, line: string): string {
+    return `${new Date(this.#now()).toISOString()} ${level.toUpperCase()} ${line}\n`;
   }
 
   /** Creates the file on the first line (and prunes old sessions); `false` when there is none. */
-  function ensureFile(): boolean {
-    if (file !== undefined) return true;
-    if (logDir === undefined || filePath === undefined || closed || isFileDone) return false;
+  #ensureFile(): boolean {
+    if (this.#file !== undefined) return true;
+    const logDir = this.#logDir, options = this.#options;
+    if (logDir === undefined || this.#filePath === undefined || this.#closed || this.#isFileDone) {
+      return false;
+    }
     try {
       const state = ensurePrivateDir(logDir);
       if (state.looseMode !== undefined) {
@@ -163,161 +272,106 @@ export function createLogger(options: LoggerOptions = {}): SessionLogger {
           } is readable by other users (mode ${state.looseMode}); run \`chmod 700 ${maskSecrets(logDir)}\`\n`,
         );
       }
-      file = openSessionFile(logDir, filePath.slice(logDir.length + 1));
-      filePath = `${logDir}/${file.name}`;
+      this.#file = openSessionFile(logDir, this.#filePath.slice(logDir.length + 1));
+      this.#filePath = `${logDir}/${this.#file.name}`;
     } catch (error) {
-      filePath = undefined;
-      isFileDone = true;
+      this.#filePath = undefined;
+      this.#isFileDone = true;
       const why = error instanceof PrivateDirError
         ? `${error.message}; ${error.hint}`
         : `cannot open the session log in ${logDir}: ${String(error)}`;
       options.writeErr?.(`[warn] ${maskSecrets(why)}; logging to stderr only\n`);
       return false;
     }
-    pruneSessionLogs(logDir, options.keepLogs ?? MAX_SESSION_LOGS, filePath, {
-      maxTotalBytes: Math.max(0, (options.maxDirBytes ?? MAX_LOG_DIR_BYTES) - maxFileBytes),
+    pruneSessionLogs(logDir, options.keepLogs ?? MAX_SESSION_LOGS, this.#filePath, {
+      maxTotalBytes: Math.max(0, (options.maxDirBytes ?? MAX_LOG_DIR_BYTES) - this.#maxFileBytes),
     });
     return true;
-  }
-
-  function stamped(level: LogLevel, line: string): string {
-    return `${new Date(now()).toISOString()} ${level.toUpperCase()} ${line}\n`;
-  }
-
-  /** Writes the queue out, one chunk per turn, until it is empty. */
-  async function drain(): Promise<void> {
-    try {
-      while (pending.length > 0 && file !== undefined) {
-        const parts = pending;
-        const size = pendingBytes;
-        pending = [];
-        pendingBytes = 0;
-        const chunk = new Uint8Array(size);
-        let at = 0;
-        for (const part of parts) {
-          chunk.set(part, at);
-          at += part.length;
-        }
-        for (let written = 0; written < chunk.length;) {
-          written += await file.handle.write(chunk.subarray(written));
-        }
-        if (dropped.lines > 0 && !isFileDone) {
-          const marker = stamped(
-            "warn",
-            `… ${dropped.lines} log line(s) (${dropped.bytes} bytes) dropped: the log could not keep up`,
-          );
-          dropped = { lines: 0, bytes: 0 };
-          enqueue(encoder.encode(marker));
-        }
-      }
-    } catch {
-      // A log file that stops accepting writes must not take the session down; stderr remains.
-      isFileDone = true;
-      pending = [];
-      pendingBytes = 0;
-    } finally {
-      writing = undefined;
-    }
-  }
-
-  /** The next write, after the coalescing wait (cut short by `wake`). */
-  function drainSoon(): Promise<void> {
-    if (coalesceMs <= 0) return drain();
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        wake = undefined;
-        resolve();
-      }, coalesceMs);
-      wake = () => {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      };
-    }).then(drain);
   }
 
   /**
    * Queues a line for the file: within the file budget (the first line past it is replaced by the
    * end marker) and the buffer (a line that finds it full is counted as dropped).
    */
-  function enqueue(bytes: Uint8Array): void {
-    if (fileBytes + bytes.length > maxFileBytes) {
-      isFileDone = true;
-      const marker = encoder.encode(stamped(
+  #enqueue(bytes: Uint8Array): void {
+    if (this.#fileBytes + bytes.length > this.#maxFileBytes) {
+      this.#isFileDone = true;
+      const marker = this.#encoder.encode(this.#stamped(
         "warn",
-        `… log cut at ${maxFileBytes} bytes (the session log budget); later lines go to stderr only`,
+        `… log cut at ${this.#maxFileBytes} bytes (the session log budget); later lines go to stderr only`,
       ));
-      pending.push(marker);
-      pendingBytes += marker.length;
-    } else if (pendingBytes + bytes.length > bufferBytes) {
-      dropped.lines++;
-      dropped.bytes += bytes.length;
-      totalDropped++;
+      this.#pending.push(marker);
+      this.#pendingBytes += marker.length;
+    } else if (this.#pendingBytes + bytes.length > this.#bufferBytes) {
+      this.#dropped.lines++;
+      this.#dropped.bytes += bytes.length;
+      this.#totalDropped++;
       return;
     } else {
-      pending.push(bytes);
-      pendingBytes += bytes.length;
-      fileBytes += bytes.length;
+      this.#pending.push(bytes);
+      this.#pendingBytes += bytes.length;
+      this.#fileBytes += bytes.length;
     }
-    writing ??= drainSoon();
+    this.#writing ??= this.#drainSoon();
   }
 
-  function write(level: LogLevel, scope: string, message: string): void {
-    const toStderr = LEVEL_RANK[level] >= stderrRank && options.writeErr !== undefined;
-    const toFile = !closed && !isFileDone && logDir !== undefined;
-    if (!toStderr && !toFile) return; // Nothing would see it: skip the formatting.
-    // Cut before masking: masking is linear, but a 64 MiB line would still cost time for nothing.
-    const head = message.length > maxLineChars + 256 ? message.slice(0, maxLineChars + 256) : message;
-    // One line per message, and no control or bidi character reaches a terminal raw (a forged line, `ESC[2K`).
-    let text = maskSecrets(head).replace(UNSAFE_IN_LINE, escapeInLine);
-    if (text.length > maxLineChars || head !== message) text = `${text.slice(0, maxLineChars)}…`;
-    const line = `${scope ? `[${scope}] ` : ""}${text}`;
-    if (toFile && ensureFile() && file !== undefined) enqueue(encoder.encode(stamped(level, line)));
-    if (toStderr) options.writeErr!(`[${level}] ${line}\n`);
+  /** The next write, after the coalescing wait (cut short by `wake`). */
+  #drainSoon(): Promise<void> {
+    if (this.#coalesceMs <= 0) return this.#drain();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#wake = undefined;
+        resolve();
+      }, this.#coalesceMs);
+      this.#wake = () => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        resolve();
+      };
+    }).then(() => this.#drain());
   }
 
-  function make(scope: string): Logger {
-    return {
-      debug: (m) => write("debug", scope, m),
-      info: (m) => write("info", scope, m),
-      warn: (m) => write("warn", scope, m),
-      error: (m) => write("error", scope, m),
-      child: (s) => make(scope ? `${scope}:${s}` : s),
-      enabled: (level) =>
-        (LEVEL_RANK[level] >= stderrRank && options.writeErr !== undefined) ||
-        (!closed && !isFileDone && logDir !== undefined),
-    };
-  }
-
-  async function flush(): Promise<void> {
-    while (writing !== undefined) {
-      wake?.();
-      await writing;
-    }
-  }
-
-  const root = make("");
-  return {
-    ...root,
-    get filePath() {
-      return filePath;
-    },
-    get droppedLines() {
-      return totalDropped;
-    },
-    flush,
-    async close() {
-      if (closed) return;
-      closed = true;
-      await flush();
-      try {
-        file?.handle.close();
-      } catch {
-        // Already closed by the runtime at exit; nothing to flush.
+  /** Writes the queue out, one chunk per turn, until it is empty. */
+  async #drain(): Promise<void> {
+    try {
+      while (this.#pending.length > 0 && this.#file !== undefined) {
+        const chunk = this.#takePending();
+        for (let written = 0; written < chunk.length;) {
+          written += await this.#file.handle.write(chunk.subarray(written));
+        }
+        if (this.#dropped.lines > 0 && !this.#isFileDone) {
+          const { lines, bytes } = this.#dropped;
+          const marker = this.#stamped(
+            "warn",
+            `… ${lines} log line(s) (${bytes} bytes) dropped: the log could not keep up`,
+          );
+          this.#dropped = { lines: 0, bytes: 0 };
+          this.#enqueue(this.#encoder.encode(marker));
+        }
       }
-      file = undefined;
-    },
-  };
+    } catch {
+      // A log file that stops accepting writes must not take the session down; stderr remains.
+      this.#isFileDone = true;
+      this.#pending = [];
+      this.#pendingBytes = 0;
+    } finally {
+      this.#writing = undefined;
+    }
+  }
+
+  /** Empties the queue into one chunk. */
+  #takePending(): Uint8Array {
+    const parts = this.#pending;
+    const chunk = new Uint8Array(this.#pendingBytes);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    let at = 0;
+    for (const part of parts) {
+      chunk.set(part, at);
+      at += part.length;
+    }
+    return chunk;
+  }
 }
 
 /**
