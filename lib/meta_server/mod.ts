@@ -179,7 +179,7 @@ export function createMetaServer(options: MetaServerOptions): Server {
  * (coalesced) when the catalog changes; `server.close()` stops that.
  */
 export function metaServerHandlers(server: Server, options: MetaServerOptions): ToolHandlers {
-  const { catalog, runner } = options;
+  const { catalog } = options;
   const logger = options.logger ?? NULL_LOGGER;
   const checker = new OutputShapeChecker();
   // Each `config.toml` problem is told once in an `execute` result (the first one of the session
@@ -202,6 +202,7 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   if (server.getClientVersion()) logAgent();
   else server.oninitialized = logAgent;
   const setLevel = (level: Parameters<ToolHandlers["setLevel"]>[0]) => relay.setLevel(level);
+  const session: ExecuteSession = { server, options, logger, checker, confirmer, sessionNotices };
   const listTools = async () => {
     await refreshQuietly(catalog, logger, true); // `execute`'s description names the servers in scope now
     return { tools: listedTools(catalog) };
@@ -214,38 +215,7 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
       return { content: [{ type: "text", text }] };
     }
     if (name === "execute") {
-      const script = (request.params.arguments as Record<string, unknown> | undefined)?.script;
-      if (typeof script !== "string") {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, "`execute` requires a `script` string");
-      }
-      const progressToken = ctx.mcpReq._meta?.progressToken;
-      const started = Date.now();
-      // Reports are throttled, and the result waits until the last one sent can have been read on its own,
-      // so the agent never receives a report after the response (its progress handler is gone by then).
-      const progress = progressToken === undefined ? undefined : new ProgressThrottle(
-        ({ progress, message }) =>
-          ctx.mcpReq.notify({
-            method: "notifications/progress",
-            params: { progressToken, progress, message },
-          }),
-        { intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS, flushGapMs: PROGRESS_FLUSH_MS },
-      );
-      const result = await runExecute(catalog, runner, script, {
-        signal,
-        checker,
-        logger,
-        confirmer,
-        sessionNotices,
-        onProgress: progress ? (report) => progress.report(report) : undefined,
-      });
-      await progress?.finish();
-      const outcome = signal.aborted ? "cancelled by the agent" : result.isError ? "error" : "ok";
-      // A run that went well is the log file's business (debug); stderr hears of the others.
-      const line = `execute: ${outcome} in ${Date.now() - started} ms`;
-      if (outcome === "ok") logger.debug(line);
-      else logger.info(line);
-      if (WHOLE_RESULT_CLIENTS.test(server.getClientVersion()?.name ?? "")) delete result.structuredContent;
-      return result;
+      return await answerExecute(session, request, ctx);
     }
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
@@ -267,6 +237,64 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     await close();
   };
   return { listTools, callTool, setLevel };
+}
+
+/** What every `execute` of one agent session shares. */
+interface ExecuteSession {
+  server: Server;
+  options: MetaServerOptions;
+  logger: Logger;
+  checker: OutputShapeChecker;
+  confirmer: ToolConfirmer;
+  /** The `config.toml` problems not told yet in an `execute` result. */
+  sessionNotices: () => string[];
+}
+
+/**
+ * Answers one `tools/call` of `execute`: runs the script with progress reports when the agent asked for
+ * them, logs the outcome and its time, and leaves `structuredContent` out for {@link WHOLE_RESULT_CLIENTS}.
+ *
+ * @throws {ProtocolError} `InvalidParams` when the arguments carry no `script` string.
+ */
+async function answerExecute(
+  session: ExecuteSession,
+  request: Parameters<ToolHandlers["callTool"]>[0],
+  ctx: Parameters<ToolHandlers["callTool"]>[1],
+): Promise<Awaited<ReturnType<typeof runExecute>>> {
+  const { server, options, logger } = session;
+  const signal = ctx.mcpReq.signal;
+  const script = (request.params.arguments as Record<string, unknown> | undefined)?.script;
+  if (typeof script !== "string") {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, "`execute` requires a `script` string");
+  }
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  const started = Date.now();
+  // Reports are throttled, and the result waits until the last one sent can have been read on its own,
+  // so the agent never receives a report after the response (its progress handler is gone by then).
+  const progress = progressToken === undefined ? undefined : new ProgressThrottle(
+    ({ progress, message }) =>
+      ctx.mcpReq.notify({
+        method: "notifications/progress",
+        params: { progressToken, progress, message },
+      }),
+    { intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS, flushGapMs: PROGRESS_FLUSH_MS },
+  );
+  const result = await runExecute(options.catalog, options.runner, script, {
+    signal,
+    checker: session.checker,
+    logger,
+    confirmer: session.confirmer,
+    sessionNotices: session.sessionNotices,
+    onProgress: progress ? (report) => progress.report(report) : undefined,
+  });
+  await progress?.finish();
+  const outcome = signal.aborted ? "cancelled by the agent" : result.isError ? "error" : "ok";
+  // A run that went well is the log file's business (debug); stderr hears of the others.
+  const line = `execute: ${outcome} in ${Date.now() - started} ms`;
+  if (outcome === "ok") logger.debug(line);
+  else logger.info(line);
+  if (WHOLE_RESULT_CLIENTS.test(server.getClientVersion()?.name ?? "")) delete result.structuredContent;
+  return result;
 }
 
 /**
