@@ -195,9 +195,54 @@ function isExplicitLoopbackHost(hostname: string, literal: string | undefined): 
  */
 export function checkEndpointUrl(raw: string, options: CheckOptions = {}): ParsedEndpoint {
   const refusal: EndpointRefusal = { server: options.server, url: displayUrl(options.displayAs ?? raw) };
-  const refuse = (code: EndpointPolicyCode, state: string, hint?: string, address?: string): never => {
+  const refuse: Refuse = (code, state, hint, address) => {
     throw new EndpointPolicyError(code, { ...refusal, address }, state, { hint });
   };
+  const { url, authority } = checkUrlText(raw, refuse);
+  const rawHost = authority.startsWith("[")
+    ? authority.slice(0, authority.indexOf("]") + 1)
+    : authority.replace(/:[^:]*$/, "");
+  const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  if (hostname === "") {
+    return refuse("ENDPOINT_INVALID_URL", "the URL names no host", "write an absolute https:// URL");
+  }
+  const literal = canonicalLiteral(url, rawHost, hostname, refuse);
+  const isExplicitLoopback = isExplicitLoopbackHost(hostname, literal);
+  if (url.protocol === "http:" && !isExplicitLoopback) {
+    refuse(
+      "ENDPOINT_INSECURE_HTTP",
+      `plain http is only allowed for this machine (localhost, 127.x.x.x or [::1]), not for "${hostname}"`,
+      literal === undefined || classifyAddress(literal).isPublic
+        ? `use https://${url.host}${url.pathname}`
+        : HINT_PUBLIC,
+    );
+  }
+  if (literal !== undefined) {
+    const verdict = classifyAddress(literal);
+    const acceptable = isExplicitLoopback ? verdict.isLoopback : verdict.isPublic;
+    if (!acceptable) {
+      refuse(
+        "ENDPOINT_PRIVATE_ADDRESS",
+        `${literal} is ${verdict.range}, not a public address`,
+        HINT_PUBLIC,
+        literal,
+      );
+    }
+  }
+  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+  return { url, hostname, port, literal, isExplicitLoopback };
+}
+
+/** Throws the {@link EndpointPolicyError} of one URL: its code, the state after "Cannot …:", a hint. */
+type Refuse = (code: EndpointPolicyCode, state: string, hint?: string, address?: string) => never;
+
+/**
+ * The rules on the URL's text before its host: no backslash, a valid absolute `http(s)` URL starting
+ * with `scheme://`, no userinfo, no space or control character, an ASCII authority.
+ *
+ * @returns The parsed URL and its raw authority (`host[:port]`, as written).
+ */
+function checkUrlText(raw: string, refuse: Refuse): { url: URL; authority: string } {
   if (raw.includes("\\")) {
     refuse("ENDPOINT_BACKSLASH", "the URL contains a backslash", "write the URL with forward slashes only");
   }
@@ -246,13 +291,17 @@ export function checkEndpointUrl(raw: string, options: CheckOptions = {}): Parse
       "write the host in plain ASCII (internationalized names are not accepted)",
     );
   }
-  const rawHost = authority.startsWith("[")
-    ? authority.slice(0, authority.indexOf("]") + 1)
-    : authority.replace(/:[^:]*$/, "");
-  const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-  if (hostname === "") {
-    return refuse("ENDPOINT_INVALID_URL", "the URL names no host", "write an absolute https:// URL");
-  }
+  return { url, authority };
+}
+
+/**
+ * The rules on the host as written (`rawHost`) against the host a URL parser reads (`hostname`): not
+ * percent-encoded, no final dot, no `xn--` label, an IPv4 address only in its dotted form, a name only in
+ * lower case.
+ *
+ * @returns The address when the host is a literal (IPv6 in RFC 5952 form), else `undefined`.
+ */
+function canonicalLiteral(url: URL, rawHost: string, hostname: string, refuse: Refuse): string | undefined {
   const notCanonical = (what: string): never =>
     refuse(
       "ENDPOINT_HOST_NOT_CANONICAL",
@@ -262,10 +311,8 @@ export function checkEndpointUrl(raw: string, options: CheckOptions = {}): Parse
   if (rawHost.includes("%")) notCanonical("is percent-encoded");
   if (rawHost.endsWith(".")) notCanonical("ends with a dot");
   if (/(^|\.)xn--/i.test(rawHost)) notCanonical("is an internationalized (xn--) name");
-  let literal: string | undefined;
-  if (url.hostname.startsWith("[")) {
-    literal = ipaddr.IPv6.parse(hostname).toRFC5952String();
-  } else if (/^[0-9.]+$/.test(hostname) && ipaddr.IPv4.isValidFourPartDecimal(hostname)) {
+  if (url.hostname.startsWith("[")) return ipaddr.IPv6.parse(hostname).toRFC5952String();
+  if (/^[0-9.]+$/.test(hostname) && ipaddr.IPv4.isValidFourPartDecimal(hostname)) {
     // WHATWG decoded the host as IPv4: the raw text must already be its canonical dotted form.
     if (rawHost !== hostname) {
       refuse(
@@ -274,34 +321,12 @@ export function checkEndpointUrl(raw: string, options: CheckOptions = {}): Parse
         `write the address as ${hostname}`,
       );
     }
-    literal = hostname;
-  } else if (rawHost.toLowerCase() !== hostname) {
+    return hostname;
+  }
+  if (rawHost.toLowerCase() !== hostname) {
     notCanonical(`is not in canonical form (a URL parser reads it as "${hostname}")`);
   }
-  const isExplicitLoopback = isExplicitLoopbackHost(hostname, literal);
-  if (url.protocol === "http:" && !isExplicitLoopback) {
-    refuse(
-      "ENDPOINT_INSECURE_HTTP",
-      `plain http is only allowed for this machine (localhost, 127.x.x.x or [::1]), not for "${hostname}"`,
-      literal === undefined || classifyAddress(literal).isPublic
-        ? `use https://${url.host}${url.pathname}`
-        : HINT_PUBLIC,
-    );
-  }
-  if (literal !== undefined) {
-    const verdict = classifyAddress(literal);
-    const acceptable = isExplicitLoopback ? verdict.isLoopback : verdict.isPublic;
-    if (!acceptable) {
-      refuse(
-        "ENDPOINT_PRIVATE_ADDRESS",
-        `${literal} is ${verdict.range}, not a public address`,
-        HINT_PUBLIC,
-        literal,
-      );
-    }
-  }
-  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
-  return { url, hostname, port, literal, isExplicitLoopback };
+  return undefined;
 }
 
 /**
