@@ -3,6 +3,7 @@
 import { expect } from "expect";
 import { dirname, join, relative } from "node:path";
 import { REPO_ROOT } from "./_fakes_foundation.ts";
+import { functionLengths } from "./_function_lengths.ts";
 
 const LIB = join(REPO_ROOT, "lib");
 
@@ -34,6 +35,30 @@ const LARGE_PARSERS = new Set(["lib/plugins/_manifest_checker.ts"]);
 const WARN_MODULE_LINES = 600;
 const MAX_MODULE_LINES = 900;
 const MAX_TOP_LEVEL_FILES = 6;
+/**
+ * A function on the request path reads top to bottom in one screen: past this many lines the test fails
+ * for a module of the request path and warns for any other (state that lives across calls belongs in a
+ * class's fields, steps in named functions).
+ */
+const MAX_FUNCTION_LINES = 80;
+/**
+ * The request path of one `execute`: every module the README's walk names, and the modules each call
+ * passes through without the walk naming them (the log every step writes to, the HTTP client of a remote
+ * server and the guarded fetch under it).
+ */
+async function requestPathModules(): Promise<Set<string>> {
+  const readme = await Deno.readTextFile(join(REPO_ROOT, "README.md"));
+  const start = readme.indexOf("## The walk of one `execute`");
+  const walk = readme.slice(start, readme.indexOf("\n## ", start + 1));
+  const named = [...walk.matchAll(/`(lib\/[\w/]+\.ts):/g)].map((m) => m[1]!);
+  return new Set([
+    ...named,
+    "lib/log.ts",
+    "lib/backends/http.ts",
+    "lib/net/guarded_fetch.ts",
+    "lib/net/endpoint_policy.ts",
+  ]);
+}
 
 function rankOf(area: string): number {
   const rank = AREA_ORDER.findIndex((tier) => tier.includes(area));
@@ -190,4 +215,19 @@ Deno.test("lib/ keeps few loose files and no module over the size limit", async 
     else if (lines > WARN_MODULE_LINES) console.warn(`${rel} has ${lines} lines: does it hold two concepts?`);
   }
   expect(large).toEqual([]);
+});
+
+Deno.test("no function on the request path of execute runs past ~80 lines (others are listed)", async () => {
+  const requestPath = await requestPathModules();
+  const long: string[] = [];
+  for (const file of files) {
+    const rel = relative(REPO_ROOT, file);
+    for (const fn of functionLengths(await Deno.readTextFile(file))) {
+      if (fn.lines <= MAX_FUNCTION_LINES) continue;
+      const where = `${rel}:${fn.line} ${fn.name} (${fn.lines} lines)`;
+      if (requestPath.has(rel)) long.push(where);
+      else console.warn(`${where}: past ${MAX_FUNCTION_LINES} lines; named steps would read better`);
+    }
+  }
+  expect(long).toEqual([]);
 });
