@@ -4,7 +4,7 @@
  * and → `tools/list` answered (what Codex waits for, 1 s by default, before its first turn; Cline gives
  * `initialize` 3 s). Measured on an idle machine and with every core kept busy by CPU burners, beside the
  * floor of the same SDK serving a no-op tool with the same Deno flags (`bench/_noop_server.ts`), rounds
- * interleaved so load hits both alike. Goal (issue 14): `initialize` within 1 s on a busy 2-core machine.
+ * interleaved so load hits both alike. Goal: `initialize` within 1 s on a busy 2-core machine.
  * Prints min / median / max and writes `bench/results/initialize.json`.
  *
  * Environment: `BENCH_QUICK=1` takes 5 rounds instead of 12; `BENCH_OUT=path` writes the JSON elsewhere;

@@ -150,7 +150,7 @@ Deno.bench("100 host calls under Promise.all, warm Worker pool", { group: "paral
 });
 
 // Host responsiveness: the worst pause of the host's event loop (a 10 ms interval timer) while hostile
-// scripts run in the pool (target: ≤ 50 ms, SPEC §5 / issue 3). Printed to stderr; the test suite only
+// scripts run in the pool (target: ≤ 50 ms). Printed to stderr; the test suite only
 // asserts a loose bound because a loaded machine can pause any process.
 const HOSTILE = [
   "while (true) {}",

@@ -56,3 +56,26 @@ async function repoFilesUnder(folder: string): Promise<string[]> {
   await walk(join(REPO_ROOT, folder));
   return out;
 }
+
+/**
+ * Sections of documents and issues that are not in this repository: a section sign after `SPEC` or
+ * `upstream`, the word issue followed by a number. The source of a rule is said by what is here (a README
+ * section, a module) or by a public standard (`RFC 8707`, `JSON-RPC 2.0 \u00a75`, `MCP 2025-06-18`). A
+ * `TODO(#12)` is the one form that names an issue of the tracker.
+ */
+const FOREIGN_REFERENCE = /\b(?:SPEC(?:\.md)?|upstream(?:'s)?) \u00a7|\bissues? #?\d+\b|\bissue-\d+\b/gi;
+
+Deno.test("no comment, test name or README line cites a section or an issue that is not in this repository", async () => {
+  const files = await repoFiles();
+  const readers = files.filter((f) =>
+    f === "README.md" || (f.endsWith(".ts") && /^(lib|tests|bench|conformance)\/|^main\.ts$/.test(f))
+  );
+  const found: string[] = [];
+  for (const file of [...readers, ...(await repoFilesUnder("testdata")).filter((f) => f.endsWith(".ts"))]) {
+    const text = await Deno.readTextFile(join(REPO_ROOT, file));
+    for (const match of text.matchAll(FOREIGN_REFERENCE)) {
+      found.push(`${file}:${text.slice(0, match.index).split("\n").length}: ${match[0]}`);
+    }
+  }
+  expect(found).toEqual([]);
+});

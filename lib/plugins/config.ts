@@ -1,5 +1,5 @@
 /**
- * Where the configuration lives and the validated `[mcp]` table of `config.toml` (SPEC §3). A
+ * Where the configuration lives and the validated `[mcp]` table of `config.toml`. A
  * misspelled key or a bad value is an error with file:line:col, never a silent fallback.
  *
  * @module

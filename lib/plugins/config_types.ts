@@ -1,5 +1,5 @@
 /**
- * The validated `[mcp]` table of `config.toml` and its defaults (SPEC §3).
+ * The validated `[mcp]` table of `config.toml` and its defaults (README, "`[mcp]` in `config.toml`").
  * Types and defaults only; parsing lives in `config.ts`.
  *
  * @module
@@ -63,7 +63,7 @@ export const CONFIRM_TOOLS_MODES: readonly ConfirmToolsMode[] = Object.freeze([
   "writes",
 ]);
 
-/** Defaults of every `[mcp]` key (SPEC §3, upstream §3). */
+/** Defaults of every `[mcp]` key (the table in the README's "`[mcp]` in `config.toml`"). */
 export const DEFAULT_MCP_CONFIG: Readonly<McpConfig> = Object.freeze({
   scriptTimeoutSecs: 120,
   scriptMemoryLimitMb: 64,

@@ -1,5 +1,5 @@
 /**
- * `${VAR}` expansion in remote-server URLs, header values, client secrets (upstream §8.1) and stdio
+ * `${VAR}` expansion in remote-server URLs, header values, client secrets and stdio
  * servers' `env` values, so a manifest can reference a token without containing it.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * `SYMPOSIUM.toml` text → a validated {@link PluginManifest} (SPEC §3, upstream §1.2–§1.3). Every
+ * `SYMPOSIUM.toml` text → a validated {@link PluginManifest} (README, "`SYMPOSIUM.toml`"). Every
  * problem is a {@link ManifestError} naming the key with file:line:col and how to fix it.
  *
  * @module

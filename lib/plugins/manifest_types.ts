@@ -1,5 +1,5 @@
 /**
- * The shapes of a validated `SYMPOSIUM.toml` and its error type (SPEC §3). Pure data: no parsing here.
+ * The shapes of a validated `SYMPOSIUM.toml` and its error type. Pure data: no parsing here.
  *
  * @module
  */

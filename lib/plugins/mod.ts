@@ -3,7 +3,7 @@
  * specs. Parsing starts nothing (no process, no network); it imports only `workspace/` and the top level.
  *
  * Finds and loads the plugins of one source folder (`<config>/plugins`, a registry's folder or copy).
- * A broken plugin is reported as a {@link Refusal} and never hides the others (SPEC §3).
+ * A broken plugin is reported as a {@link Refusal} and never hides the others.
  *
  * Other faces, each loaded on its own:
  * - `config.ts`: `config.toml`'s `[mcp]` table and where the configuration lives, which every command

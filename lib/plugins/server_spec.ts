@@ -115,8 +115,8 @@ export interface Resolution {
 
 /**
  * The global name under which a server appears in a script: non-ASCII-alphanumeric
- * characters become `_`, a leading digit gets a `_` prefix, empty becomes `_`
- * (upstream §4.3).
+ * characters become `_`, a leading digit gets a `_` prefix, empty becomes `_` (as upstream names
+ * them, so scripts written for it run here).
  *
  * @example
  * ```ts

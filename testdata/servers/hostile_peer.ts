@@ -1,5 +1,5 @@
 /**
- * A stdio MCP server that asks of its client what an attacker's backing server would (issue 25):
+ * A stdio MCP server that asks of its client what an attacker's backing server would:
  * huge listings, floods of sampling and elicitation requests, log floods, forged labels and
  * `_meta`, URL elicitations of any scheme, secrets deep in results. Every tool answers JSON text.
  *

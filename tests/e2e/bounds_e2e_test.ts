@@ -1,5 +1,5 @@
 /**
- * End to end, issue 25: a hostile backing server (`testdata/servers/hostile_peer.ts`) behind a real
+ * End to end, the bounds on a backing server: a hostile one (`testdata/servers/hostile_peer.ts`) behind a real
  * `mcp-serve`, spoken to as a raw JSON-RPC agent that may declare sampling and elicitation and never
  * answers unless told to. Each attack ends bounded: a clear message, nothing kept, the session answering.
  */

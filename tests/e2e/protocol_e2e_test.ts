@@ -1,5 +1,5 @@
 /**
- * End to end, issue 15: a real SDK client spawns `main.ts mcp-serve` (as `selfCommand()` does) over a
+ * End to end, the MCP protocol both ways: a real SDK client spawns `main.ts mcp-serve` (as `selfCommand()` does) over a
  * backing server that elicits, samples, logs, exposes resources and has read-only, destructive and
  * unannotated tools (`testdata/servers/protocol_fixture.ts`). The agent declares elicitation and
  * sampling, or (separately) does not.

@@ -1,5 +1,5 @@
 /**
- * End to end for secrets (issue 12): the real `main.ts` processes (`mcp-serve` under a real SDK
+ * End to end for secrets: the real `main.ts` processes (`mcp-serve` under a real SDK
  * client, `mcp tools`, `mcp exec`, `status`) with secret values in a header, a URL query and path,
  * a stdio server's manifest `env`, a passed-through variable and a backing server's stderr; every
  * output, MCP result, log and cache file is then searched for the values. The stdio servers write
