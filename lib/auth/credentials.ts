@@ -16,8 +16,7 @@ import type {
   StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
 import { UserError } from "../diagnostics.ts";
-import { processSecrets } from "../secrets/mod.ts";
-import { ensurePrivateDir, writePrivateFile } from "../secrets/mod.ts";
+import { ensurePrivateDir, processSecrets, writePrivateFile } from "../secrets/mod.ts";
 
 /** Name of the folder under the config dir that holds credential files. */
 export const CREDENTIALS_DIR_NAME = "credentials";

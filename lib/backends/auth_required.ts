@@ -4,8 +4,7 @@
  *
  * @module
  */
-import { loginCommand } from "../auth/mod.ts";
-import { insufficientScopeOf } from "../auth/mod.ts";
+import { insufficientScopeOf, loginCommand } from "../auth/mod.ts";
 import { BackendError } from "./connection.ts";
 
 /**

@@ -274,8 +274,7 @@ class LiveConnection implements BackendConnection {
   serverCapabilities: ServerCapabilities = {};
   readonly #client: LeanClient;
   readonly #admission: RelayAdmission;
-  readonly #logger: Logger;
-  readonly #describeEnd: (() => string | undefined) | undefined;
+  readonly #options: LiveConnectionOptions;
   #resolveEnded!: (end: ConnectionEnd) => void;
   #closedByUs = false;
   #isClosed = false;
@@ -285,12 +284,11 @@ class LiveConnection implements BackendConnection {
     this.server = options.server;
     this.#client = client;
     this.#admission = admission;
-    this.#logger = options.logger;
-    this.#describeEnd = options.describeEnd;
+    this.#options = options;
     this.ended = new Promise<ConnectionEnd>((resolve) => (this.#resolveEnded = resolve));
     client.onerror = (error) => {
       this.#lastTransportError = error;
-      this.#logger.debug(`transport: ${error.message}`);
+      this.#options.logger.debug(`transport: ${error.message}`);
     };
     client.onclose = () => this.#onClose();
   }
@@ -318,7 +316,7 @@ class LiveConnection implements BackendConnection {
     // Best effort: a server that refuses the level still has its messages filtered by the relay.
     const send = (level: LoggingLevel) =>
       void this.#client.setLoggingLevel(level).catch((error) =>
-        this.#logger.debug(`logging/setLevel: ${String(error)}`)
+        this.#options.logger.debug(`logging/setLevel: ${String(error)}`)
       );
     const level = peer.logLevel();
     if (level !== undefined) send(level);
@@ -394,7 +392,7 @@ class LiveConnection implements BackendConnection {
     try {
       await this.#client.close();
     } catch (error) {
-      this.#logger.debug(`close: ${error instanceof Error ? error.message : String(error)}`);
+      this.#options.logger.debug(`close: ${error instanceof Error ? error.message : String(error)}`);
     }
     this.#client.onclose?.();
   }
@@ -405,8 +403,8 @@ class LiveConnection implements BackendConnection {
     this.#admission.releaseAll();
     const reason = this.#closedByUs
       ? "closed by us"
-      : this.#describeEnd?.() ?? this.#lastTransportError?.message ?? "connection closed";
-    if (!this.#closedByUs) this.#logger.warn(`connection ended: ${reason}`);
+      : this.#options.describeEnd?.() ?? this.#lastTransportError?.message ?? "connection closed";
+    if (!this.#closedByUs) this.#options.logger.warn(`connection ended: ${reason}`);
     this.#resolveEnded({ reason, isExpected: this.#closedByUs });
   }
 
@@ -443,7 +441,7 @@ class LiveConnection implements BackendConnection {
       cursor = pages.take(page, cursor, result);
       if (cursor === undefined) break;
     }
-    for (const w of pages.warnings) this.#logger.warn(w);
+    for (const w of pages.warnings) this.#options.logger.warn(w);
     return { items: pages.items, warnings: pages.warnings };
   }
 
@@ -455,7 +453,7 @@ class LiveConnection implements BackendConnection {
       timeoutMs,
       signal,
       isClosed: this.#isClosed,
-      describeEnd: this.#describeEnd,
+      describeEnd: this.#options.describeEnd,
     });
   }
 }

@@ -218,20 +218,19 @@ class HttpConnection implements BackendConnection {
   readonly #shownUrl: string;
   readonly #shownHost: string;
   readonly #exchange: Exchange = { isSessionGone: false };
-  #resolveEnded!: (end: ConnectionEnd) => void;
-  #session!: Session;
-  #currentTransport: StreamableHTTPClientTransport | undefined;
   #isEstablished = false;
   #isClosing = false;
   #isClosed = false;
+  /** Why the connection was lost, once the server became unreachable. */
   #lost: BackendError | undefined;
+  #session!: Session;
+  #currentTransport: StreamableHTTPClientTransport | undefined;
+  #resolveEnded!: (end: ConnectionEnd) => void;
 
   constructor(spec: HttpServerSpec, options: HttpConnectOptions, guarded: GuardedFetch) {
-    this.server = spec.name;
-    this.#spec = spec;
-    this.#options = options;
+    this.ended = new Promise<ConnectionEnd>((resolve) => (this.#resolveEnded = resolve));
+    [this.server, this.#spec, this.#options, this.#guarded] = [spec.name, spec, options, guarded];
     this.#logger = options.logger;
-    this.#guarded = guarded;
     const hasHeaderAuth = Object.keys(spec.headers).some((k) => k.toLowerCase() === "authorization");
     this.#authProvider = options.authProvider ??
       (options.configDir !== undefined && !hasHeaderAuth
@@ -242,7 +241,6 @@ class HttpConnection implements BackendConnection {
     this.#shownHost =
       /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(this.#shownUrl)?.[1]?.replace(/^.*@/, "") ??
         this.#endpoint.host;
-    this.ended = new Promise<ConnectionEnd>((resolve) => (this.#resolveEnded = resolve));
   }
 
   /** Opens the first session; on failure the guarded fetch is closed and the error thrown. */

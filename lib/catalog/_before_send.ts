@@ -6,8 +6,7 @@
  *
  * @module
  */
-import type { BackendConnection, Tool } from "../backends/mod.ts";
-import { BackendError } from "../backends/mod.ts";
+import { type BackendConnection, BackendError, type Tool } from "../backends/mod.ts";
 import type { ServerSpec } from "../plugins/mod.ts";
 
 /**

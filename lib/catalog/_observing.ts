@@ -5,8 +5,7 @@
  *
  * @module
  */
-import type { ServerSpec } from "../plugins/mod.ts";
-import type { McpConfig } from "../plugins/mod.ts";
+import type { McpConfig, ServerSpec } from "../plugins/mod.ts";
 import type { ObservedLookup } from "../declarations/observed_shape.ts";
 import type { CallOutcome } from "./catalog_types.ts";
 import { ObservedResults, type ShapeRow } from "./_observed_store.ts";

@@ -6,8 +6,7 @@
  * @module
  */
 import type { ServerSpec } from "../plugins/mod.ts";
-import type { ServerPool } from "../backends/mod.ts";
-import { BackendError, type ReadResourceResult, type Resource } from "../backends/mod.ts";
+import { BackendError, type ReadResourceResult, type Resource, type ServerPool } from "../backends/mod.ts";
 
 /** The methods a script finds under `srv.$resources`. */
 export const RESOURCE_METHODS: readonly string[] = Object.freeze(["list", "read"]);

@@ -4,8 +4,7 @@
  *
  * @module
  */
-import type { McpServerDecl } from "../plugins/mod.ts";
-import { type LoadedPlugin, USER_PLUGINS_SOURCE } from "../plugins/mod.ts";
+import { type LoadedPlugin, type McpServerDecl, USER_PLUGINS_SOURCE } from "../plugins/mod.ts";
 import type { PredicateVerdict } from "../workspace/mod.ts";
 
 /** A gate that holds only when both do (`undefined`: no second gate). */

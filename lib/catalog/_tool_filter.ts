@@ -4,9 +4,8 @@
  *
  * @module
  */
-import type { McpConfig } from "../plugins/mod.ts";
+import { type McpConfig, namespaceKey, type ServerSpec, spawnKey } from "../plugins/mod.ts";
 import { UserError } from "../diagnostics.ts";
-import { namespaceKey, type ServerSpec, spawnKey } from "../plugins/mod.ts";
 import { type BindingTable, buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
 import type { Tool } from "../backends/mod.ts";
 

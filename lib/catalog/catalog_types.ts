@@ -6,8 +6,7 @@
  */
 import type { ServerSpec } from "../plugins/mod.ts";
 import type { Logger } from "../log.ts";
-import type { CallToolResult, Tool } from "../backends/mod.ts";
-import type { Clock, ConnectFn } from "../backends/mod.ts";
+import type { CallToolResult, Clock, ConnectFn, Tool } from "../backends/mod.ts";
 import type { LoadedResolution } from "./resolve.ts";
 import type { ObservedLookup } from "../declarations/observed_shape.ts";
 

@@ -12,25 +12,33 @@
  *
  * @module
  */
-import type { McpConfig } from "../plugins/mod.ts";
+import {
+  type Dormant,
+  type McpConfig,
+  namespaceKey,
+  type Refusal,
+  type ServerSpec,
+  spawnKey,
+} from "../plugins/mod.ts";
 import { UserError } from "../diagnostics.ts";
 import { type LoadedResolution, loadResolution } from "./resolve.ts";
-import { type Dormant, namespaceKey, type Refusal, type ServerSpec, spawnKey } from "../plugins/mod.ts";
 import { resolveToolKey } from "../declarations/tool_binding.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import { type Logger, NULL_LOGGER } from "../log.ts";
-import type {
-  BackendConnection,
-  BackendPeer,
-  CallOptions,
-  ReadResourceResult,
-  Resource,
-  Tool,
+import {
+  type BackendConnection,
+  BackendError,
+  type BackendPeer,
+  type CallOptions,
+  type Clock,
+  type ReadResourceResult,
+  type Resource,
+  rootsForStdio,
+  ServerPool,
+  SYSTEM_CLOCK,
+  type Tool,
 } from "../backends/mod.ts";
-import { BackendError } from "../backends/mod.ts";
-import { type Clock, ServerPool, SYSTEM_CLOCK } from "../backends/mod.ts";
 import { budgetedConnect, poolLimits } from "./_pool_settings.ts";
-import { rootsForStdio } from "../backends/mod.ts";
 import { readFreshToolCacheEntry, removeToolCache, ToolCacheMemo, writeToolCache } from "./tool_cache.ts";
 import { type CatalogObserving, observingOf } from "./_observing.ts";
 import { hidesResources, listServerResources, readServerResource } from "./_resources.ts";

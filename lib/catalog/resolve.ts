@@ -7,24 +7,25 @@
  */
 import { resolve as resolvePath } from "node:path";
 import { UserError } from "../diagnostics.ts";
-import { DEFAULT_MCP_CONFIG, type McpConfig } from "../plugins/mod.ts";
-import { loadMcpConfigReport, resolveConfigDir } from "../plugins/config.ts";
-import { evaluateGate, parsePredicate } from "../workspace/mod.ts";
-import { type Candidate, combineGates, settleClaims } from "./_server_claims.ts";
-import { expandVars } from "../plugins/mod.ts";
-import { denoFileSystem, describeFsError, type FileSystem } from "../file_system.ts";
-import type { McpServerDecl, RemoteServerDecl } from "../plugins/mod.ts";
-import type { LoadedPlugin } from "../plugins/mod.ts";
-import { type LoadedSources, loadPluginSources, trustCommand } from "../plugin_sources/mod.ts";
 import {
+  DEFAULT_MCP_CONFIG,
   type Dormant,
+  expandVars,
   type HttpServerSpec,
+  type LoadedPlugin,
+  type McpConfig,
+  type McpServerDecl,
   namespaceKey,
   type Refusal,
+  type RemoteServerDecl,
   type Resolution,
   type ServerSpec,
 } from "../plugins/mod.ts";
-import { loadWorkspace, type Workspace } from "../workspace/mod.ts";
+import { loadMcpConfigReport, resolveConfigDir } from "../plugins/config.ts";
+import { evaluateGate, loadWorkspace, parsePredicate, type Workspace } from "../workspace/mod.ts";
+import { type Candidate, combineGates, settleClaims } from "./_server_claims.ts";
+import { denoFileSystem, describeFsError, type FileSystem } from "../file_system.ts";
+import { type LoadedSources, loadPluginSources, trustCommand } from "../plugin_sources/mod.ts";
 import { childEnvironment, isBaseEnvName } from "../backends/child_env.ts";
 import { processSecrets, type SecretRegistry } from "../secrets/mod.ts";
 

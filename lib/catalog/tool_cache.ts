@@ -12,11 +12,15 @@
  * @module
  */
 import { type ServerSpec, spawnKey } from "../plugins/mod.ts";
-import type { Tool } from "../backends/mod.ts";
-import { type Clock, SYSTEM_CLOCK } from "../backends/mod.ts";
+import { type Clock, SYSTEM_CLOCK, type Tool } from "../backends/mod.ts";
 import { denoFileSystem, type FileSystem, readTextFileIfExists } from "../file_system.ts";
-import { maskDeep } from "../secrets/mod.ts";
-import { ensurePrivateDir, inspectPrivateDir, listOwnFiles, writePrivateFile } from "../secrets/mod.ts";
+import {
+  ensurePrivateDir,
+  inspectPrivateDir,
+  listOwnFiles,
+  maskDeep,
+  writePrivateFile,
+} from "../secrets/mod.ts";
 import { countCurrentRows, parseShapeRows, type ShapeRow } from "./_observed_store.ts";
 
 /** How long a cached tool list is trusted without the server running, in ms (24 h). */

@@ -8,14 +8,11 @@
  */
 import type { CommandContext } from "./context.ts";
 import { closestMatch, UserError } from "../diagnostics.ts";
-import { displayUrl } from "../net/mod.ts";
-import { createGuardedFetch } from "../net/mod.ts";
+import { createGuardedFetch, displayUrl } from "../net/mod.ts";
 import { resolveConfigDir } from "../plugins/config.ts";
 import { loadResolution } from "../catalog/resolve.ts";
 import type { HttpServerSpec, Resolution } from "../plugins/mod.ts";
-import { openBrowser } from "../auth/mod.ts";
-import { DEFAULT_CALLBACK_TIMEOUT_MS } from "../auth/mod.ts";
-import { signIn, signOut } from "../auth/mod.ts";
+import { DEFAULT_CALLBACK_TIMEOUT_MS, openBrowser, signIn, signOut } from "../auth/mod.ts";
 
 /** Environment variable overriding the browser wait, in milliseconds (tests). */
 export const LOGIN_TIMEOUT_ENV_VAR = "SYMPOSIUM_LOGIN_TIMEOUT_MS";

@@ -13,13 +13,14 @@ import { denoFileSystem } from "../file_system.ts";
 import {
   discoverPlugins,
   type LoadedPlugin,
+  type ManifestNote,
   PLUGIN_MANIFEST_NAME,
   readPluginManifest,
   USER_PLUGINS_SOURCE,
 } from "../plugins/mod.ts";
-import type { ManifestNote } from "../plugins/mod.ts";
 import {
   isFetchDue,
+  readFetchRecord,
   readSourcesConfig,
   type RegistryConfig,
   syncGitRegistry,
@@ -27,7 +28,6 @@ import {
   trustCommand,
 } from "../plugin_sources/mod.ts";
 import { CONFIG_FILE_NAME, resolveConfigDir } from "../plugins/config.ts";
-import { readFetchRecord } from "../plugin_sources/mod.ts";
 import { describeStarts } from "./trust.ts";
 
 async function load(ctx: CommandContext): Promise<LoadedResolution> {

@@ -13,8 +13,7 @@ import { type Location, UserError } from "../diagnostics.ts";
 import { CONFIG_FILE_NAME } from "../plugins/config.ts";
 import { evaluateGate, parsePredicate } from "../workspace/mod.ts";
 import { denoFileSystem, type FileSystem, readTextFileIfExists } from "../file_system.ts";
-import type { McpServerDecl } from "../plugins/mod.ts";
-import { type LoadedPlugin, USER_PLUGINS_SOURCE } from "../plugins/mod.ts";
+import { type LoadedPlugin, type McpServerDecl, USER_PLUGINS_SOURCE } from "../plugins/mod.ts";
 import { trustCommand } from "../plugin_sources/mod.ts";
 import { describeSource, dueRegistries, sourceLabel, startBackgroundSync } from "./_status_sources.ts";
 

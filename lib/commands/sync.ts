@@ -8,10 +8,17 @@
 import type { CommandContext } from "./context.ts";
 import { renderDiagnostic, UsageError, UserError } from "../diagnostics.ts";
 import { defaultConfigDir, resolveConfigDir } from "../plugins/config.ts";
-import type { ServerCommand } from "../sync/mod.ts";
-import { renderAgentList, renderSyncReport } from "../sync/mod.ts";
-import { listAgents, PORTABLE_CARGO_SERVER, PORTABLE_SERVER, syncAgents } from "../sync/mod.ts";
-import { type PathContext, toPlatform } from "../sync/mod.ts";
+import {
+  listAgents,
+  type PathContext,
+  PORTABLE_CARGO_SERVER,
+  PORTABLE_SERVER,
+  renderAgentList,
+  renderSyncReport,
+  type ServerCommand,
+  syncAgents,
+  toPlatform,
+} from "../sync/mod.ts";
 
 /** The argument the entry appends to the program's own command line. */
 export const SERVE_SUBCOMMAND = "mcp-serve";

@@ -11,8 +11,12 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { CommandContext } from "./context.ts";
 import { UserError } from "../diagnostics.ts";
 import { loadResolution } from "../catalog/resolve.ts";
-import { type LoadedPlugin, PLUGIN_MANIFEST_NAME } from "../plugins/mod.ts";
-import { parseManifest, type PluginManifest } from "../plugins/mod.ts";
+import {
+  type LoadedPlugin,
+  parseManifest,
+  PLUGIN_MANIFEST_NAME,
+  type PluginManifest,
+} from "../plugins/mod.ts";
 import {
   readTrustStore,
   renderTrustFile,

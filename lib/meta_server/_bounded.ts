@@ -7,8 +7,7 @@
  */
 import type { ServerTools } from "../catalog/mod.ts";
 import type { Tool } from "../backends/mod.ts";
-import { type Detail, renderDeclarations } from "../declarations/mod.ts";
-import { cutAtWord } from "../declarations/mod.ts";
+import { cutAtWord, type Detail, renderDeclarations } from "../declarations/mod.ts";
 import { buildBindingTable } from "../declarations/tool_binding.ts";
 import { namespaceKey } from "../plugins/mod.ts";
 

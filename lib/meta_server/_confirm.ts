@@ -8,8 +8,7 @@
  */
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/server";
 import { UserError } from "../diagnostics.ts";
-import type { ConfirmToolsMode } from "../plugins/mod.ts";
-import { namespaceKey, type ServerSpec, spawnKey } from "../plugins/mod.ts";
+import { type ConfirmToolsMode, namespaceKey, type ServerSpec, spawnKey } from "../plugins/mod.ts";
 import type { Tool } from "../backends/mod.ts";
 import { maskSecrets } from "../secrets/mod.ts";
 import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";

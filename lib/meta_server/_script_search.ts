@@ -6,8 +6,7 @@
  * @module
  */
 import type { Catalog } from "../catalog/mod.ts";
-import { firstSentence } from "../declarations/mod.ts";
-import { renderToolSignature } from "../declarations/mod.ts";
+import { firstSentence, renderToolSignature } from "../declarations/mod.ts";
 import { buildBindingTable } from "../declarations/tool_binding.ts";
 import { namespaceKey } from "../plugins/mod.ts";
 import { HELPER_GLOBAL } from "../sandbox/mod.ts";

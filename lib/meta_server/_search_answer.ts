@@ -6,11 +6,9 @@
  * @module
  */
 import type { GlobMatcher } from "../glob.ts";
-import type { Catalog, ServerTools } from "../catalog/mod.ts";
+import { type Catalog, SearchQueryError, type ServerTools } from "../catalog/mod.ts";
 import type { Tool } from "../backends/mod.ts";
-import { SearchQueryError } from "../catalog/mod.ts";
-import { renderToolSignature } from "../declarations/mod.ts";
-import { cutAtWord, firstSentence } from "../declarations/mod.ts";
+import { cutAtWord, firstSentence, renderToolSignature } from "../declarations/mod.ts";
 import { type BindingTable, buildBindingTable, normalizeKey } from "../declarations/tool_binding.ts";
 import { namespaceKey } from "../plugins/mod.ts";
 import { byteLength, formatBytes, formatCount, LIST_TOOLS_MAX_BYTES } from "./_bounded.ts";

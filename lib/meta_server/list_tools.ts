@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { Catalog, ServerTools } from "../catalog/mod.ts";
-import { renderIndex } from "../declarations/mod.ts";
+import { type Catalog, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, type ServerTools } from "../catalog/mod.ts";
+import { cutAtWord, renderIndex } from "../declarations/mod.ts";
 import type { Tool } from "../backends/mod.ts";
 import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
 import { namespaceKey } from "../plugins/mod.ts";
@@ -25,8 +25,6 @@ import {
   summarizeIndex,
 } from "./_bounded.ts";
 import { renderSearchAnswer } from "./_search_answer.ts";
-import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "../catalog/mod.ts";
-import { cutAtWord } from "../declarations/mod.ts";
 
 export { DECLARATIONS_MAX_BYTES, LIST_TOOLS_MAX_BYTES } from "./_bounded.ts";
 

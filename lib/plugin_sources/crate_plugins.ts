@@ -13,12 +13,22 @@ import { join } from "node:path";
 import { stringify } from "smol-toml";
 import type { FileSystem } from "../file_system.ts";
 import { isTable, parseTomlDocument, type TomlTable } from "../toml_position.ts";
-import { ManifestError, parseManifest, type PluginManifest } from "../plugins/mod.ts";
-import type { Refusal } from "../plugins/mod.ts";
-import { type LoadedPlugin, MAX_MANIFEST_BYTES, PLUGIN_MANIFEST_NAME } from "../plugins/mod.ts";
-import type { Workspace } from "../workspace/mod.ts";
-import { locateCrate } from "../workspace/mod.ts";
-import { evaluateGate, parsePredicate, type PredicateContext } from "../workspace/mod.ts";
+import {
+  type LoadedPlugin,
+  ManifestError,
+  MAX_MANIFEST_BYTES,
+  parseManifest,
+  PLUGIN_MANIFEST_NAME,
+  type PluginManifest,
+  type Refusal,
+} from "../plugins/mod.ts";
+import {
+  evaluateGate,
+  locateCrate,
+  parsePredicate,
+  type PredicateContext,
+  type Workspace,
+} from "../workspace/mod.ts";
 import { trustKeyOf, trustStateOf, type TrustStore } from "./trust.ts";
 
 /** How many `[[plugins]]` links are followed from a plugin (a crate's manifest may chain again). */

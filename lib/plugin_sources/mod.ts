@@ -11,8 +11,13 @@ import { join } from "node:path";
 import type { Location, UserError } from "../diagnostics.ts";
 import { denoFileSystem, type FileSystem } from "../file_system.ts";
 import { CONFIG_FILE_NAME } from "../plugins/config.ts";
-import { discoverPlugins, type LoadedPlugin, loadPlugins, USER_PLUGINS_SOURCE } from "../plugins/mod.ts";
-import type { Refusal } from "../plugins/mod.ts";
+import {
+  discoverPlugins,
+  type LoadedPlugin,
+  loadPlugins,
+  type Refusal,
+  USER_PLUGINS_SOURCE,
+} from "../plugins/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import { type FetchRecord, gitCopyDir, pluginSourcesCacheDir, readFetchRecord } from "./git.ts";
 import { readSourcesConfig, RECOMMENDATIONS_SOURCE, type RegistryConfig } from "./sources_config.ts";

@@ -9,8 +9,7 @@
  */
 import { basename, dirname, join } from "node:path";
 import type { FileSystem } from "../file_system.ts";
-import type { Refusal } from "../plugins/mod.ts";
-import { type LoadedPlugin, PLUGIN_MANIFEST_NAME, readPluginManifest } from "../plugins/mod.ts";
+import { type LoadedPlugin, PLUGIN_MANIFEST_NAME, readPluginManifest, type Refusal } from "../plugins/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import { trustKeyOf, trustStateOf, type TrustStore } from "./trust.ts";
 import { isGitIgnored } from "./_gitignore.ts";

@@ -5,8 +5,7 @@
  * @module
  */
 import { type Location, UserError } from "../diagnostics.ts";
-import { parseDependsOn } from "../workspace/mod.ts";
-import { parsePredicate } from "../workspace/mod.ts";
+import { parseDependsOn, parsePredicate } from "../workspace/mod.ts";
 import { isTable, suggestKey, type TomlDocument, type TomlPath } from "../toml_position.ts";
 import {
   CLIENT_METADATA_URL_RULE,
