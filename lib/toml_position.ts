@@ -343,8 +343,14 @@ const ESCAPES: Record<string, string> = {
   "\\": "\\",
 };
 
-/** Decodes the content of a TOML basic string (between the quotes). */
-function decodeBasicString(raw: string): string {
+/**
+ * Decodes the content of a TOML basic string (between the quotes): `\b \t \n \f \r \e \" \\`, `\xHH`,
+ * `\uHHHH` and `\UHHHHHHHH` (TOML 1.1 escapes); an unknown escape keeps the character after the backslash.
+ *
+ * @param raw The text between the quotes, escapes as written.
+ * @returns The string's value.
+ */
+export function decodeBasicString(raw: string): string {
   return raw.replace(/\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|x[0-9A-Fa-f]{2}|.)/g, (_, esc: string) => {
     if (esc.length > 1) return String.fromCodePoint(parseInt(esc.slice(1), 16));
     return ESCAPES[esc] ?? esc;

@@ -8,7 +8,7 @@
  * @module
  */
 import { parse, TomlError } from "smol-toml";
-import { indexTomlPositions } from "../../toml_position.ts";
+import { decodeBasicString, indexTomlPositions } from "../../toml_position.ts";
 import {
   type ConfigFormat,
   ConfigShapeError,
@@ -312,7 +312,7 @@ function parseHeader(text: string, start: number): { keys: string[]; isArray: bo
     if (c === '"' || c === "'") {
       const end = skipString(text, k);
       const raw = text.slice(k + 1, end - 1);
-      keys.push(c === '"' ? unescapeBasic(raw) : raw);
+      keys.push(c === '"' ? decodeBasicString(raw) : raw);
       k = end;
     } else {
       const m = /^[A-Za-z0-9_-]+/.exec(text.slice(k));
@@ -325,21 +325,4 @@ function parseHeader(text: string, start: number): { keys: string[]; isArray: bo
   }
   k += isArray ? 2 : 1;
   return { keys, isArray, end: k };
-}
-
-function unescapeBasic(raw: string): string {
-  const simple: Record<string, string> = {
-    b: "\b",
-    t: "\t",
-    n: "\n",
-    f: "\f",
-    r: "\r",
-    e: "\x1b",
-    '"': '"',
-    "\\": "\\",
-  };
-  return raw.replace(/\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|x[0-9A-Fa-f]{2}|.)/g, (_, esc: string) => {
-    if (esc.length > 1) return String.fromCodePoint(parseInt(esc.slice(1), 16));
-    return simple[esc] ?? esc;
-  });
 }
