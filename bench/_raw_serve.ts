@@ -24,6 +24,8 @@ export interface RawServeOptions {
   v8Flags?: string[];
   /** Environment added to the inherited one. */
   env?: Record<string, string>;
+  /** Extra `deno run` flags, e.g. `--cpu-prof`. Default: none. */
+  denoFlags?: string[];
 }
 
 /** A running `mcp-serve` with a raw stdin/stdout. */
@@ -63,6 +65,7 @@ export class RawServe {
       const at = args.findIndex((a) => a.startsWith("--v8-flags="));
       args[at] = `${args[at]},${options.v8Flags.join(",")}`;
     }
+    if (options.denoFlags?.length) args.splice(1, 0, ...options.denoFlags);
     const child = new Deno.Command(Deno.execPath(), {
       args: [...args, "mcp-serve"],
       cwd: options.cwd,

@@ -77,7 +77,7 @@ export class CatalogSearch<T extends SearchedServer> {
       try {
         const entry = await this.#source.listServerTools(spec, { allowStart: false });
         if (signal?.aborted) return;
-        this.#index.syncServer(entry.spec.name, entry.tools);
+        await this.#index.syncServerInSlices(entry.spec.name, entry.tools);
       } catch {
         // Not running and not cached, or failed: the first search names it.
       }
@@ -102,6 +102,8 @@ export class CatalogSearch<T extends SearchedServer> {
       }
     }));
     const entries = listed.flatMap((l) => ("entry" in l ? [l.entry] : []));
+    // New or changed listings are analysed a slice at a time; the sync below then only drops servers.
+    for (const e of entries) await this.#index.syncServerInSlices(e.spec.name, e.tools);
     this.#index.sync(entries.map((e) => ({ server: e.spec.name, tools: e.tools })));
     const wanted = options.servers;
     const inScope = (spec: ServerSpec) => wanted === undefined || wanted.has(spec.name);

@@ -77,6 +77,47 @@ function indexedTools(tools: readonly ToolInfo[]): ToolInfo[] {
  * names and descriptions), each up to {@link MAX_INDEXED_FIELD_CHARS}.
  */
 export function buildSegment(server: string, tools: readonly ToolInfo[], vocabulary: Vocabulary): Segment {
+  const steps = segmentSteps(server, tools, vocabulary);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Tools analysed between two looks at the clock of {@link buildSegmentInSlices}. */
+const TOOLS_PER_STEP = 256;
+
+/**
+ * As {@link buildSegment}, letting the event loop turn (a macrotask) whenever `sliceMs` has passed:
+ * a 50,000-tool server analysed at once held mcp-serve's thread about 160 ms.
+ *
+ * @param options.sliceMs Longest run between two turns, in ms. @default 20
+ */
+export async function buildSegmentInSlices(
+  server: string,
+  tools: readonly ToolInfo[],
+  vocabulary: Vocabulary,
+  options: { sliceMs?: number } = {},
+): Promise<Segment> {
+  const sliceMs = options.sliceMs ?? 20;
+  const steps = segmentSteps(server, tools, vocabulary);
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - sliceStart > sliceMs) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      sliceStart = performance.now();
+    }
+  }
+}
+
+/** The work of {@link buildSegment}, pausing (a `yield`) after every {@link TOOLS_PER_STEP} tools. */
+function* segmentSteps(
+  server: string,
+  tools: readonly ToolInfo[],
+  vocabulary: Vocabulary,
+): Generator<void, Segment, void> {
   const indexed = indexedTools(tools);
   const lengths = new Uint32Array(indexed.length * FIELD_COUNT);
   const totalLengths = [0, 0, 0];
@@ -94,6 +135,7 @@ export function buildSegment(server: string, tools: readonly ToolInfo[], vocabul
     return Math.min(text.length, maxChars);
   };
   for (let doc = 0; doc < indexed.length; doc++) {
+    if (doc % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
     const tool = indexed[doc]!;
     for (let field = 0; field < FIELD_COUNT; field++) {
       const before = terms.length;

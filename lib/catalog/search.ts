@@ -13,7 +13,7 @@
  */
 import type { ToolInfo } from "../declarations/mod.ts";
 import { Vocabulary } from "./_search_text.ts";
-import { buildSegment, FIELD_COUNT, type Segment } from "./_search_segment.ts";
+import { buildSegment, buildSegmentInSlices, FIELD_COUNT, type Segment } from "./_search_segment.ts";
 
 export { MAX_INDEXED_FIELD_CHARS } from "./_search_segment.ts";
 
@@ -122,6 +122,24 @@ export class ToolSearchIndex {
     }
     if (tools === undefined) return held === undefined ? 0 : 1;
     const segment = buildSegment(server, tools, this.#vocabulary);
+    this.#segments.set(server, segment);
+    this.#account(segment, 1);
+    return 1;
+  }
+
+  /**
+   * As {@link syncServer} for a server given tools (never a drop), analysing them a slice at a time with
+   * the event loop turning in between (a large server indexed at once held the thread). A sync of the
+   * same server that finished meanwhile wins when it was given the same array.
+   *
+   * @returns `1` when the server was (re-)indexed, else `0`.
+   */
+  async syncServerInSlices(server: string, tools: readonly ToolInfo[]): Promise<number> {
+    if (this.#segments.get(server)?.source === tools) return 0;
+    const segment = await buildSegmentInSlices(server, tools, this.#vocabulary);
+    const held = this.#segments.get(server);
+    if (held?.source === tools) return 0;
+    if (held !== undefined) this.#account(held, -1);
     this.#segments.set(server, segment);
     this.#account(segment, 1);
     return 1;

@@ -30,6 +30,32 @@ export const TOOL_CACHE_FORMAT_VERSION = 2;
 /** Largest cache file read, in bytes (16 MiB): a bigger one is a miss. */
 export const MAX_TOOL_CACHE_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Longest run of masking and serializing tools before the cache write lets the event loop turn, in ms:
+ * 50,000 tools masked and serialized at once held mcp-serve's thread (pings waited) about 400 ms.
+ */
+export const CACHE_SLICE_MS = 20;
+
+/**
+ * `tools` masked by the secret registry and as JSON text (the same as `JSON.stringify(maskDeep(tools))`),
+ * a slice at a time: a macrotask between slices once {@link CACHE_SLICE_MS} has passed.
+ */
+async function maskInSlices(tools: readonly Tool[]): Promise<{ tools: Tool[]; json: string }> {
+  const masked: Tool[] = [];
+  const parts: string[] = [];
+  let sliceStart = performance.now();
+  for (const tool of tools) {
+    const one = maskDeep(tool);
+    masked.push(one);
+    parts.push(JSON.stringify(one) ?? "null");
+    if (performance.now() - sliceStart > CACHE_SLICE_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      sliceStart = performance.now();
+    }
+  }
+  return { tools: masked, json: `[${parts.join(",")}]` };
+}
+
 /** Names of cache files: `<server 8 hex>-<place 8 hex>-<key 32 hex>.json`. */
 const ENTRY_NAME = /^([0-9a-f]{8})-([0-9a-f]{8})-([0-9a-f]{32})\.json$/;
 /** Names of the first format's files (`<32 hex>.json`), whose content held the spawn key in clear. */
@@ -165,6 +191,21 @@ export class ToolCacheMemo {
   forget(path: string): void {
     this.#files.delete(path);
   }
+
+  /**
+   * Keeps `entry` as the parsed content of the file this process just wrote at `path`, with the file's
+   * modification time and size now (so a later change by another process is still seen); a file that
+   * cannot be looked at is simply not kept.
+   */
+  remember(path: string, entry: CacheEntry): void {
+    try {
+      const info = Deno.lstatSync(path);
+      const mtimeMs = info.mtime?.getTime() ?? 0;
+      this.#files.set(path, { mtimeMs, size: info.size, checkedAtMs: performance.now(), entry });
+    } catch {
+      // Removed already (another session): the next read is a miss or parses what is there.
+    }
+  }
 }
 
 /**
@@ -233,18 +274,32 @@ export async function writeToolCache(
   ensurePrivateDir(dir);
   const { server, place, key } = await entryParts(spec);
   const name = `${server}-${place}-${key}.json`;
-  const body = JSON.stringify({
+  const fetchedAtMs = options.fetchedAtMs ?? clock.now();
+  const head = JSON.stringify({
     version: TOOL_CACHE_FORMAT_VERSION,
     server: spec.name,
     plugin: spec.plugin,
     keyHash: key,
-    fetchedAtMs: options.fetchedAtMs ?? clock.now(),
-    tools: maskDeep(tools),
-    ...(options.hasResources ? { resources: true } : {}),
-    ...(options.shapes?.length ? { shapes: maskDeep(options.shapes) } : {}),
+    fetchedAtMs,
   });
+  const masked = await maskInSlices(tools);
+  const shapes = options.shapes?.length ? maskDeep(options.shapes) : undefined;
+  const tail = JSON.stringify({
+    ...(options.hasResources ? { resources: true } : {}),
+    ...(shapes ? { shapes } : {}),
+  });
+  const body = `${head.slice(0, -1)},"tools":${masked.json}${tail === "{}" ? "}" : `,${tail.slice(1)}`}`;
   await writePrivateFile(dir, name, new TextEncoder().encode(body));
-  options.memo?.forget(`${dir}/${name}`);
+  const path = `${dir}/${name}`;
+  options.memo?.forget(path);
+  // What was written is what a read would parse: kept, a shapes update after a call does not parse
+  // the file again (8 MB of JSON held the thread 100 ms and more).
+  options.memo?.remember(path, {
+    fetchedAtMs,
+    tools: masked.tools,
+    hasResources: options.hasResources === true,
+    shapes: parseShapeRows(shapes ?? []),
+  });
   const nowMs = Date.now();
   for (const file of listOwnFiles(dir, /\.json$/)) {
     const m = ENTRY_NAME.exec(file.name);

@@ -23,6 +23,11 @@ export interface BindingEntry {
 /** Declared key → wire tool name, in declaration order (each primary key directly followed by its alias). */
 export interface BindingTable {
   readonly entries: ReadonlyArray<BindingEntry>;
+  /**
+   * Wire name → the index in `entries` of its primary key (its alias, if any, is the next entry), so
+   * the keys of a few tools of a 50,000-tool table are found without walking the whole table.
+   */
+  readonly indexByWire: ReadonlyMap<string, number>;
 }
 
 /**
@@ -66,12 +71,35 @@ export function buildBindingTable(wireNames: readonly string[]): BindingTable {
     aliases.set(wire, alias);
   }
   const entries: BindingEntry[] = [];
+  const indexByWire = new Map<string, number>();
   for (const wire of wires) {
+    indexByWire.set(wire, entries.length);
     entries.push({ key: wire, wire, isAlias: false });
     const alias = aliases.get(wire);
     if (alias !== undefined) entries.push({ key: alias, wire, isAlias: true });
   }
-  return { entries };
+  return { entries, indexByWire };
+}
+
+/**
+ * The entries of `table` for the wire names `wires` (the primary key, then its alias), in the table's
+ * order; names the table does not hold are left out. Costs O(k log k) for k names, whatever the table's size.
+ */
+export function entriesOf(table: BindingTable, wires: Iterable<string>): BindingEntry[] {
+  const at: number[] = [];
+  for (const wire of wires) {
+    const index = table.indexByWire.get(wire);
+    if (index !== undefined) at.push(index);
+  }
+  at.sort((a, b) => a - b);
+  const out: BindingEntry[] = [];
+  for (const index of at) {
+    const primary = table.entries[index]!;
+    out.push(primary);
+    const next = table.entries[index + 1];
+    if (next !== undefined && next.isAlias && next.wire === primary.wire) out.push(next);
+  }
+  return out;
 }
 
 /**

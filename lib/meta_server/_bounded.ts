@@ -132,25 +132,24 @@ export function boundedDeclarations(
     const observed = entry.observed;
     const render = (tools: Tool[]) =>
       renderDeclarations(server, tools, { detail, table, resources, observed });
-    let count = shown.length;
-    let rendered = render(shown);
-    let bytes = byteLength(rendered.text);
     const room = maxBytes - used - 400; // room for the markers
-    if (bytes > room) {
-      // Whole tools only: estimate from each tool's own size, then shrink until the text fits.
-      let estimate = 0;
-      count = 0;
-      while (count < shown.length) {
-        estimate += byteLength(render([shown[count]!]).text) - 20;
-        if (estimate > room) break;
-        count++;
-      }
-      for (;;) {
-        rendered = render(shown.slice(0, count));
-        bytes = byteLength(rendered.text);
-        if (bytes <= room || count === 0) break;
-        count = Math.max(0, count - Math.max(1, Math.ceil((count * (bytes - room)) / bytes)));
-      }
+    // Whole tools only: estimate from each tool's own size first and stop once past the room, so a
+    // 50,000-tool server is not rendered whole to learn that it does not fit (that held the thread
+    // for seconds). Tools sharing named types are over-estimated: a few of them are rendered whole.
+    let count = 0;
+    let estimate = 0;
+    while (count < shown.length) {
+      estimate += byteLength(render([shown[count]!]).text) - 20;
+      if (estimate > room) break;
+      count++;
+    }
+    if (count < shown.length && shown.length <= 4 * Math.max(count, 8)) count = shown.length;
+    let rendered = render(shown.slice(0, count));
+    let bytes = byteLength(rendered.text);
+    while (bytes > room && count > 0) {
+      count = Math.max(0, count - Math.max(1, Math.ceil((count * (bytes - room)) / bytes)));
+      rendered = render(shown.slice(0, count));
+      bytes = byteLength(rendered.text);
     }
     if (count === 0 && sections.length === 0 && shown.length > 0) {
       // A tool asked for alone is shown even when its declaration alone passes the cap: cut, with a

@@ -5,7 +5,7 @@
  * @module
  */
 import { type Catalog, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, type ServerTools } from "../catalog/mod.ts";
-import { cutAtWord, renderIndex } from "../declarations/mod.ts";
+import { cutAtWord, renderIndexInSlices } from "../declarations/mod.ts";
 import type { Tool } from "../backends/mod.ts";
 import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
 import { namespaceKey } from "../plugins/mod.ts";
@@ -264,8 +264,9 @@ export async function renderListTools(
   }
   let body: string;
   if (detail === "names") {
-    body = [...shown.map((s) => renderIndex(s.entry.spec.name, s.shown)), ...untrustedIndexLines(catalog)]
-      .join("\n");
+    const indexes: string[] = [];
+    for (const s of shown) indexes.push(await renderIndexInSlices(s.entry.spec.name, s.shown));
+    body = [...indexes, ...untrustedIndexLines(catalog)].join("\n");
     const room = LIST_TOOLS_MAX_BYTES - problems.reduce((n, p) => n + byteLength(p) + 3, 12);
     const bytes = byteLength(body);
     if (bytes > room) {
