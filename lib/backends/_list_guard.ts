@@ -48,9 +48,16 @@ function renameKeys(value: unknown, from: string, to: string): unknown {
  * renamed for the SDK named back; the item itself when it had none.
  */
 export function restoreProtoKeys<T>(item: T): T {
-  return JSON.stringify(item).includes(JSON.stringify(PROTO_STAND_IN).slice(1, -1))
-    ? renameKeys(item, PROTO_STAND_IN, "__proto__") as T
-    : item;
+  return hasKeyDeep(item, PROTO_STAND_IN) ? renameKeys(item, PROTO_STAND_IN, "__proto__") as T : item;
+}
+
+/** Whether `value` has an own member named `key` at any depth (as JSON holds it), without serializing it. */
+function hasKeyDeep(value: unknown, key: string): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (Array.isArray(value)) return value.some((v) => hasKeyDeep(v, key));
+  if (Object.hasOwn(value, key)) return true;
+  for (const v of Object.values(value)) if (hasKeyDeep(v, key)) return true;
+  return false;
 }
 
 /** Cursors remembered per connection for the listings in progress (a listing abandoned leaves its own). */
@@ -124,7 +131,9 @@ function refusal(method: string, result: unknown, tally: Tally, maxChars: number
  * or the listing's total) in place of a `tools/list` or `resources/list` answer that has more than
  * {@link MAX_LIST_PAGE_ITEMS} items, an item without the fields the MCP schema requires, or that takes
  * its listing (this page and the earlier ones reached by following `nextCursor`) past `maxListingChars`.
- * Call after the SDK connected (and after anything else that replaces `transport.onmessage`). Never throws.
+ * A page of more than {@link LARGE_PAGE_ITEMS} items reaches the SDK a macrotask later (what comes after it,
+ * the close included, waits behind it). Call after the SDK connected (and after anything else that replaces
+ * `transport.onmessage` or `transport.onclose`). Never throws.
  *
  * @param options.maxListingChars Largest listing, characters of JSON. @default MAX_LISTING_BYTES
  */
@@ -151,9 +160,14 @@ export function guardListAnswers(transport: Transport, options: { maxListingChar
     return send(message, options);
   };
   const deliver = transport.onmessage;
+  const later = new LaterDelivery();
+  const close = transport.onclose;
+  // The end of the connection comes after the messages read before it.
+  if (close) transport.onclose = () => later.run(() => close(), false);
   transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
     const m = message as { id?: string | number; method?: unknown; result?: unknown };
     const sent = m.id !== undefined && m.method === undefined ? listIds.get(m.id) : undefined;
+    let isLarge = false;
     if (sent !== undefined) {
       listIds.delete(m.id!);
       const why = "result" in m ? refusal(sent.method, m.result, sent.tally, maxChars) : undefined;
@@ -161,8 +175,46 @@ export function guardListAnswers(transport: Transport, options: { maxListingChar
       else {
         const next = isObject(m.result) ? m.result.nextCursor : undefined;
         if (typeof next === "string") remember(tallies, `${sent.method}\u0000${next}`, sent.tally);
+        const items = isObject(m.result) ? m.result[LISTS[sent.method]!.key] : undefined;
+        isLarge = Array.isArray(items) && items.length > LARGE_PAGE_ITEMS;
       }
     }
-    deliver?.(message, extra);
+    later.run(() => deliver?.(message, extra), isLarge);
   };
+}
+
+/**
+ * Items past which a listing page reaches the SDK a macrotask after it was read: parsing a page of
+ * 5,000 tools, looking at it here, and the SDK's schema check of it were one turn of the event loop
+ * (100–250 ms of mcp-serve's thread per page of a 50,000-tool server, pings waiting); split, each
+ * turn is about half that.
+ */
+export const LARGE_PAGE_ITEMS = 500;
+
+/**
+ * Hands messages on in the order they came, a large listing page at the start of a macrotask of its
+ * own; messages that come while one waits wait behind it (order is kept), and so does the close.
+ */
+class LaterDelivery {
+  readonly #queue: { run: () => void; isLarge: boolean }[] = [];
+
+  /** Runs `run` now when nothing waits and it is not large, else in order after what waits. */
+  run(run: () => void, isLarge: boolean): void {
+    if (this.#queue.length === 0 && !isLarge) return run();
+    this.#queue.push({ run, isLarge });
+    if (this.#queue.length === 1) setTimeout(() => this.#drain(), 0);
+  }
+
+  /** Runs what waits, up to the next large page after the first (which gets a macrotask of its own). */
+  #drain(): void {
+    for (let first = true; this.#queue.length > 0; first = false) {
+      const next = this.#queue[0]!;
+      if (next.isLarge && !first) {
+        setTimeout(() => this.#drain(), 0);
+        return;
+      }
+      this.#queue.shift();
+      next.run();
+    }
+  }
 }

@@ -11,17 +11,21 @@ import { processSecrets, type SecretRegistry } from "../secrets/mod.ts";
 /** Deepest schema level whose property names are recorded. */
 const MAX_SCHEMA_DEPTH = 32;
 
+/** Longest run of recording before the event loop turns (a macrotask), in ms. */
+const SLICE_MS = 20;
+
 /**
  * Records every tool name of `listing.tools`, its script key (`-` and other characters as `_`), and every
- * property name in its `inputSchema` and `outputSchema` (32 levels deep) with `registry`.
+ * property name in its `inputSchema` and `outputSchema` (32 levels deep) with `registry`, letting the
+ * event loop turn every {@link SLICE_MS} ms (50,000 tools recorded at once held the thread 60–150 ms).
  *
  * @param registry @default processSecrets
  * @returns `listing`, as it was.
  */
-export function recordListedNames<T extends { tools: readonly Tool[] }>(
+export async function recordListedNames<T extends { tools: readonly Tool[] }>(
   listing: T,
   registry: SecretRegistry = processSecrets,
-): T {
+): Promise<T> {
   const tools = listing.tools;
   const names: string[] = [];
   const add = (name: string) => {
@@ -42,10 +46,16 @@ export function recordListedNames<T extends { tools: readonly Tool[] }>(
       walk(value, depth + 1);
     }
   };
+  let sliceStart = performance.now();
   for (const tool of tools) {
     add(tool.name);
     walk(tool.inputSchema, 0);
     walk(tool.outputSchema, 0);
+    if (performance.now() - sliceStart > SLICE_MS) {
+      registry.registerNames(names.splice(0));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      sliceStart = performance.now();
+    }
   }
   registry.registerNames(names);
   return listing;

@@ -88,6 +88,8 @@ export class Catalog {
   readonly #listeners = new Set<() => void>();
   readonly #cacheGone = new Set<string>();
   readonly #cacheMemo = new ToolCacheMemo();
+  /** Cached tool arrays whose names were recorded already (the memo hands the same array while the file is unchanged). */
+  readonly #namesRecorded = new WeakSet<readonly Tool[]>();
   readonly #visible = new VisibleToolsMemo();
   readonly #observed: CatalogObserving;
   /** Ranked search over the running or freshly cached servers; starts nothing (`_catalog_search.ts`). */
@@ -455,7 +457,10 @@ export class Catalog {
   async #readCache(spec: ServerSpec): ReturnType<typeof readFreshToolCacheEntry> {
     if (this.#options.useToolCache === false) return undefined;
     const entry = await readFreshToolCacheEntry(this.configDir, spec, this.#clock, this.#cacheMemo);
-    if (entry) recordListedNames(entry);
+    if (entry && !this.#namesRecorded.has(entry.tools)) {
+      await recordListedNames(entry);
+      this.#namesRecorded.add(entry.tools);
+    }
     return entry;
   }
 
