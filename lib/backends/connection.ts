@@ -37,6 +37,7 @@ import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
 import { guardListAnswers, restoreProtoKeys } from "./_list_guard.ts";
+import { slicedListCheck } from "./_sliced_list_check.ts";
 export { MAX_LISTING_BYTES } from "./_list_guard.ts";
 import { LeanClient } from "./_lean_client.ts";
 import { relayToPeer } from "./_peer_relay.ts";
@@ -431,10 +432,12 @@ class LiveConnection implements BackendConnection {
       let result: { nextCursor?: string | undefined; tools?: Tool[]; resources?: Resource[] };
       try {
         if (this.#isClosed) throw new SdkError(SdkErrorCode.ConnectionClosed, "closed");
+        // Checked as the SDK would, a slice of items at a time (a page of 5,000 tools held the thread).
         result = await this.#client.request(
           { method, params: cursor === undefined ? {} : { cursor } },
+          slicedListCheck(method),
           { timeout: timeoutMs, ...(signal ? { signal } : {}) },
-        );
+        ) as typeof result;
       } catch (error) {
         throw this.#errorOf(error, `${server} ${method}`, timeoutMs, signal);
       }
