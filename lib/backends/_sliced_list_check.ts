@@ -20,7 +20,9 @@ interface Issue {
 }
 
 /** What a Standard Schema's `validate` answers. */
-type Outcome = { readonly value: unknown; readonly issues?: undefined } | { readonly issues: readonly Issue[] };
+type Outcome = { readonly value: unknown; readonly issues?: undefined } | {
+  readonly issues: readonly Issue[];
+};
 
 /** The Standard Schema shape the SDK's `request(request, schema, options)` takes. */
 export interface ListPageSchema {
@@ -64,7 +66,9 @@ export function slicedListCheck(method: keyof typeof PAGES): ListPageSchema {
         for (let i = 0; i < items.length; i++) {
           const one = await itemSchema["~standard"].validate(items[i]);
           if (one.issues) {
-            return { issues: one.issues.map((issue) => ({ ...issue, path: [key, i, ...(issue.path ?? [])] })) };
+            return {
+              issues: one.issues.map((issue) => ({ ...issue, path: [key, i, ...(issue.path ?? [])] })),
+            };
           }
           checked.push(one.value);
           if (performance.now() - sliceStart > CHECK_SLICE_MS) {

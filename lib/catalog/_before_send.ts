@@ -29,11 +29,25 @@ export interface ResolvedCall {
   connection: BackendConnection;
   definition: Tool;
   toolNames: string[];
+  /**
+   * Whether the listing it was resolved on is still the server's current one (no `tools/list_changed`
+   * came after its request was sent). Default: always.
+   */
+  isCurrent?: (() => boolean) | undefined;
 }
 
 /**
- * Runs `beforeSend` on `first`, then resolves the call again (`resolve`, from the listing held now);
- * while the definition or the connection changed, checks again on the new one.
+ * Most times one check resolves again because the listing it got was overtaken by a change while it was
+ * awaited (a listing in flight when `tools/list_changed` came is still handed to those who asked before).
+ */
+export const MAX_STALE_RESOLVES = 3;
+
+/**
+ * Runs `beforeSend` on `first`, then resolves the call again (`resolve`, from the listing held now, and
+ * again while that listing was overtaken by a change as it came: a listing that predates the change the
+ * server sent before the call goes out is no ground for it); while the definition or the connection
+ * changed, checks again on the new one. What is returned is current when returned, so a call sent at once
+ * (no turn of the event loop between) is sent on the definition checked.
  *
  * @returns The resolution the call is to be sent with (checked).
  * @throws What `beforeSend` throws; {@link BackendError} `REQUEST_FAILED` when the tool changed during
@@ -48,8 +62,14 @@ export async function settleBeforeSend(
   let checked = first;
   for (let round = 1;; round++) {
     await beforeSend(spec, checked.definition, checked.toolNames);
-    const now = await resolve();
-    if (now.connection === checked.connection && sameDefinition(now.definition, checked.definition)) {
+    let now = await resolve();
+    for (let tries = 1; now.isCurrent?.() === false && tries < MAX_STALE_RESOLVES; tries++) {
+      now = await resolve();
+    }
+    const isCurrent = now.isCurrent?.() ?? true;
+    if (
+      isCurrent && now.connection === checked.connection && sameDefinition(now.definition, checked.definition)
+    ) {
       return now;
     }
     if (round >= MAX_BEFORE_SEND_ROUNDS) {

@@ -58,6 +58,8 @@ export class Listings {
   readonly #held = new Map<string, Listing>();
   readonly #flights = new Map<string, Flight>();
   readonly #changes = new Map<string, number>();
+  /** The change count of its server when each listing's request was sent. */
+  readonly #generations = new WeakMap<Listing, number>();
   readonly #source: ListingSource;
 
   /** @param source How to list a server (see {@link ListingSource}). */
@@ -90,6 +92,17 @@ export class Listings {
     return held && held.connection === connection && !connection.isClosed ? held : undefined;
   }
 
+  /**
+   * Whether `listing` (of `spec`) is still current: on the open connection it came from, with no
+   * `tools/list_changed` after its request was sent. A listing handed to those who asked before a change
+   * (see the class doc) is not.
+   */
+  isCurrent(spec: ServerSpec, listing: Listing): boolean {
+    const generation = this.#generations.get(listing);
+    return !listing.connection.isClosed && generation !== undefined &&
+      generation === this.#changeCount(this.#source.keyOf(spec));
+  }
+
   /** `spec` said `tools/list_changed`: its held listing and any listing in flight are stale. */
   changed(spec: ServerSpec): void {
     const key = this.#source.keyOf(spec);
@@ -116,6 +129,7 @@ export class Listings {
       try {
         const { tools, warnings } = await this.#source.fetch(spec, connection, controller.signal);
         const listing = { tools, warnings, fetchedAtMs: this.#source.now(), connection };
+        this.#generations.set(listing, generation);
         if (this.#flights.get(key) === flight && this.#changeCount(key) === generation) {
           this.#held.set(key, listing);
           await this.#source.onCurrent(spec, listing);

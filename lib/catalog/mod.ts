@@ -26,7 +26,6 @@ import { resolveToolKey } from "../declarations/tool_binding.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import { type Logger, NULL_LOGGER } from "../log.ts";
 import {
-  type BackendConnection,
   BackendError,
   type BackendPeer,
   type CallOptions,
@@ -55,7 +54,7 @@ import { hiddenToolError, VisibleToolsMemo } from "./_tool_filter.ts";
 import { CatalogSearch } from "./_catalog_search.ts";
 import { Listings } from "./_listings.ts";
 import { recordListedNames } from "./_listed_names.ts";
-import { type BeforeSend, settleBeforeSend } from "./_before_send.ts";
+import { type BeforeSend, type ResolvedCall, settleBeforeSend } from "./_before_send.ts";
 
 export type { BeforeSend } from "./_before_send.ts";
 export { readToolCacheState, TOOL_CACHE_TTL_MS, toolCachePath, type ToolCacheState } from "./tool_cache.ts";
@@ -362,7 +361,7 @@ export class Catalog {
     spec: ServerSpec,
     key: string,
     signal: AbortSignal | undefined,
-  ): Promise<{ connection: BackendConnection; definition: Tool; toolNames: string[] }> {
+  ): Promise<ResolvedCall> {
     // A running server with a current listing (every call but the first) answers without a wait.
     const connection = this.#pool.running(spec) ??
       await this.#pool.acquire(spec, { signal, waitForRestart: true });
@@ -376,6 +375,7 @@ export class Catalog {
       connection,
       definition: tools.find((t) => t.name === resolved.value)!,
       toolNames: listing.tools.map((t) => t.name),
+      isCurrent: () => this.#listings.isCurrent(spec, listing),
     };
   }
 

@@ -199,7 +199,9 @@ export function renderDeclarations(
   }
   const table = options.table ?? buildBindingTable([...byWire.keys()]);
   for (const wire of byWire.keys()) {
-    if (!table.indexByWire.has(wire)) renderer.warn(`tools.${wire}`, "not in the binding table; not declared");
+    if (!table.indexByWire.has(wire)) {
+      renderer.warn(`tools.${wire}`, "not in the binding table; not declared");
+    }
   }
   const methods: string[] = [];
   // Only the entries of the tools given: a few tools of a 50,000-tool table must not walk all of it.

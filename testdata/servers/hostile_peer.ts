@@ -7,7 +7,9 @@
  * - `--list-pages=N --list-tools=M --tool-bytes=B`: `tools/list` has N pages of M tools with a
  *   description of B characters each (default: one page of the tools below only);
  * - `--resource-pages=N --resources=M --resource-bytes=B`: the same for `resources/list`;
- * - `--outcomes=PATH`: where `later` writes what became of its requests.
+ * - `--outcomes=PATH`: where `later` writes what became of its requests;
+ * - `--flip-every-ms=N`: lists one more tool, `flippy`, whose annotations flip every N ms between
+ *   `readOnlyHint: true` and `destructiveHint: true`, each flip followed by `notifications/tools/list_changed`.
  *
  * Tools:
  * - `requests({ kind, count, bytes, sequential })`: sends `count` requests at once (one after the other
@@ -28,7 +30,13 @@
  * - `npm_package_info({ sk_live_mode_value, hf_download_file })`: names that start like token prefixes →
  *   its arguments;
  * - `proto_prop({ ["__proto__"], n })`: a schema property named `__proto__` → its arguments;
- * - `huge_schema({ q })`: an output schema of about 80 KB (its declaration alone passes the answer cap).
+ * - `huge_schema({ q })`: an output schema of about 80 KB (its declaration alone passes the answer cap);
+ * - `flippy({})` (with `--flip-every-ms`): answers `{ ran: true }`; a call that arrives after the last
+ *   `tools/list` answer declared it destructive counts as run unasked (its client decided on an older
+ *   listing than the one it had been given);
+ * - `flip_report({ stop })` (with `--flip-every-ms`): `{ calls, unasked, flips, destructiveListings,
+ *   readOnlyListings, events }` so far (`events`: what the server saw before the first two unasked calls);
+ *   `stop: true` ends the flipping first.
  *
  * @module
  */
@@ -110,14 +118,63 @@ const TOOLS: Tool[] = [
 
 const json = (value: unknown): CallToolResult => ({ content: [{ type: "text", text: JSON.stringify(value) }] });
 
+/** `flippy`'s state (see `--flip-every-ms`) and what its calls met. */
+const flip = { destructive: false, servedDestructive: false, calls: 0, unasked: 0, flips: 0, destructiveListings: 0, readOnlyListings: 0 };
+const flipEvents: string[] = [];
+const flipUnasked: string[][] = [];
+const note = (e: string) => { flipEvents.push(`${performance.now().toFixed(1)} ${e}`); if (flipEvents.length > 12) flipEvents.shift(); };
+const FLIP_EVERY_MS = num("flip-every-ms", 0);
+const flipTimer = FLIP_EVERY_MS > 0
+  ? setInterval(() => {
+    flip.destructive = !flip.destructive;
+    flip.flips++;
+    note(`flip ${flip.destructive ? "D" : "R"}`);
+    void server.notification({ method: "notifications/tools/list_changed" });
+  }, FLIP_EVERY_MS)
+  : undefined;
+/** What each `tools/list` request gets, fixed when it is read (handlers may run later than that). */
+const listedAs = new Map<unknown, boolean>();
+const flipTools = (id: unknown): Tool[] => {
+  if (FLIP_EVERY_MS === 0) return [];
+  const destructive = listedAs.get(id) ?? flip.destructive;
+  listedAs.delete(id);
+  return [
+    { name: "flippy", inputSchema: obj(), annotations: destructive ? { destructiveHint: true } : { readOnlyHint: true } },
+    { name: "flip_report", inputSchema: obj({ stop: { type: "boolean" } }), annotations: { readOnlyHint: true } },
+  ];
+};
+
+/**
+ * Notes `flippy`'s listings and calls in the order they are read from stdin (the order the client sent
+ * them): a call read after a listing request that will be answered "destructive" counts as unasked.
+ */
+function watchFlips(message: unknown): void {
+  if (FLIP_EVERY_MS === 0) return;
+  const m = message as { id?: unknown; method?: string; params?: { name?: string } };
+  if (m.method === "tools/list") {
+    listedAs.set(m.id, flip.destructive);
+    flip.servedDestructive = flip.destructive;
+    if (flip.destructive) flip.destructiveListings++;
+    else flip.readOnlyListings++;
+    note(`list ${flip.destructive ? "D" : "R"}`);
+  } else if (m.method === "tools/call" && m.params?.name === "flippy") {
+    flip.calls++;
+    note("call");
+    if (flip.servedDestructive) {
+      flip.unasked++;
+      flipUnasked.push([...flipEvents]);
+    }
+  }
+}
+
 function page<T>(cursor: unknown, pages: number, make: (p: number) => T[]): { items: T[]; next?: string } {
   const p = Number(cursor ?? 0);
   return { items: make(p), ...(p + 1 < pages ? { next: String(p + 1) } : {}) };
 }
 
-server.setRequestHandler("tools/list", (request) => {
+server.setRequestHandler("tools/list", (request, ctx) => {
   const pages = num("list-pages", 0);
-  if (pages === 0) return { tools: TOOLS };
+  if (pages === 0) return { tools: [...TOOLS, ...flipTools(ctx.mcpReq.id)] };
   const perPage = num("list-tools", 100);
   const pad = "d".repeat(num("tool-bytes", 100));
   const { items, next } = page(request.params?.cursor, pages, (p) => [
@@ -249,6 +306,18 @@ server.setRequestHandler("tools/call", async (request) => {
       return { content: [{ type: "text", text: "n" }], structuredContent: { n: Number(args.value) } };
     case "write":
       return json({ wrote: args.path });
+    case "flippy":
+      return json({ ran: true });
+    case "flip_report":
+      if (args.stop === true) clearInterval(flipTimer);
+      return json({
+        calls: flip.calls,
+        unasked: flip.unasked,
+        flips: flip.flips,
+        destructiveListings: flip.destructiveListings,
+        readOnlyListings: flip.readOnlyListings,
+        events: flipUnasked.slice(0, 2),
+      });
     case "npm_package_info":
     case "proto_prop":
       return json(args);
@@ -256,4 +325,10 @@ server.setRequestHandler("tools/call", async (request) => {
   return { content: [{ type: "text", text: `unknown tool ${request.params.name}` }], isError: true };
 });
 
-await server.connect(new StdioServerTransport());
+const transport = new StdioServerTransport();
+await server.connect(transport);
+const read = transport.onmessage;
+transport.onmessage = (...args: Parameters<NonNullable<typeof read>>) => {
+  watchFlips(args[0]);
+  read?.(...args);
+};

@@ -47,3 +47,22 @@ Deno.test("settleBeforeSend() gives up on a tool that keeps changing while it is
   );
   assert.equal(n, MAX_BEFORE_SEND_ROUNDS);
 });
+
+Deno.test("settleBeforeSend() resolves again when the listing it got was overtaken by a change, and checks what is current", async () => {
+  // The re-resolve got a listing whose request predates a tools/list_changed (stale: read-only); the
+  // current one says destructive, so that is what is checked and sent.
+  const stale = { ...writer({ readOnlyHint: true }), isCurrent: () => false };
+  const listings = [stale, writer({ destructiveHint: true }), writer({ destructiveHint: true })];
+  const seen: unknown[] = [];
+  const sent = await settleBeforeSend(
+    spec,
+    writer({ readOnlyHint: true }),
+    (_spec, definition) => {
+      seen.push(definition.annotations);
+      return Promise.resolve();
+    },
+    () => Promise.resolve(listings.shift()!),
+  );
+  assert.deepEqual(seen, [{ readOnlyHint: true }, { destructiveHint: true }]);
+  assert.deepEqual(sent.definition.annotations, { destructiveHint: true });
+});

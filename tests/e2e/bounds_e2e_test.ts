@@ -488,3 +488,48 @@ Deno.test("mcp-serve declares a __proto__ property with its type and how to send
     assert.equal(JSON.stringify(value), '{"__proto__":5,"n":1}');
   });
 });
+
+Deno.test("mcp-serve never runs unasked a tool whose listing turned destructive while calls were in flight", async () => {
+  // `flippy` turns destructive and back every 15 ms, each time with tools/list_changed; four scripts call
+  // it 40 times each, and the agent declines every question. The server counts a call that arrives after
+  // its last tools/list answer declared the tool destructive: that call was decided on an older listing.
+  await withPeer(
+    { capabilities: CAPABLE, config: 'confirm-tools = "destructive"', flags: ["--flip-every-ms=15"] },
+    async (serve) => {
+      const stop = answering(serve, () => ({ action: "decline" }));
+      try {
+        const script = `let ran = 0, declined = 0, other = [];
+          for (let i = 0; i < 40; i++) {
+            try { await peer.flippy({}); ran++ }
+            catch (e) { if (/declined the call to peer\\.flippy/.test(e.message)) declined++; else other.push(e.message) }
+          }
+          return { ran, declined, other }`;
+        const runs = (await Promise.all(Array.from({ length: 4 }, () => serve.execute(script))))
+          .map((r) => valueOf(r) as { ran: number; declined: number; other: string[] });
+        const report = valueOf(await serve.execute("return await peer.flip_report({ stop: true })")) as {
+          calls: number;
+          unasked: number;
+          flips: number;
+          destructiveListings: number;
+        };
+        const ran = runs.reduce((n, r) => n + r.ran, 0);
+        const declined = runs.reduce((n, r) => n + r.declined, 0);
+        const other = runs.flatMap((r) => r.other);
+        assert.equal(report.unasked, 0, JSON.stringify({ report, ran, declined }));
+        assert.equal(report.calls, ran);
+        // Both sides of the race were met: calls ran while read-only, and calls were asked (and declined).
+        assert.ok(
+          ran > 0 && declined > 0,
+          JSON.stringify({ report, ran, declined, other: other.slice(0, 3) }),
+        );
+        assert.ok(report.destructiveListings > 0 && report.flips > 2, JSON.stringify(report));
+        for (const message of other) {
+          assert.match(message, /changed \d+ times while the call was being checked/);
+        }
+        assert.equal(agentRequests(serve, "elicitation/create").length, declined);
+      } finally {
+        stop();
+      }
+    },
+  );
+});
