@@ -143,9 +143,13 @@ export function boundedDeclarations(
       if (estimate > room) break;
       count++;
     }
-    if (count < shown.length && shown.length <= 4 * Math.max(count, 8)) count = shown.length;
     let rendered = render(shown.slice(0, count));
     let bytes = byteLength(rendered.text);
+    if (count < shown.length && shown.length <= 4 * Math.max(count, 8)) {
+      const whole = render(shown);
+      const wholeBytes = byteLength(whole.text);
+      if (wholeBytes <= room) [count, rendered, bytes] = [shown.length, whole, wholeBytes];
+    }
     while (bytes > room && count > 0) {
       count = Math.max(0, count - Math.max(1, Math.ceil((count * (bytes - room)) / bytes)));
       rendered = render(shown.slice(0, count));

@@ -15,7 +15,8 @@ import {
   renderExecuteText,
   SandboxPool,
   type SandboxResult,
-  truncateUtf8,
+  truncateJsonString,
+  utf8ByteLength,
 } from "../sandbox/mod.ts";
 import { extractMedia, type MediaBlock, type ScriptRunner } from "./execute.ts";
 
@@ -66,9 +67,10 @@ export function createSandboxRunner(
 
 /**
  * Moves image/audio blocks out of a successful result's value (see `extractMedia`; an invalid
- * block turns the result into a `script_error` naming it and how to fix it), then cuts
- * the rest at `maxResultBytes` on a character boundary. The size in the truncation marker is that
- * of the value without its media. A value already cut by the sandbox (over
+ * block turns the result into a `script_error` naming it and how to fix it), then cuts a value whose JSON
+ * passes `maxResultBytes` on a character boundary so that the cut text, as the JSON string the agent
+ * receives it in (`{"result":"…"}`, quotes and escapes counted), is at most `maxResultBytes`. The size in
+ * the truncation marker is that of the value without its media. A value already cut by the sandbox (over
  * {@link MAX_RESULT_TRANSFER_BYTES}) is only cut further, keeping its original size.
  */
 function shapeResult(
@@ -78,7 +80,7 @@ function shapeResult(
   if (!result.ok) return { shown: result, blocks: [] };
   if (result.truncated) {
     return {
-      shown: { ...result, valueJson: truncateUtf8(result.valueJson, maxResultBytes).text },
+      shown: { ...result, valueJson: truncateJsonString(result.valueJson, maxResultBytes).text },
       blocks: [],
     };
   }
@@ -103,9 +105,9 @@ function shapeResult(
       blocks = media.blocks;
     }
   }
-  const cut = truncateUtf8(valueJson, maxResultBytes);
-  return {
-    shown: { ...result, valueJson: cut.text, originalBytes: cut.originalBytes, truncated: cut.truncated },
-    blocks,
-  };
+  const originalBytes = utf8ByteLength(valueJson);
+  if (originalBytes <= maxResultBytes) return { shown: { ...result, valueJson, originalBytes }, blocks };
+  // Cut, the value is sent as a string: what is bounded is that string as serialized.
+  const cut = truncateJsonString(valueJson, maxResultBytes);
+  return { shown: { ...result, valueJson: cut.text, originalBytes, truncated: true }, blocks };
 }

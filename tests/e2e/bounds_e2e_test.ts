@@ -10,6 +10,7 @@ import {
   type RawMessage,
   RawServe,
   type RawWorld,
+  toolText,
 } from "../../bench/_raw_serve.ts";
 
 /** What the raw agent declares at `initialize`. */
@@ -532,4 +533,22 @@ Deno.test("mcp-serve never runs unasked a tool whose listing turned destructive 
       }
     },
   );
+});
+
+Deno.test("mcp-serve bounds a cut result by the bytes the agent receives, escapes included", async () => {
+  // 100,000 quotes: their JSON is 200 KB, and cut inside {"result":"…"} each is `\\\"` (4 bytes) again.
+  await withPeer({ config: "max-result-bytes = 4096" }, async (serve) => {
+    for (const script of [`return '"'.repeat(100000)`, `return "\\\\\\n\\u0001".repeat(50000)`]) {
+      const reply = await serve.request("tools/call", { name: "execute", arguments: { script } });
+      const { text, isError } = toolText(reply);
+      assert.equal(isError, false, text);
+      const answer = JSON.parse(text) as { result: string; truncated: string };
+      assert.match(answer.truncated, /^cut from \d+ bytes/);
+      const sent = new TextEncoder().encode(JSON.stringify(answer.result)).length;
+      assert.ok(sent <= 4096, `the cut result is ${sent} bytes as the agent receives it`);
+      assert.ok(sent > 4000, `the cut result is only ${sent} bytes`);
+      const structured = (reply.result as { structuredContent: { result: string } }).structuredContent;
+      assert.equal(structured.result, answer.result);
+    }
+  });
 });

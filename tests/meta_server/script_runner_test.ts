@@ -48,9 +48,13 @@ Deno.test("createSandboxRunner() cuts the text without its media at max-result-b
   });
   const bytes = new TextEncoder().encode(json).length;
   const truncated = `cut from ${bytes} bytes. Return less data — filter or select fields inside the script.`;
-  assert.deepEqual(first.structured, { result: json.slice(0, 9 + Math.floor((1_000 - 9) / 2)), truncated });
+  // Bounded as the agent receives it, a JSON string: its quotes (2), `{\"note\":\"` (12), each é 2 bytes.
+  assert.deepEqual(first.structured, {
+    result: json.slice(0, 9 + Math.floor((1_000 - 2 - 12) / 2)),
+    truncated,
+  });
   assert.equal(first.text, JSON.stringify(first.structured));
-  assert.deepEqual(again.structured, { result: '{"note":"', truncated });
+  assert.deepEqual(again.structured, { result: '{"note', truncated });
 });
 
 Deno.test("createSandboxRunner() cuts a value past the transfer cap as text, keeping its original size", async () => {
@@ -60,7 +64,7 @@ Deno.test("createSandboxRunner() cuts a value past the transfer cap as text, kee
   assert.equal(first.isError, false);
   assert.deepEqual(first.extraContent, []);
   assert.deepEqual(first.structured, {
-    result: `"${"x".repeat(999)}`,
+    result: `"${"x".repeat(1_000 - 2 - 2)}`, // quotes, then `\"`, then one byte each
     truncated:
       `cut from ${MAX_RESULT_TRANSFER_BYTES + 12} bytes. Return less data — filter or select fields ` +
       "inside the script.",

@@ -15,7 +15,7 @@ import {
   normalizeScript,
   startsWithStatement,
 } from "../../lib/sandbox/guest/normalize.ts";
-import { truncateUtf8, utf8ByteLength } from "../../lib/sandbox/protocol/utf8.ts";
+import { truncateJsonString, truncateUtf8, utf8ByteLength } from "../../lib/sandbox/protocol/utf8.ts";
 import { jsonNestingDepth } from "../../lib/sandbox/protocol/json_depth.ts";
 
 const base = { console: [], consoleDropped: false, toolCalls: 0, durationMs: 1 };
@@ -192,6 +192,30 @@ Deno.test("truncateUtf8() cuts on a character boundary and reports the original 
   assert.deepEqual(truncateUtf8("aé€😀", 6), { text: "aé€", originalBytes: 10, truncated: true });
   assert.deepEqual(truncateUtf8("aé€😀", 5), { text: "aé", originalBytes: 10, truncated: true });
   assert.deepEqual(truncateUtf8("😀", 3), { text: "", originalBytes: 4, truncated: true });
+});
+
+Deno.test("truncateJsonString() keeps the longest start whose JSON string fits, escapes and surrogates included", () => {
+  const bytes = (text: string) => new TextEncoder().encode(JSON.stringify(text)).length;
+  const texts = ['"\\', "a\n\u0001\u2028é😀", "x\ud800y\udfff", "\t\u007f€"].map((t) => t.repeat(40));
+  for (const text of texts) {
+    assert.equal(truncateJsonString(text, 1).text, ""); // not even the quotes fit
+    for (const max of [2, 3, 7, 50, 101, 400, 10_000]) {
+      const cut = truncateJsonString(text, max);
+      assert.ok(text.startsWith(cut.text));
+      assert.equal(cut.truncated, cut.text !== text);
+      assert.equal(cut.originalBytes, utf8ByteLength(text));
+      if (bytes(text) <= max) assert.equal(cut.text, text);
+      else {
+        assert.ok(bytes(cut.text) <= max, `${JSON.stringify(cut.text)} within ${max}`);
+        // One character more would not fit (a pair counts as one).
+        const isPair = /^[\ud800-\udbff][\udc00-\udfff]/.test(
+          text.slice(cut.text.length, cut.text.length + 2),
+        );
+        const next = cut.text.length + (isPair ? 2 : 1);
+        assert.ok(bytes(text.slice(0, next)) > max, `${JSON.stringify(text.slice(0, next))} over ${max}`);
+      }
+    }
+  }
 });
 
 Deno.test("utf8ByteLength() counts like TextEncoder, lone surrogates included", () => {
