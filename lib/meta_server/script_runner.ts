@@ -21,9 +21,10 @@ import {
 import { extractMedia, type MediaBlock, type ScriptRunner } from "./execute.ts";
 
 /**
- * Scripts that run at once (one sandbox process each). More wait their turn in order, and the wait
- * counts toward their `script-timeout-secs`: a script that waited 50 s of a 120 s limit gets
- * 70 s to run, and one whose whole limit passed while waiting ends as `script_timeout` unrun.
+ * Scripts that run at once (one sandbox process each) when `[mcp] max-concurrent-scripts` is not set.
+ * More wait their turn in order, and the wait counts toward their `script-timeout-secs`: a script that
+ * waited 50 s of a 120 s limit gets 70 s to run, and one whose whole limit passed while waiting ends as
+ * `script_timeout` with `never_ran: true` and a message saying so and how to fix it.
  */
 export const CONCURRENT_SCRIPTS = DEFAULT_POOL_SIZE;
 
@@ -44,7 +45,8 @@ export function createSandboxRunner(
   config: () => McpConfig,
   logger: Logger,
 ): ScriptRunner & { close(): Promise<void> } {
-  const pool = new SandboxPool({ size: CONCURRENT_SCRIPTS, onGuestStderr: (text) => logger.debug(text) });
+  const size = config().maxConcurrentScripts ?? CONCURRENT_SCRIPTS;
+  const pool = new SandboxPool({ size, onGuestStderr: (text) => logger.debug(text) });
   return {
     async run({ script, namespaces, hostCall, notices, signal }) {
       const mcp = config();
@@ -54,6 +56,12 @@ export function createSandboxRunner(
       };
       // The pool's queue counts the wait for a free process toward the deadline.
       const result = await pool.run({ script, namespaces, limits, hostCall, signal });
+      if (!result.ok && result.failure.error === "script_timeout" && result.failure.never_ran) {
+        result.failure.message =
+          `${result.failure.message}: run fewer execute calls at once (a script that ` +
+          `waits for a tool or never ends holds its process until its own timeout), or raise ` +
+          `[mcp] max-concurrent-scripts in config.toml (now ${size}; a new session uses the new value)`;
+      }
       const { shown, blocks } = shapeResult(result, mcp.maxResultBytes);
       const { text, isError, structured } = renderExecuteText(shown, notices());
       if (isError) logger.debug(`execute failed: ${text.slice(0, 200)}`);

@@ -98,6 +98,13 @@ const MCP_KEYS: Readonly<Record<string, KeyRule>> = {
     max: 1024,
     unit: "calls",
   },
+  "max-concurrent-scripts": {
+    field: "maxConcurrentScripts",
+    kind: "integer",
+    min: 1,
+    max: 64,
+    unit: "scripts",
+  },
   "read-only": { field: "readOnly", kind: "boolean" },
   "confirm-tools": { field: "confirmTools", kind: "choice", choices: CONFIRM_TOOLS_MODES },
   "max-message-mb": { field: "maxMessageMb", kind: "integer", min: 1, max: 1024, unit: "MiB" },

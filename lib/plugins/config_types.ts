@@ -31,6 +31,11 @@ export interface McpConfig {
   shutdownGraceSecs: number;
   /** Tool calls in flight at once per backing server; more wait in order. Default 32. */
   maxCallsInFlightPerServer: number;
+  /**
+   * Scripts that run at once (one sandbox process each), read when the session starts; more wait their
+   * turn in order, the wait counting toward their `scriptTimeoutSecs`. Default 2.
+   */
+  maxConcurrentScripts: number;
   /** Expose only tools annotated `readOnlyHint: true`. Default false. */
   readOnly: boolean;
   /**
@@ -77,6 +82,7 @@ export const DEFAULT_MCP_CONFIG: Readonly<McpConfig> = Object.freeze({
   restartStableResetSecs: 300,
   shutdownGraceSecs: 5,
   maxCallsInFlightPerServer: 32,
+  maxConcurrentScripts: 2,
   readOnly: false,
   confirmTools: "never",
   maxMessageMb: 64,

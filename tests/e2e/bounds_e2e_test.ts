@@ -552,3 +552,35 @@ Deno.test("mcp-serve bounds a cut result by the bytes the agent receives, escape
     }
   });
 });
+
+Deno.test("mcp-serve says a script queued behind a stuck one never ran, and how to fix it", async () => {
+  // One sandbox process, held by a script whose call waits for a confirmation nobody answers (its deadline
+  // is held meanwhile); the next script waits all of its 2 s for the process.
+  const config = [
+    'confirm-tools = "writes"',
+    "script-timeout-secs = 2",
+    "tool-call-timeout-secs = 1",
+    "max-concurrent-scripts = 1",
+  ].join("\n");
+  await withPeer({ capabilities: CAPABLE, config }, async (serve) => {
+    const stuck = serve.execute(
+      'try { return await peer.write({ path: "x" }) } catch (e) { return e.message }',
+    );
+    while (agentRequests(serve, "elicitation/create").length === 0) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const queued = await serve.execute("return 1");
+    assert.equal(queued.isError, true, queued.text);
+    const failure = JSON.parse(queued.text.split("\n")[0]!) as Record<string, unknown>;
+    assert.equal(failure.error, "script_timeout");
+    assert.equal(failure.limit_secs, 2);
+    assert.equal(failure.never_ran, true);
+    assert.match(
+      String(failure.message),
+      /^The script waited all of its 2 s for a free sandbox process \(all 1 were running other scripts\) and never ran: run fewer execute calls at once .*raise \[mcp\] max-concurrent-scripts in config\.toml \(now 1;/,
+    );
+    const [question] = agentRequests(serve, "elicitation/create");
+    await serve.sendLine(JSON.stringify({ jsonrpc: "2.0", id: question!.id, result: { action: "decline" } }));
+    assert.match(String(valueOf(await stuck)), /declined the call to peer\.write/);
+  });
+});

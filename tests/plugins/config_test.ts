@@ -63,6 +63,7 @@ Deno.test("parseMcpConfig() reads every [mcp] key", () => {
     restartStableResetSecs: 600,
     shutdownGraceSecs: 10,
     maxCallsInFlightPerServer: 4,
+    maxConcurrentScripts: 3,
     readOnly: true,
     confirmTools: "writes",
     maxMessageMb: 16,

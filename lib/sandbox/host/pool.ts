@@ -133,9 +133,21 @@ export class SandboxPool {
       this.#heapHintBytes = options.limits.memoryLimitBytes;
       const { timeoutMs } = options.limits;
       const timedOut = (): SandboxResult => fail({ error: "script_timeout", limit_secs: timeoutMs / 1000 });
+      // The whole limit spent waiting for a process: say so, or it reads as a script that ran too long.
+      const neverRan = (): SandboxResult =>
+        fail({
+          error: "script_timeout",
+          limit_secs: timeoutMs / 1000,
+          never_ran: true,
+          message:
+            `The script waited all of its ${
+              timeoutMs / 1000
+            } s for a free sandbox process (all ${this.#size} ` +
+            `were running other scripts) and never ran`,
+        });
       const slot = await this.#acquire(options.signal, timeoutMs);
       const queuedUntil = performance.now();
-      if (slot === "timeout") return timedOut();
+      if (slot === "timeout") return neverRan();
       if (slot === "cancelled" || slot === "closed") return fail({ error: "cancelled" });
       const ready = await slot.ready;
       if (this.#closed) return fail({ error: "cancelled" });
@@ -155,7 +167,7 @@ export class SandboxPool {
       const leftMs = timeoutMs - (queuedUntil - startedAt);
       if (leftMs <= 0) {
         this.#release(slot);
-        return timedOut();
+        return neverRan();
       }
       const session = new RunSession(slot, this.#nextRunId++, options, {
         graceMs: this.#graceMs,

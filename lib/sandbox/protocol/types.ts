@@ -76,7 +76,14 @@ export interface RunOptions {
 
 /** Why a run failed, as the tagged object the agent sees (`error` names the kind, the rest its facts). */
 export type SandboxFailure =
-  | { error: "script_timeout"; limit_secs: number }
+  | {
+    error: "script_timeout";
+    limit_secs: number;
+    /** `true` when the whole limit passed while the script waited for a free sandbox process. */
+    never_ran?: true;
+    /** What happened and how to fix it, for a script that never ran. */
+    message?: string;
+  }
   | { error: "memory_exhausted"; limit_mb: number }
   | { error: "script_error"; message: string }
   | { error: "tool_call_limit"; limit: number }
