@@ -167,8 +167,9 @@ function isConfirmToolsLike(key: string): boolean {
  * Reads the `[mcp]` table of a `config.toml` text leniently: a bad key costs only that key (it keeps its
  * default, except `confirm-tools`, which falls back to the strictest mode, `"writes"`).
  * When `tool-call-timeout-secs` is not below `script-timeout-secs` and was not written, it follows:
- * `script-timeout-secs − 1` (upstream's clamp), with a warning. Written explicitly and not below,
- * it is a problem of that key, and then follows the same way.
+ * `script-timeout-secs − 1` (upstream's clamp), with a warning. Written explicitly and not below, it is
+ * one problem of that key saying what applies instead: its default when that is below the script
+ * timeout, else `script-timeout-secs − 1` (no warning beside it).
  *
  * @param text The file's content.
  * @param file The path shown in diagnostics.
@@ -287,28 +288,31 @@ export function readMcpConfig(text: string, file: string): McpConfigReport {
   // Whatever confirm-tools itself says: which of the two the user meant is not known, so the strictest.
   if (nearMissOfConfirm) config.confirmTools = CONFIRM_TOOLS_STRICTEST;
   if (config.toolCallTimeoutSecs >= config.scriptTimeoutSecs) {
+    // One notice either way, saying the value that applies: a call's timeout must end before its script's.
+    const written = config.toolCallTimeoutSecs;
+    const script = config.scriptTimeoutSecs;
+    const fallback = DEFAULT_MCP_CONFIG.toolCallTimeoutSecs;
+    const applied = fallback < script ? fallback : Math.max(1, script - 1);
+    config.toolCallTimeoutSecs = applied;
     if (accepted.has("tool-call-timeout-secs")) {
       problems.push(
         new UserError(
           "CONFIG_BAD_VALUE",
-          `Cannot load config file: [mcp] tool-call-timeout-secs (${config.toolCallTimeoutSecs}) must be less than script-timeout-secs (${config.scriptTimeoutSecs})`,
+          `Cannot apply [mcp] tool-call-timeout-secs = ${written}: it must be less than script-timeout-secs ` +
+            `(${script}), so ${applied} s applies until it is fixed`,
           {
-            hint: "lower tool-call-timeout-secs or raise script-timeout-secs",
+            hint: `set tool-call-timeout-secs below ${script}, or script-timeout-secs above ${written}`,
             location: at(["mcp", "tool-call-timeout-secs"]),
           },
         ),
       );
-      config.toolCallTimeoutSecs = DEFAULT_MCP_CONFIG.toolCallTimeoutSecs;
-    }
-    if (config.toolCallTimeoutSecs >= config.scriptTimeoutSecs) {
-      const followed = Math.max(1, config.scriptTimeoutSecs - 1);
+    } else {
       const where = accepted.has("script-timeout-secs") ? at(["mcp", "script-timeout-secs"]) : { file };
       const position = "line" in where ? `${file}:${where.line}:${where.column}` : file;
       warnings.push(
-        `${position}: [mcp] tool-call-timeout-secs is ${followed} s (not ${config.toolCallTimeoutSecs} s) to ` +
-          `stay below script-timeout-secs (${config.scriptTimeoutSecs} s); set tool-call-timeout-secs to choose another value`,
+        `${position}: [mcp] tool-call-timeout-secs is ${applied} s (not ${written} s) to ` +
+          `stay below script-timeout-secs (${script} s); set tool-call-timeout-secs to choose another value`,
       );
-      config.toolCallTimeoutSecs = followed;
     }
   }
   return { config, problems, warnings };

@@ -584,3 +584,18 @@ Deno.test("mcp-serve says a script queued behind a stuck one never ran, and how 
     assert.match(String(valueOf(await stuck)), /declined the call to peer\.write/);
   });
 });
+
+Deno.test("mcp-serve gives one consistent notice for a tool-call-timeout-secs written not below script-timeout-secs", async () => {
+  await withPeer({ config: "script-timeout-secs = 3\ntool-call-timeout-secs = 5" }, async (serve) => {
+    const { text } = await serve.listTools({});
+    const lines = text.split("\n").filter((l) => /tool-call-timeout-secs/.test(l));
+    assert.equal(lines.length, 1, lines.join("\n"));
+    assert.match(
+      lines[0]!,
+      /Cannot apply \[mcp\] tool-call-timeout-secs = 5: it must be less than script-timeout-secs \(3\), so 2 s applies until it is fixed/,
+    );
+    assert.doesNotMatch(text, /Cannot load config file|not 60 s/);
+    const answer = JSON.parse((await serve.execute("return 1")).text) as { notices: string[] };
+    assert.deepEqual(answer.notices.filter((n) => /tool-call-timeout-secs/.test(n)).length, 1);
+  });
+});

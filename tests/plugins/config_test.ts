@@ -173,16 +173,26 @@ Deno.test("parseMcpConfig() refuses a tool-call timeout written not below the sc
     assert.equal(error.code, "CONFIG_BAD_VALUE");
     assert.equal(
       error.message,
-      "Cannot load config file: [mcp] tool-call-timeout-secs (30) must be less than script-timeout-secs (30)",
+      "Cannot apply [mcp] tool-call-timeout-secs = 30: it must be less than script-timeout-secs (30), so 29 s " +
+        "applies until it is fixed",
     );
+    assert.equal(error.hint, "set tool-call-timeout-secs below 30, or script-timeout-secs above 30");
     assert.deepEqual(error.location, { file: "c.toml", line: 3, column: 1 });
     return true;
   });
-  // Leniently, that key costs only itself: its default (60) follows the script timeout down to 29.
+  // Leniently, that key costs only itself, and the one problem says what applies: no second notice.
   const report = readMcpConfig(text, "c.toml");
   assert.equal(report.problems.length, 1);
   assert.equal(report.config.toolCallTimeoutSecs, 29);
-  assert.equal(report.warnings.length, 1);
+  assert.deepEqual(report.warnings, []);
+  // Where its default is below the script timeout, the default applies, and the problem says so.
+  const high = readMcpConfig("[mcp]\nscript-timeout-secs = 100\ntool-call-timeout-secs = 150\n", "c.toml");
+  assert.match(
+    high.problems[0]!.message,
+    /= 150: it must be less than script-timeout-secs \(100\), so 60 s applies/,
+  );
+  assert.equal(high.config.toolCallTimeoutSecs, 60);
+  assert.deepEqual(high.warnings, []);
 });
 
 Deno.test("readMcpConfig() lets a bad key cost only that key: the others apply", () => {
