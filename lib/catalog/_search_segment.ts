@@ -164,11 +164,17 @@ function* segmentSteps(
       totalLengths[field]! += terms.length - before;
     }
   }
-  return gather(server, tools, indexed, lengths, totalLengths, terms, places);
+  return yield* gather(server, tools, indexed, lengths, totalLengths, terms, places);
 }
 
-/** Groups the occurrences by term (a counting sort: they are already in document order). */
-function gather(
+/** Occurrences grouped between two pauses of {@link gather}. */
+const OCCURRENCES_PER_STEP = 65_536;
+
+/**
+ * Groups the occurrences by term (a counting sort: they are already in document order), pausing (a
+ * `yield`) after every {@link OCCURRENCES_PER_STEP} occurrences of each pass.
+ */
+function* gather(
   server: string,
   source: readonly ToolInfo[],
   tools: ToolInfo[],
@@ -176,12 +182,13 @@ function gather(
   totalLengths: number[],
   terms: IntList,
   places: IntList,
-): Segment {
+): Generator<void, Segment, void> {
   const slots = new Map<number, number>();
   const slotOf = new Int32Array(terms.length);
   const postingCount = new IntList(); // per slot: distinct documents
   const lastDoc = new IntList();
   for (let i = 0; i < terms.length; i++) {
+    if (i % OCCURRENCES_PER_STEP === OCCURRENCES_PER_STEP - 1) yield;
     const term = terms.values[i]!;
     let slot = slots.get(term);
     if (slot === undefined) {
@@ -207,6 +214,7 @@ function gather(
   const fill = offsets.slice(0, postingCount.length); // next free posting per slot
   lastDoc.values.fill(-1, 0, lastDoc.length);
   for (let i = 0; i < terms.length; i++) {
+    if (i % OCCURRENCES_PER_STEP === OCCURRENCES_PER_STEP - 1) yield;
     const slot = slotOf[i]!;
     const doc = places.values[i]! >> 2;
     if (lastDoc.values[slot] !== doc) {
