@@ -132,7 +132,6 @@ export class SandboxPool {
       if (options.signal?.aborted) return fail({ error: "cancelled" });
       this.#heapHintBytes = options.limits.memoryLimitBytes;
       const { timeoutMs } = options.limits;
-      const timedOut = (): SandboxResult => fail({ error: "script_timeout", limit_secs: timeoutMs / 1000 });
       // The whole limit spent waiting for a process: say so, or it reads as a script that ran too long.
       const neverRan = (): SandboxResult =>
         fail({
