@@ -1,7 +1,7 @@
 /**
  * `deno task bench` (fourth part): a server of 50,000 tools (`testdata/servers/many_tools.ts`, 7.7 MiB of
  * listing in 10 pages, within `MAX_LISTING_BYTES`) behind a real `mcp-serve`, with a `ping` sent every 50 ms
- * throughout (issue 25: its first listing took 4.9 s and held the host thread 1.9 s). Each round starts
+ * throughout (before, its first listing took 4.9 s and held the host thread 1.9 s). Each round starts
  * from an empty home, twice:
  *
  * - a session's first `list_tools { servers: ["many"] }` (the server starts, 10 pages are read, the tool
@@ -10,8 +10,8 @@
  * - a session whose first request is that `execute` (cold: start, listing and call in one).
  *
  * Figures: each step's time, the worst ping of all steps, and mcp-serve's peak RSS above its RSS once
- * initialized. Goals: worst ping ≤ 250 ms, peak ≤ 300 MiB above idle (issue 25). Prints a table and writes
- * `bench/results/many_tools.json`. `BENCH_QUICK=1` runs one round (default 3); `BENCH_OUT=path` writes the
+ * initialized. Goals: worst ping ≤ 250 ms, peak ≤ 300 MiB above idle (what every hostile input must end
+ * within). Prints a table and writes `bench/results/many_tools.json`. `BENCH_QUICK=1` runs one round (default 3); `BENCH_OUT=path` writes the
  * JSON elsewhere.
  *
  * @module

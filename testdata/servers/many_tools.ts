@@ -1,6 +1,6 @@
 /**
- * A stdio MCP server with many tools of realistic shape (issue 25's 50,000-tool server): names like
- * `repo_12_issue_list`, a one-line description, one or two typed properties (the first required of two), some
+ * A stdio MCP server with many tools of realistic shape (the 50,000-tool server of `bench/many_tools.ts`):
+ * names like `repo_12_list`, a one-line description, one or two typed properties (the first required of two), some
  * with an enum or a default, read-only annotations on the `get` ones. Paged 5,000 a page
  * (`MAX_LIST_PAGE_ITEMS`); 50,000 tools are about 8.06 MB (7.7 MiB) of JSON, within the 8 MiB a whole listing may be.
  *

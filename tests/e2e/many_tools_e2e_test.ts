@@ -1,5 +1,5 @@
 /**
- * End to end, issue 25: a server of 50,000 tools (`testdata/servers/many_tools.ts`) behind a real
+ * End to end: a server of 50,000 tools (`testdata/servers/many_tools.ts`) behind a real
  * `mcp-serve`. Its first listing is long work (10 pages read and checked, the tool cache written, the
  * declarations that fit rendered); pings sent meanwhile must be answered meanwhile, in order. How fast
  * is for `bench/many_tools.ts`; this checks that the work yields at all.
