@@ -279,7 +279,20 @@ export function readMcpConfig(text: string, file: string): McpConfigReport {
         );
         continue;
       }
-      problems.push(problem);
+      // Only this key is dropped: the message says what applies instead.
+      const fallback = rule.field
+        ? (DEFAULT_MCP_CONFIG as unknown as Record<string, unknown>)[rule.field]
+        : undefined;
+      problems.push(
+        fallback === undefined ? problem : new UserError(
+          problem.code,
+          `${problem.message}; until it is fixed, its default (${JSON.stringify(fallback)}) applies`,
+          {
+            ...(problem.hint !== undefined ? { hint: problem.hint } : {}),
+            ...(problem.location !== undefined ? { location: problem.location } : {}),
+          },
+        ),
+      );
       continue;
     }
     accepted.add(key);
@@ -333,7 +346,7 @@ function checkValue(
       const near = typeof value === "string" ? closestMatch(value, choices) : undefined;
       return new UserError(
         "CONFIG_BAD_VALUE",
-        `Cannot load config file: [mcp] ${key} must be one of ${
+        `Cannot apply [mcp] ${key}: it must be one of ${
           choices.map((c) => `"${c}"`).join(", ")
         }, not ${shown}`,
         { hint: near ? `did you mean "${near}"?` : `write ${key} = "${choices[0]}"`, location },
@@ -345,7 +358,7 @@ function checkValue(
     if (typeof value !== "boolean") {
       return new UserError(
         "CONFIG_BAD_VALUE",
-        `Cannot load config file: [mcp] ${key} must be true or false, not a ${tomlTypeName(value)}`,
+        `Cannot apply [mcp] ${key}: it must be true or false, not a ${tomlTypeName(value)}`,
         { hint: `write ${key} = true or ${key} = false`, location },
       );
     }
@@ -357,14 +370,14 @@ function checkValue(
   if (typeof value !== "number" || !Number.isInteger(value)) {
     return new UserError(
       "CONFIG_BAD_VALUE",
-      `Cannot load config file: [mcp] ${key} must be an integer${unit}, not a ${tomlTypeName(value)}`,
+      `Cannot apply [mcp] ${key}: it must be an integer${unit}, not a ${tomlTypeName(value)}`,
       { hint: `write a whole number from ${min} to ${max}, without quotes`, location },
     );
   }
   if (value < min || value > max) {
     return new UserError(
       "CONFIG_BAD_VALUE",
-      `Cannot load config file: [mcp] ${key} is ${value}, outside ${min}..${max}${unit}`,
+      `Cannot apply [mcp] ${key} = ${value}: it is outside ${min}..${max}${unit}`,
       { hint: `write a whole number from ${min} to ${max}`, location },
     );
   }

@@ -224,7 +224,7 @@ Deno.test("mcp-serve applies the good keys of a config with a bad one and tells 
     const first = await serve.execute("return await hostile.quiet()");
     assert.match(
       first.text,
-      /"config\.toml: Cannot load config file: \[mcp\] max-tool-calls must be an integer/,
+      /"config\.toml: Cannot apply \[mcp\] max-tool-calls: it must be an integer, not a string; until it is fixed, its default \(\d+\) applies/,
     );
     assert.match(
       first.text,

@@ -77,7 +77,7 @@ Deno.test("parseMcpConfig() refuses an unknown confirm-tools value with the choi
     () => parseMcpConfig('[mcp]\nconfirm-tools = "write"\n', "c.toml"),
     (e: unknown) =>
       e instanceof UserError && e.code === "CONFIG_BAD_VALUE" &&
-      /confirm-tools must be one of "never", "destructive", "writes", not "write"/.test(e.message) &&
+      /confirm-tools: it must be one of "never", "destructive", "writes", not "write"/.test(e.message) &&
       e.hint === 'did you mean "writes"?' && e.location?.line === 2,
   );
 });
@@ -126,7 +126,7 @@ Deno.test("parseMcpConfig() refuses a value of the wrong type with its position"
   const error = configError("bad_type");
   assert.equal(
     renderDiagnostic(error),
-    `error[CONFIG_BAD_VALUE]: Cannot load config file: [mcp] max-result-bytes must be an integer (bytes), not a string
+    `error[CONFIG_BAD_VALUE]: Cannot apply [mcp] max-result-bytes: it must be an integer (bytes), not a string; until it is fixed, its default (32768) applies
   --> config/bad_type.toml:2:1
   hint: write a whole number from 256 to 67108864, without quotes`,
   );
@@ -134,13 +134,13 @@ Deno.test("parseMcpConfig() refuses a value of the wrong type with its position"
 
 Deno.test("parseMcpConfig() refuses a fractional number where an integer is required", () => {
   assert.equal(configError("float").code, "CONFIG_BAD_VALUE");
-  assert.match(configError("float").message, /max-tool-calls must be an integer, not a float/);
+  assert.match(configError("float").message, /max-tool-calls: it must be an integer, not a float/);
 });
 
 Deno.test("parseMcpConfig() refuses a string where a boolean is required", () => {
   const error = configError("bad_bool");
   assert.equal(error.code, "CONFIG_BAD_VALUE");
-  assert.match(error.message, /read-only must be true or false, not a string/);
+  assert.match(error.message, /read-only: it must be true or false, not a string/);
 });
 
 Deno.test("parseMcpConfig() refuses a value out of range", () => {
@@ -148,7 +148,7 @@ Deno.test("parseMcpConfig() refuses a value out of range", () => {
   assert.equal(error.code, "CONFIG_BAD_VALUE");
   assert.equal(
     error.message,
-    "Cannot load config file: [mcp] script-memory-limit-mb is 0, outside 1..4096 (MiB)",
+    "Cannot apply [mcp] script-memory-limit-mb = 0: it is outside 1..4096 (MiB); until it is fixed, its default (64) applies",
   );
   assert.deepEqual(error.location, { file: "config/out_of_range.toml", line: 2, column: 1 });
 });
