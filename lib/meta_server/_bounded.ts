@@ -91,6 +91,22 @@ export function summarizeIndex(
   return lines.join("\n");
 }
 
+/** Longest list of names a `// …` marker shows, UTF-8 bytes (cut at a word, with "…"). */
+const MARKER_NAMES_BYTES = 600;
+/**
+ * Room kept below the cap for the markers, bytes: the tools left out of one server and the servers left
+ * out, each at most {@link MARKER_NAMES_BYTES} of names and ~250 bytes of text (a cut declaration's marker
+ * is counted with the declaration it ends).
+ */
+const MARKERS_RESERVE_BYTES = 2 * (MARKER_NAMES_BYTES + 250);
+
+/** `names` joined by ", " and cut at a word to at most `maxBytes` UTF-8 bytes. */
+function namesWithin(names: readonly string[], maxBytes: number): string {
+  let text = cutAtWord(names.join(", "), maxBytes);
+  while (byteLength(text) > maxBytes) text = cutAtWord(text, Math.floor(text.length * 0.8));
+  return text;
+}
+
 /** The longest start of `text` of at most `maxBytes` UTF-8 bytes that ends at a line's end. */
 function cutAtLine(text: string, maxBytes: number): string {
   let cut = text;
@@ -132,7 +148,7 @@ export function boundedDeclarations(
     const observed = entry.observed;
     const render = (tools: Tool[]) =>
       renderDeclarations(server, tools, { detail, table, resources, observed });
-    const room = maxBytes - used - 400; // room for the markers
+    const room = maxBytes - used - MARKERS_RESERVE_BYTES;
     // Whole tools only: estimate from each tool's own size first and stop once past the room, so a
     // 50,000-tool server is not rendered whole to learn that it does not fit (that held the thread
     // for seconds). Tools sharing named types are over-estimated: a few of them are rendered whole.
@@ -159,14 +175,13 @@ export function boundedDeclarations(
       // A tool asked for alone is shown even when its declaration alone passes the cap: cut, with a
       // marker (otherwise the answer would say "name it in `tools`", which was just done).
       const one = render([shown[0]!]);
-      const text = cutAtLine(one.text, Math.max(0, room));
-      sections.push(
-        `${text}\n// … the declaration of ${server}.${shown[0]!.name} is ${
-          formatBytes(byteLength(one.text))
-        }: cut here at the answer cap (${formatBytes(maxBytes)}), the rest of its types left out`,
-      );
+      const marker = `\n// … the declaration of ${server}.${namesWithin([shown[0]!.name], 200)} is ${
+        formatBytes(byteLength(one.text))
+      }: cut here at the answer cap (${formatBytes(maxBytes)}), the rest of its types left out`;
+      const text = cutAtLine(one.text, Math.max(0, room - byteLength(marker)));
+      sections.push(text + marker);
       warnings.push(...one.warnings.map((w) => `\`${server}\`: ${w}`));
-      used += byteLength(text) + 200;
+      used += byteLength(text) + byteLength(marker) + 2;
       count = 1;
     } else if (count > 0) {
       sections.push(rendered.text);
@@ -175,7 +190,7 @@ export function boundedDeclarations(
     }
     if (count < shown.length) {
       const rest = shown.slice(count).map((t) => t.name);
-      const names = cutAtWord(rest.join(", "), 600);
+      const names = namesWithin(rest, MARKER_NAMES_BYTES);
       sections.push(
         `// … ${formatCount(rest.length)} more tool${rest.length === 1 ? "" : "s"} of ${server} left out ` +
           `(answer cap ${formatBytes(maxBytes)}): ${names}\n` +
@@ -187,7 +202,9 @@ export function boundedDeclarations(
   const servers = left.filter((s) => s !== "");
   if (servers.length > 0) {
     sections.push(
-      `// … servers left out (answer cap ${formatBytes(maxBytes)}): ${cutAtWord(servers.join(", "), 600)}\n` +
+      `// … servers left out (answer cap ${formatBytes(maxBytes)}): ${
+        namesWithin(servers, MARKER_NAMES_BYTES)
+      }\n` +
         "// Name them in `servers` to see their declarations.",
     );
   }

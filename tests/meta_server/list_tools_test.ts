@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
-import { Catalog } from "../../lib/catalog/mod.ts";
+import { Catalog, type ServerTools } from "../../lib/catalog/mod.ts";
 import { writeToolCache } from "../../lib/catalog/tool_cache.ts";
 import { parseListToolsArgs, renderListTools } from "../../lib/meta_server/list_tools.ts";
+import {
+  boundedDeclarations,
+  DECLARATIONS_MAX_BYTES,
+  LIST_TOOLS_MAX_BYTES,
+} from "../../lib/meta_server/_bounded.ts";
 import { fixtureServerToml, writePlugin } from "../_fakes_meta.ts";
 import { execute, harness, textOf } from "./_harness.ts";
 
@@ -227,4 +232,36 @@ Deno.test("parseListToolsArgs() reads query and limit (a numeric string too)", (
   const parsed = parseListToolsArgs({ query: "create issue", limit: "5" });
   assert.equal(parsed.query, "create issue");
   assert.equal(parsed.limit, 5);
+});
+
+Deno.test("boundedDeclarations() stays within its cap with its markers, whatever the names left out", () => {
+  const entry = (server: string, count: number, name: (i: number) => string) => {
+    const tools = Array.from({ length: count }, (_, i) => ({
+      name: name(i),
+      description: "Does a thing.",
+      inputSchema: { type: "object" as const, properties: { a: { type: "string" } } },
+    }));
+    return {
+      entry: { spec: { name: server }, tools, hasResources: false } as unknown as ServerTools,
+      shown: tools,
+    };
+  };
+  const names = [
+    (i: number) => `tool_with_a_rather_long_descriptive_name_number_${i}`,
+    (i: number) => `outil_${"é".repeat(60)}_${i}`, // two bytes a character
+  ];
+  for (const maxBytes of [4_096, LIST_TOOLS_MAX_BYTES, DECLARATIONS_MAX_BYTES]) {
+    for (const count of [50, 300, 2_000]) {
+      for (const name of names) {
+        const entries = [
+          entry("first_server_with_a_long_name", count, name),
+          ...Array.from({ length: 40 }, (_, i) => entry(`another_server_number_${i}_long`, 30, name)),
+        ];
+        const { text } = boundedDeclarations(entries, "signatures", maxBytes);
+        const bytes = new TextEncoder().encode(text).length;
+        assert.ok(bytes <= maxBytes, `${bytes} bytes past the ${maxBytes}-byte cap (${count} tools)`);
+        assert.match(text, /\/\/ … (servers|\d+ more tools? of \S+) left out/);
+      }
+    }
+  }
 });
