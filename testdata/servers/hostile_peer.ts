@@ -9,7 +9,9 @@
  * - `--resource-pages=N --resources=M --resource-bytes=B`: the same for `resources/list`;
  * - `--outcomes=PATH`: where `later` writes what became of its requests;
  * - `--flip-every-ms=N`: lists one more tool, `flippy`, whose annotations flip every N ms between
- *   `readOnlyHint: true` and `destructiveHint: true`, each flip followed by `notifications/tools/list_changed`.
+ *   `readOnlyHint: true` and `destructiveHint: true`, each flip followed by `notifications/tools/list_changed`;
+ *   `--flip-count=N` stops after N flips (default: never), so that a later call is not refused for a
+ *   listing that keeps changing while it is checked.
  *
  * Tools:
  * - `requests({ kind, count, bytes, sequential })`: sends `count` requests at once (one after the other
@@ -124,8 +126,10 @@ const flipEvents: string[] = [];
 const flipUnasked: string[][] = [];
 const note = (e: string) => { flipEvents.push(`${performance.now().toFixed(1)} ${e}`); if (flipEvents.length > 12) flipEvents.shift(); };
 const FLIP_EVERY_MS = num("flip-every-ms", 0);
+const FLIP_COUNT = num("flip-count", Infinity);
 const flipTimer = FLIP_EVERY_MS > 0
   ? setInterval(() => {
+    if (flip.flips >= FLIP_COUNT) return;
     flip.destructive = !flip.destructive;
     flip.flips++;
     note(`flip ${flip.destructive ? "D" : "R"}`);

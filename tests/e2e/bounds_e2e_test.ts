@@ -495,7 +495,11 @@ Deno.test("mcp-serve never runs unasked a tool whose listing turned destructive 
   // it 40 times each, and the agent declines every question. The server counts a call that arrives after
   // its last tools/list answer declared the tool destructive: that call was decided on an older listing.
   await withPeer(
-    { capabilities: CAPABLE, config: 'confirm-tools = "destructive"', flags: ["--flip-every-ms=15"] },
+    {
+      capabilities: CAPABLE,
+      config: 'confirm-tools = "destructive"',
+      flags: ["--flip-every-ms=15", "--flip-count=200"],
+    },
     async (serve) => {
       const stop = answering(serve, () => ({ action: "decline" }));
       try {
@@ -507,7 +511,18 @@ Deno.test("mcp-serve never runs unasked a tool whose listing turned destructive 
           return { ran, declined, other }`;
         const runs = (await Promise.all(Array.from({ length: 4 }, () => serve.execute(script))))
           .map((r) => valueOf(r) as { ran: number; declined: number; other: string[] });
-        const report = valueOf(await serve.execute("return await peer.flip_report({ stop: true })")) as {
+        // While flippy still flips, the report call itself may be refused as checked on a changing listing
+        // (a loaded machine); after the last of the 200 flips (3 s) it goes through.
+        let reportAnswer = await serve.execute("return await peer.flip_report({ stop: true })");
+        for (
+          let i = 0;
+          i < 60 && /changed \d+ times while the call was being checked/.test(reportAnswer.text);
+          i++
+        ) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          reportAnswer = await serve.execute("return await peer.flip_report({ stop: true })");
+        }
+        const report = valueOf(reportAnswer) as {
           calls: number;
           unasked: number;
           flips: number;
