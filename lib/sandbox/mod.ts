@@ -54,6 +54,7 @@ export { type GuestLaunch, guestLaunch } from "./host/guest_launch.ts";
 export { type ExecuteStructured, renderExecuteText } from "./host/render.ts";
 export { MAX_TOOL_ARGS_BYTES } from "./protocol/run_types.ts";
 export { MAX_RESULT_DEPTH } from "./protocol/json_depth.ts";
+export { mayHoldMediaBlocks } from "./protocol/media_json.ts";
 export { truncateUtf8 } from "./protocol/utf8.ts";
 export { GUEST_SUBCOMMAND } from "./protocol/messages.ts";
 export { HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS } from "./protocol/globals.ts";

@@ -488,3 +488,43 @@ Deno.test("mcp-serve declares a __proto__ property with its type and how to send
     assert.equal(JSON.stringify(value), '{"__proto__":5,"n":1}');
   });
 });
+
+/** Bytes `pid` has read so far (`rchar` of `/proc/<pid>/io`, through `cat`: Deno refuses /proc without -A). */
+function bytesRead(pid: number): number {
+  const out = new Deno.Command("cat", { args: [`/proc/${pid}/io`], stdout: "piped", stderr: "null" })
+    .outputSync();
+  return Number(/rchar:\s+(\d+)/.exec(new TextDecoder().decode(out.stdout))?.[1] ?? NaN);
+}
+
+Deno.test({
+  name: "mcp-serve cuts a large return value without media in the sandbox process: the host reads kilobytes",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    await withPeer({}, async (serve) => {
+      assert.deepEqual(valueOf(await serve.execute("return 1")), 1); // a warm sandbox process
+      const before = bytesRead(serve.pid);
+      // 8 Mi quotes: 16 MiB of JSON, 32 MiB once framed for the host, which held its thread for ~0.3-0.5 s.
+      const { value: answer, maxPingMs } = await serve.whilePinging(
+        serve.execute(`return '"'.repeat(8 * 1024 * 1024)`),
+        20,
+      );
+      const readBytes = bytesRead(serve.pid) - before;
+      assert.equal(answer.isError, false, answer.text);
+      const shown = JSON.parse(answer.text) as { result: string; truncated: string };
+      assert.match(shown.truncated, /^cut from 16777218 bytes\./);
+      assert.ok(new TextEncoder().encode(shown.result).length <= 32_768);
+      assert.ok(
+        readBytes < 4 * 1024 * 1024,
+        `mcp-serve read ${readBytes} bytes (slowest ping ${maxPingMs} ms)`,
+      );
+      // An image is still carried whole, for its block to reach the agent as an image.
+      const data = "iVBORw0KGgo" + "A".repeat(100_000);
+      const image = await serve.request("tools/call", {
+        name: "execute",
+        arguments: { script: `return [{ type: "image", data: "${data}", mimeType: "image/png" }]` },
+      });
+      const content = (image.result as { content: { type: string; data?: string }[] }).content;
+      assert.equal(content.find((block) => block.type === "image")?.data, data);
+    });
+  },
+});
