@@ -29,6 +29,7 @@
  *   its arguments;
  * - `proto_prop({ ["__proto__"], n })`: a schema property named `__proto__` → its arguments;
  * - `huge_schema({ q })`: an output schema of about 80 KB (its declaration alone passes the answer cap).
+ * - `big({ chars })`: JSON text `{ data }` whose string has `chars` characters.
  *
  * @module
  */
@@ -84,6 +85,7 @@ const TOOLS: Tool[] = [
   { name: "complete", inputSchema: obj({ id: { type: "string" } }), annotations: { readOnlyHint: true } },
   { name: "deep", inputSchema: obj({ depth: { type: "number" }, secret: { type: "string" } }), annotations: { readOnlyHint: true } },
   { name: "number", inputSchema: obj({ value: { type: "number" } }), annotations: { readOnlyHint: true } },
+  { name: "big", inputSchema: obj({ chars: { type: "number" } }), annotations: { readOnlyHint: true } },
   { name: "write", inputSchema: obj({ path: { type: "string" } }) },
   {
     name: "npm_package_info",
@@ -249,6 +251,8 @@ server.setRequestHandler("tools/call", async (request) => {
       return { content: [{ type: "text", text: "n" }], structuredContent: { n: Number(args.value) } };
     case "write":
       return json({ wrote: args.path });
+    case "big":
+      return json({ data: "x".repeat(Number(args.chars ?? 0)) });
     case "npm_package_info":
     case "proto_prop":
       return json(args);

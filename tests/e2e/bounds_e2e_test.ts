@@ -528,3 +528,20 @@ Deno.test({
     });
   },
 });
+
+Deno.test("mcp-serve fails the one call whose result is larger than the script's heap, catchably", async () => {
+  await withPeer({ config: "script-memory-limit-mb = 16" }, async (serve) => {
+    // 20 Mi characters cannot enter a 16 MiB heap: the script got an opaque "out of memory" (or the run
+    // ended as memory_exhausted) after the host framed it all, its longest task.
+    const answer = await serve.execute(
+      "try { await peer.big({ chars: 20 * 1024 * 1024 }); return 'received' } " +
+        "catch (e) { return [String(e), (await peer.big({ chars: 10 })).data] }",
+    );
+    const [message, small] = valueOf(answer) as [string, string];
+    assert.match(
+      message,
+      /Cannot pass the result of peer\.big\(\) into the script: its JSON has 20,971,531 characters, more than the script's memory limit of 16,777,216 bytes \(\[mcp\] script-memory-limit-mb = 16\)\. Ask the tool for less/,
+    );
+    assert.equal(small, "x".repeat(10));
+  });
+});
