@@ -135,6 +135,10 @@ const INLINE_OBJECT_MAX_CHARS = 90;
  * - **block kind**: content blocks with an embedded `resource` also admit a `resource_link`, and
  *   the other way round (the same resource, linked or embedded, often by an argument's choice).
  *
+ * An optional property named like a member every object inherits (`toString`, `constructor`…) also
+ * admits that member (`toString?: boolean | Object["toString"]`): TypeScript checks an answer without
+ * the property against the inherited member.
+ *
  * @param shape The shape.
  * @param indent Nesting level of the line the type starts on. @default 0
  * @example
@@ -186,19 +190,37 @@ function render(shape: Shape, indent: number, mode: ObjectMode): string {
   return renderObject(shape, indent, mode);
 }
 
+/**
+ * The members TypeScript's `Object` type gives every object. An object literal without such a property is
+ * checked against the inherited member (`{}` is not a `{ toString?: boolean }`), so an optional one also
+ * admits the inherited member's type.
+ */
+const INHERITED_MEMBERS: ReadonlySet<string> = new Set([
+  "constructor",
+  "toString",
+  "toLocaleString",
+  "valueOf",
+  "hasOwnProperty",
+  "isPrototypeOf",
+  "propertyIsEnumerable",
+]);
+
 function renderObject(shape: ObjectShape, indent: number, mode: ObjectMode): string {
   const members = shape.o.map(([key, value, flags]) => {
     const cursor = isCursorKey(key) && value === "string";
     const optional = mode !== "closed" || cursor || isPagingObject(value) || isOptionalProperty(flags)
       ? "?"
       : "";
+    const inherited = optional && INHERITED_MEMBERS.has(key) ? ` | Object[${JSON.stringify(key)}]` : "";
     if (isValueSlotKey(key) && isStringOrNumber(value)) {
-      return `${renderKey(key)}${optional}: string | number | null`;
+      return `${renderKey(key)}${optional}: string | number | null${inherited}`;
     }
     const type = render(value, indent + 1, isOpenObjectKey(key) && isFlatObject(value) ? "open" : "closed");
     const mayBeNull = isNullableKind(value) &&
       (propertySightings(flags) < SHAPE_SURE_SIGHTINGS || cursor);
-    return `${renderKey(key)}${optional}: ${type}${mayBeNull ? " | null" : ""}`;
+    return `${renderKey(key)}${optional}: ${type}${mayBeNull ? " | null" : ""}${
+      type === "unknown" ? "" : inherited
+    }`;
   });
   if (shape.x || (mode === "open" && members.length > 0)) members.push("[key: string]: unknown");
   if (members.length === 0) return "{}";

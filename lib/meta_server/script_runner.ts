@@ -12,6 +12,7 @@ import type { Logger } from "../log.ts";
 import {
   DEFAULT_POOL_SIZE,
   limitsFromConfig,
+  mayHoldMediaBlocks,
   renderExecuteText,
   SandboxPool,
   type SandboxResult,
@@ -29,10 +30,11 @@ import { extractMedia, type MediaBlock, type ScriptRunner } from "./execute.ts";
 export const CONCURRENT_SCRIPTS = DEFAULT_POOL_SIZE;
 
 /**
- * Largest return value carried out of the sandbox whole, in UTF-8 bytes (16 MiB). Image and audio
- * blocks are moved out of it first; only what is left is cut at `max-result-bytes`, so a 1 MB
- * screenshot reaches the agent as an image instead of as 32 KB of cut base64. A value larger than
- * this is cut as text (media inside it are not extracted).
+ * Largest return value that may hold image or audio blocks carried out of the sandbox whole, in UTF-8
+ * bytes (16 MiB). Those blocks are moved out of it first; only what is left is cut at
+ * `max-result-bytes`, so a 1 MB screenshot reaches the agent as an image instead of as 32 KB of cut
+ * base64. A value larger than this is cut as text (media inside it are not extracted); a value without
+ * media is cut at `max-result-bytes` inside the sandbox process already.
  */
 export const MAX_RESULT_TRANSFER_BYTES = 16 * 1024 * 1024;
 
@@ -52,7 +54,8 @@ export function createSandboxRunner(
       const mcp = config();
       const limits = {
         ...limitsFromConfig(mcp),
-        maxResultBytes: Math.max(mcp.maxResultBytes, MAX_RESULT_TRANSFER_BYTES),
+        // Only a value that may hold media crosses larger than `max-result-bytes`, for its blocks to be moved out.
+        maxMediaResultBytes: Math.max(mcp.maxResultBytes, MAX_RESULT_TRANSFER_BYTES),
       };
       // The pool's queue counts the wait for a free process toward the deadline.
       const result = await pool.run({ script, namespaces, limits, hostCall, signal });
@@ -94,7 +97,7 @@ function shapeResult(
   }
   let valueJson = result.valueJson;
   let blocks: MediaBlock[] = [];
-  if (/"type":"(image|audio)"/.test(valueJson)) {
+  if (mayHoldMediaBlocks(valueJson)) {
     const media = extractMedia(JSON.parse(valueJson));
     if (media.problem !== undefined) {
       // A block the agent's client would render (or forward as a header) must be what it claims.

@@ -58,5 +58,6 @@ export { type ExecuteStructured, renderExecuteText } from "./host/render.ts";
 export { MAX_TOOL_ARGS_BYTES } from "./protocol/run_types.ts";
 export { MAX_RESULT_DEPTH } from "./protocol/json_depth.ts";
 export { truncateJsonString, truncateUtf8, utf8ByteLength } from "./protocol/utf8.ts";
+export { mayHoldMediaBlocks } from "./protocol/media_json.ts";
 export { GUEST_SUBCOMMAND } from "./protocol/messages.ts";
 export { HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS } from "./protocol/globals.ts";

@@ -38,7 +38,8 @@
  *   listing than the one it had been given);
  * - `flip_report({ stop })` (with `--flip-every-ms`): `{ calls, unasked, flips, destructiveListings,
  *   readOnlyListings, events }` so far (`events`: what the server saw before the first two unasked calls);
- *   `stop: true` ends the flipping first.
+ *   `stop: true` ends the flipping first;
+ * - `big({ chars })`: JSON text `{ data }` whose string has `chars` characters.
  *
  * @module
  */
@@ -94,6 +95,7 @@ const TOOLS: Tool[] = [
   { name: "complete", inputSchema: obj({ id: { type: "string" } }), annotations: { readOnlyHint: true } },
   { name: "deep", inputSchema: obj({ depth: { type: "number" }, secret: { type: "string" } }), annotations: { readOnlyHint: true } },
   { name: "number", inputSchema: obj({ value: { type: "number" } }), annotations: { readOnlyHint: true } },
+  { name: "big", inputSchema: obj({ chars: { type: "number" } }), annotations: { readOnlyHint: true } },
   { name: "write", inputSchema: obj({ path: { type: "string" } }) },
   {
     name: "npm_package_info",
@@ -322,6 +324,8 @@ server.setRequestHandler("tools/call", async (request) => {
         readOnlyListings: flip.readOnlyListings,
         events: flipUnasked.slice(0, 2),
       });
+    case "big":
+      return json({ data: "x".repeat(Number(args.chars ?? 0)) });
     case "npm_package_info":
     case "proto_prop":
       return json(args);

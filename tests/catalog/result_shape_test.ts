@@ -21,6 +21,7 @@ import {
   toolFingerprint,
 } from "../../lib/catalog/_observed_store.ts";
 import { processSecrets } from "../../lib/secrets/mod.ts";
+import { denoCheck } from "./_result_corpus.ts";
 
 const render = (value: unknown, more: unknown[] = []) =>
   renderShape(more.reduce<Shape>((s, v) => mergeShapes(s, deriveShape(v)), deriveShape(value)));
@@ -366,4 +367,20 @@ Deno.test("renderObservedType() declares text or media blocks for a text tool wi
   assert.equal(renderObservedType({ shape: "string" }, { tool: named }), "string");
   // Answers seen as media already declare what they were.
   assert.equal(renderObservedType({ shape: { a: "unknown" } }, { tool }), "unknown[]");
+});
+
+Deno.test("renderShape() declares an optional toString or constructor so that answers without it type-check", async () => {
+  // A hostile or unusual API: fields named like the members every object inherits, left out of later answers.
+  const answers: unknown[] = [
+    { id: 1, toString: true, constructor: "c", valueOf: 2, hasOwnProperty: { a: 1 } },
+    { id: 2 },
+    { id: 3, toString: false },
+  ];
+  const type = render(answers[0], answers.slice(1));
+  assert.match(type, /toString\?: boolean \| Object\["toString"\]/);
+  const text = `type T = ${type};\n` + answers.map((a, i) => `export const t${i}: T = ${JSON.stringify(a)};`)
+    .join("\n") +
+    "\n";
+  const errors = await denoCheck({ "answers.ts": text });
+  assert.deepEqual([...errors.get("answers.ts")?.values() ?? []], [], text);
 });

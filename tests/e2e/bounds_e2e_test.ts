@@ -614,3 +614,60 @@ Deno.test("mcp-serve gives one consistent notice for a tool-call-timeout-secs wr
     assert.deepEqual(answer.notices.filter((n) => /tool-call-timeout-secs/.test(n)).length, 1);
   });
 });
+
+/** Bytes `pid` has read so far (`rchar` of `/proc/<pid>/io`, through `cat`: Deno refuses /proc without -A). */
+function bytesRead(pid: number): number {
+  const out = new Deno.Command("cat", { args: [`/proc/${pid}/io`], stdout: "piped", stderr: "null" })
+    .outputSync();
+  return Number(/rchar:\s+(\d+)/.exec(new TextDecoder().decode(out.stdout))?.[1] ?? NaN);
+}
+
+Deno.test({
+  name: "mcp-serve cuts a large return value without media in the sandbox process: the host reads kilobytes",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    await withPeer({}, async (serve) => {
+      assert.deepEqual(valueOf(await serve.execute("return 1")), 1); // a warm sandbox process
+      const before = bytesRead(serve.pid);
+      // 8 Mi quotes: 16 MiB of JSON, 32 MiB once framed for the host, which held its thread for ~0.3-0.5 s.
+      const { value: answer, maxPingMs } = await serve.whilePinging(
+        serve.execute(`return '"'.repeat(8 * 1024 * 1024)`),
+        20,
+      );
+      const readBytes = bytesRead(serve.pid) - before;
+      assert.equal(answer.isError, false, answer.text);
+      const shown = JSON.parse(answer.text) as { result: string; truncated: string };
+      assert.match(shown.truncated, /^cut from 16777218 bytes\./);
+      assert.ok(new TextEncoder().encode(shown.result).length <= 32_768);
+      assert.ok(
+        readBytes < 4 * 1024 * 1024,
+        `mcp-serve read ${readBytes} bytes (slowest ping ${maxPingMs} ms)`,
+      );
+      // An image is still carried whole, for its block to reach the agent as an image.
+      const data = "iVBORw0KGgo" + "A".repeat(100_000);
+      const image = await serve.request("tools/call", {
+        name: "execute",
+        arguments: { script: `return [{ type: "image", data: "${data}", mimeType: "image/png" }]` },
+      });
+      const content = (image.result as { content: { type: string; data?: string }[] }).content;
+      assert.equal(content.find((block) => block.type === "image")?.data, data);
+    });
+  },
+});
+
+Deno.test("mcp-serve fails the one call whose result is larger than the script's heap, catchably", async () => {
+  await withPeer({ config: "script-memory-limit-mb = 16" }, async (serve) => {
+    // 20 Mi characters cannot enter a 16 MiB heap: the script got an opaque "out of memory" (or the run
+    // ended as memory_exhausted) after the host framed it all, its longest task.
+    const answer = await serve.execute(
+      "try { await peer.big({ chars: 20 * 1024 * 1024 }); return 'received' } " +
+        "catch (e) { return [String(e), (await peer.big({ chars: 10 })).data] }",
+    );
+    const [message, small] = valueOf(answer) as [string, string];
+    assert.match(
+      message,
+      /Cannot pass the result of peer\.big\(\) into the script: its JSON has 20,971,531 characters, more than the script's memory limit of 16,777,216 bytes \(\[mcp\] script-memory-limit-mb = 16\)\. Ask the tool for less/,
+    );
+    assert.equal(small, "x".repeat(10));
+  });
+});

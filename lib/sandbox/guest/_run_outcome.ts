@@ -15,6 +15,7 @@ import { crashFailure, readThrown, SCRIPT_FILE } from "./_guest_errors.ts";
 import { type PositionMap, relocatePositions } from "./_positions.ts";
 import type { Ending, EngineOutcome, Internals, StopReason } from "../protocol/run_types.ts";
 import { truncateUtf8 } from "../protocol/utf8.ts";
+import { mayHoldMediaBlocks } from "../protocol/media_json.ts";
 import type { SandboxFailure, SandboxLimits } from "../protocol/types.ts";
 import type { SandboxModule } from "./wasm_module.ts";
 
@@ -44,6 +45,17 @@ export interface OutcomeSource {
   log(line: string): void;
   /** Positions of the compiled source → the script as sent; absent before the script compiled. */
   readonly positions?: PositionMap | undefined;
+}
+
+/**
+ * Where the JSON of a return value is cut, UTF-8 bytes: `maxMediaResultBytes` when it may hold image or
+ * audio blocks (the host moves them out, then cuts the rest), else `maxResultBytes`, so that a large value
+ * without media never crosses to the host (16 MiB of `"` once held the host's thread for half a second).
+ */
+function resultCapBytes(json: string, limits: SandboxLimits): number {
+  const media = limits.maxMediaResultBytes;
+  if (media === undefined || media <= limits.maxResultBytes) return limits.maxResultBytes;
+  return mayHoldMediaBlocks(json) ? media : limits.maxResultBytes;
 }
 
 /** Turns one run's ending into its outcome; create it when the script ended and call `conclude()` once. */
@@ -122,7 +134,7 @@ export class OutcomeReader {
     const json = ctx.getString(serialized.value);
     serialized.value.dispose();
     this.#reportUnobserved(ctx);
-    const cut = truncateUtf8(json, src.limits.maxResultBytes);
+    const cut = truncateUtf8(json, resultCapBytes(json, src.limits));
     return {
       ok: true,
       valueJson: cut.text,

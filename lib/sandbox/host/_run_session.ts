@@ -217,6 +217,15 @@ export class RunSession implements GuestSession {
             message: `The tool result cannot be represented as JSON: ${messageOf(error)}`,
           });
         }
+        // Its JSON alone would not fit the script's heap: sending it would only end the whole run as
+        // memory_exhausted (after framing it, the host's longest task: 60 MB held it for 0.3 s).
+        const memoryLimitBytes = this.#options.limits.memoryLimitBytes;
+        if (json !== undefined && json.length > memoryLimitBytes) {
+          return reply({
+            ok: false,
+            message: tooLargeForScript(`${namespace}.${key}()`, json, memoryLimitBytes),
+          });
+        }
         reply({ ok: true, json });
       }, (error: unknown) => reply({ ok: false, message: messageOf(error) }))
       .finally(settled);
@@ -343,4 +352,19 @@ export class RunSession implements GuestSession {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The message of a tool result whose JSON is longer than the script's heap limit, so that the script cannot
+ * receive it: what, how big against which limit, and how to get less.
+ */
+function tooLargeForScript(call: string, json: string, memoryLimitBytes: number): string {
+  const count = (n: number) => n.toLocaleString("en-US");
+  return `Cannot pass the result of ${call} into the script: its JSON has ${
+    count(json.length)
+  } characters, ` +
+    `more than the script's memory limit of ${count(memoryLimitBytes)} bytes ([mcp] script-memory-limit-mb ` +
+    `= ${
+      memoryLimitBytes / (1024 * 1024)
+    }). Ask the tool for less (a filter, a smaller page) or raise the limit`;
 }

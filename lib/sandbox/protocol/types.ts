@@ -17,6 +17,13 @@ export interface SandboxLimits {
   maxConsoleBytes: number;
   /** Cap on the serialized return value, UTF-8 bytes; longer values are cut, not refused. Default 32768. */
   maxResultBytes: number;
+  /**
+   * Cap on the serialized return value when it may hold image or audio blocks (`mayHoldMediaBlocks`), UTF-8
+   * bytes: such a value leaves the sandbox process whole up to this size, for the host to move its media
+   * out before it cuts the rest at `maxResultBytes`. Any other value is cut at `maxResultBytes` in the
+   * sandbox process. Default `maxResultBytes` (no value crosses larger).
+   */
+  maxMediaResultBytes?: number | undefined;
   /** Tool calls one run may make; the call past it throws `ToolCallLimitError` in the script. Default 100. */
   maxToolCalls: number;
   /**
