@@ -293,17 +293,27 @@ Deno.test("QuickJSEngine.run() formats console arguments readably", async () => 
 });
 
 Deno.test("QuickJSEngine.run() cuts the line that overflows the console budget and drops the rest", async () => {
-  // Each line costs its UTF-8 bytes plus one: "aaaa" = 5, so 5 bytes are left: "bbbb" and its newline.
+  // Each line costs its bytes as a JSON string plus one, as the agent reads it: "aaaa" = 7, so 7 bytes are
+  // left: "bbbb" (6 as a JSON string) and its separator.
   const run = await runInEngine(
     "console.log('aaaa'); console.log('bbbbbbbbbb'); console.log('€'); console.log('cccc'); " +
       "for (let i = 0; i < 10000; i++) console.log('x'.repeat(100)); return 'done'",
-    { limits: { maxConsoleBytes: 10 } },
+    { limits: { maxConsoleBytes: 14 } },
   );
   assert.equal(valueOf(run), "done");
   assert.deepEqual(run.console, ["aaaa", "bbbb"]);
   assert.equal(run.consoleDropped, true);
-  // Dropped: 6 bytes of "bbbbbbbbbb", "€" (4), "cccc" (5) and 10000 lines of 101 bytes.
-  assert.deepEqual(run.outcome.consoleDropped, { lines: 10_003, bytes: 6 + 4 + 5 + 10_000 * 101 });
+  // Dropped: 6 bytes of "bbbbbbbbbb", "€" (6), "cccc" (7) and 10000 lines of 103 bytes.
+  assert.deepEqual(run.outcome.consoleDropped, { lines: 10_003, bytes: 6 + 6 + 7 + 10_000 * 103 });
+});
+
+Deno.test("QuickJSEngine.run() counts a console line as the agent receives it: quotes and escapes included", async () => {
+  const run = await runInEngine("for (let i = 0; i < 1000; i++) console.log('\"'); return 1", {
+    limits: { maxConsoleBytes: 100 },
+  });
+  // Each `"` line is `"\""` (4 bytes) and a separator: 20 lines, not the 50 its raw bytes would allow.
+  assert.equal(run.console.length, 20);
+  assert.ok(JSON.stringify(run.console).length <= 100 + 2);
 });
 
 Deno.test("QuickJSEngine.run() cuts one over-long console line on a character boundary", async () => {
