@@ -394,6 +394,8 @@ export type ToolCacheState =
     /** Age of the listing, ms. */
     ageMs: number;
     toolCount: number;
+    /** Tools without an `outputSchema`: those whose result shape can be learned from their answers. */
+    learnableCount: number;
     /** Tools with an observed result shape (of the tool as listed). */
     shapeCount: number;
   }
@@ -425,6 +427,7 @@ export async function readToolCacheState(
     state: ageMs > TOOL_CACHE_TTL_MS ? "stale" : "fresh",
     ageMs,
     toolCount: entry.tools.length,
+    learnableCount: entry.tools.filter((tool) => tool.outputSchema === undefined).length,
     shapeCount: countCurrentRows(entry.shapes, entry.tools),
   };
 }

@@ -37,13 +37,20 @@ function toolCacheText(cache: ToolCacheState): string {
 }
 
 /**
- * The observed-results line of a server that applies: how many of its cached tools have a learned
- * result shape; none without a tool cache (nothing is known of its tools yet).
+ * The observed-results line of a server that applies: how many of its cached tools without an
+ * `outputSchema` (the only ones learned) have a learned result shape; none without a tool cache (nothing is
+ * known of its tools yet).
  */
 function observedText(cache: ToolCacheState, isObserving: boolean | undefined): string | undefined {
   if (isObserving === false) return "result shapes: not observed (observe-results = false)";
   if (cache.state === "none") return undefined;
-  return `result shapes: ${cache.shapeCount} of ${cache.toolCount} tools learned from their answers`;
+  const declaring = cache.toolCount - cache.learnableCount;
+  if (cache.learnableCount === 0) {
+    return `result shapes: none to learn (every tool declares an outputSchema)`;
+  }
+  const declared = declaring > 0 ? `; ${declaring} more declare an outputSchema` : "";
+  return `result shapes: ${cache.shapeCount} of ${cache.learnableCount} tools without an outputSchema ` +
+    `learned from their answers${declared}`;
 }
 
 /** The sign-in line of a remote server (never a token). */

@@ -31,6 +31,7 @@ Deno.test("readToolCacheState() says fresh with the age, stale past the TTL, or 
     state: "fresh",
     ageMs: 5_000,
     toolCount: listed.tools.length,
+    learnableCount: listed.tools.filter((tool) => tool.outputSchema === undefined).length,
     shapeCount: 0,
   });
   assert.equal((await state(clock.nowMs + TOOL_CACHE_TTL_MS + 1)).state, "stale");

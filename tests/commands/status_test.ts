@@ -36,8 +36,20 @@ Deno.test("buildStatusReport() shows each server's tool cache: fresh with its ag
   const report = await buildStatusReport(loaded, denoFileSystem, { nowMs });
   assert.deepEqual(report.servers.map((s) => [s.name, s.toolCache]), [
     ["cold", { state: "none" }],
-    ["old", { state: "stale", ageMs: 2 * DAY_MS + 301_000, toolCount: tools.length, shapeCount: 0 }],
-    ["recent", { state: "fresh", ageMs: 301_000, toolCount: tools.length, shapeCount: 0 }],
+    ["old", {
+      state: "stale",
+      ageMs: 2 * DAY_MS + 301_000,
+      toolCount: tools.length,
+      learnableCount: tools.filter((tool) => tool.outputSchema === undefined).length,
+      shapeCount: 0,
+    }],
+    ["recent", {
+      state: "fresh",
+      ageMs: 301_000,
+      toolCount: tools.length,
+      learnableCount: tools.filter((tool) => tool.outputSchema === undefined).length,
+      shapeCount: 0,
+    }],
   ]);
   const text = renderStatusText(report, { nowMs });
   assert.match(text, /\n {6}tool cache: none \(the server starts for list_tools\)\n {4}old: /);

@@ -148,7 +148,10 @@ Deno.test("a later session declares the shapes of the tool cache; a changed tool
       text,
       /\/\*\* Returns \(observed in 1 call\): \*\/ Promise<\{ id: string \| null; url: string \| null \}>;/,
     );
-    assert.match(await statusText(dirs), /result shapes: 1 of 7 tools learned from their answers/);
+    assert.match(
+      await statusText(dirs),
+      /result shapes: 1 of \d+ tools without an outputSchema learned from their answers/,
+    );
   } finally {
     await second.end();
   }
