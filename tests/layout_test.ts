@@ -34,7 +34,11 @@ const LARGE_PARSERS = new Set(["lib/plugins/_manifest_checker.ts"]);
  */
 const WARN_MODULE_LINES = 600;
 const MAX_MODULE_LINES = 900;
-const MAX_TOP_LEVEL_FILES = 6;
+/**
+ * Loose modules of lib/ (what every area uses: diagnostics, file system, globs, logging, how we run
+ * ourselves, TOML positions, time slices): a few; anything more is an area.
+ */
+const MAX_TOP_LEVEL_FILES = 7;
 /**
  * A function on the request path reads top to bottom in one screen: past this many lines the test fails
  * for a module of the request path and warns for any other (state that lives across calls belongs in a

@@ -9,6 +9,7 @@
  * @module
  */
 import { specTypeSchemas } from "@modelcontextprotocol/client";
+import { SliceClock } from "../time_slices.ts";
 
 /** Longest run of checking before the event loop turns (a macrotask), in ms. */
 export const CHECK_SLICE_MS = 20;
@@ -62,7 +63,7 @@ export function slicedListCheck(method: keyof typeof PAGES): ListPageSchema {
         const head = await pageSchema["~standard"].validate({ ...value, [key]: [] });
         if (head.issues) return head;
         const checked: unknown[] = [];
-        let sliceStart = performance.now();
+        const clock = new SliceClock(CHECK_SLICE_MS);
         for (let i = 0; i < items.length; i++) {
           const one = await itemSchema["~standard"].validate(items[i]);
           if (one.issues) {
@@ -71,10 +72,7 @@ export function slicedListCheck(method: keyof typeof PAGES): ListPageSchema {
             };
           }
           checked.push(one.value);
-          if (performance.now() - sliceStart > CHECK_SLICE_MS) {
-            await new Promise((resolve) => setTimeout(resolve, 0));
-            sliceStart = performance.now();
-          }
+          await clock.pause();
         }
         return { value: { ...(head.value as Record<string, unknown>), [key]: checked } };
       },

@@ -8,6 +8,7 @@
 import type { ServerSpec } from "../plugins/mod.ts";
 import type { Tool } from "../backends/mod.ts";
 import { type SearchOptions, ToolSearchIndex } from "./search.ts";
+import { nextMacrotask } from "../time_slices.ts";
 
 /** One server's visible tools as the catalog lists them (the fields the search reads). */
 export interface SearchedServer {
@@ -81,7 +82,7 @@ export class CatalogSearch<T extends SearchedServer> {
       } catch {
         // Not running and not cached, or failed: the first search names it.
       }
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextMacrotask();
     }
   }
 

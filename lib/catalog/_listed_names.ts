@@ -7,6 +7,7 @@
  */
 import type { Tool } from "../backends/mod.ts";
 import { processSecrets, type SecretRegistry } from "../secrets/mod.ts";
+import { SliceClock } from "../time_slices.ts";
 
 /** Deepest schema level whose property names are recorded. */
 const MAX_SCHEMA_DEPTH = 32;
@@ -46,15 +47,14 @@ export async function recordListedNames<T extends { tools: readonly Tool[] }>(
       walk(value, depth + 1);
     }
   };
-  let sliceStart = performance.now();
+  const clock = new SliceClock(SLICE_MS);
   for (const tool of tools) {
     add(tool.name);
     walk(tool.inputSchema, 0);
     walk(tool.outputSchema, 0);
-    if (performance.now() - sliceStart > SLICE_MS) {
+    if (clock.isDue) {
       registry.registerNames(names.splice(0));
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      sliceStart = performance.now();
+      await clock.pause();
     }
   }
   registry.registerNames(names);

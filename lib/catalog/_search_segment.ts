@@ -8,6 +8,7 @@
  */
 import type { ToolInfo } from "../declarations/mod.ts";
 import type { Vocabulary } from "./_search_text.ts";
+import { runInSlices } from "../time_slices.ts";
 
 /** The indexed fields, in the order of every per-field array: name, description, parameters. */
 export const FIELD_COUNT = 3;
@@ -99,17 +100,7 @@ export async function buildSegmentInSlices(
   vocabulary: Vocabulary,
   options: { sliceMs?: number } = {},
 ): Promise<Segment> {
-  const sliceMs = options.sliceMs ?? 20;
-  const steps = segmentSteps(server, tools, vocabulary);
-  let sliceStart = performance.now();
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    if (performance.now() - sliceStart > sliceMs) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      sliceStart = performance.now();
-    }
-  }
+  return await runInSlices(segmentSteps(server, tools, vocabulary), options.sliceMs);
 }
 
 /** The work of {@link buildSegment}, pausing (a `yield`) after every {@link TOOLS_PER_STEP} tools. */

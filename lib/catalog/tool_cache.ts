@@ -22,6 +22,7 @@ import {
   writePrivateFile,
 } from "../secrets/mod.ts";
 import { countCurrentRows, parseShapeRows, type ShapeRow } from "./_observed_store.ts";
+import { SliceClock } from "../time_slices.ts";
 
 /** How long a cached tool list is trusted without the server running, in ms (24 h). */
 export const TOOL_CACHE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -43,15 +44,12 @@ export const CACHE_SLICE_MS = 20;
 async function maskInSlices(tools: readonly Tool[]): Promise<{ tools: Tool[]; json: string }> {
   const masked: Tool[] = [];
   const parts: string[] = [];
-  let sliceStart = performance.now();
+  const clock = new SliceClock(CACHE_SLICE_MS);
   for (const tool of tools) {
     const one = maskDeep(tool);
     masked.push(one);
     parts.push(JSON.stringify(one) ?? "null");
-    if (performance.now() - sliceStart > CACHE_SLICE_MS) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      sliceStart = performance.now();
-    }
+    await clock.pause();
   }
   return { tools: masked, json: `[${parts.join(",")}]` };
 }

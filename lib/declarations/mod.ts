@@ -31,6 +31,7 @@ export {
   type Shape,
   type ShapeProperty,
 } from "./observed_shape.ts";
+import { runInSlices } from "../time_slices.ts";
 export { cutAtWord, firstSentence } from "./summary.ts";
 
 /** One tool as `tools/list` describes it (the fields the declarations use). */
@@ -92,17 +93,7 @@ export async function renderIndexInSlices(
   tools: readonly ToolInfo[],
   options: { sliceMs?: number } = {},
 ): Promise<string> {
-  const sliceMs = options.sliceMs ?? 20;
-  const steps = indexSteps(server, tools);
-  let sliceStart = performance.now();
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    if (performance.now() - sliceStart > sliceMs) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      sliceStart = performance.now();
-    }
-  }
+  return await runInSlices(indexSteps(server, tools), options.sliceMs);
 }
 
 /** The work of {@link renderIndex}, pausing (a `yield`) after every 512 tools. */
