@@ -164,12 +164,7 @@ Deno.test({
       await serve.child.status;
       await running;
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      const { stdout } = await new Deno.Command("ps", { args: ["-o", "pid=,stat=", "-p", guests.join(",")] })
-        .output();
-      const alive = new TextDecoder().decode(stdout).split("\n").filter((line) =>
-        /^\s*\d+\s+[^Z]/.test(line)
-      );
-      assert.deepEqual(alive, [], "a sandbox process outlived mcp-serve");
+      assert.deepEqual(await aliveAmong(guests), [], "a sandbox process outlived mcp-serve");
     } finally {
       await serve.close().catch(() => undefined);
       await world.remove();
@@ -206,20 +201,20 @@ for (const leaving of ["stdin closed", "SIGTERM"] as const) {
         // 200 ms, and the backing servers get the shutdown grace. 3 s of room for a loaded machine.
         const boundMs = (leaving === "SIGTERM" ? 0 : DRAIN_AFTER_EOF_MS) + GRACE_SECS * 1000 + 3_000;
         assert.ok(exitMs < boundMs, `mcp-serve took ${Math.round(exitMs)} ms to exit (bound ${boundMs} ms)`);
-        const { stdout } = await new Deno.Command("ps", {
-          args: ["-o", "pid=,stat=", "-p", guests.join(",")],
-        })
-          .output();
-        const alive = new TextDecoder().decode(stdout).split("\n").filter((line) =>
-          /^\s*\d+\s+[^Z]/.test(line)
-        );
-        assert.deepEqual(alive, [], "a sandbox process outlived mcp-serve");
+        assert.deepEqual(await aliveAmong(guests), [], "a sandbox process outlived mcp-serve");
       } finally {
         await serve.close().catch(() => undefined);
         await world.remove();
       }
     },
   });
+}
+
+/** The `ps` lines of those of `pids` still running (zombies are not), by `ps`. */
+async function aliveAmong(pids: number[]): Promise<string[]> {
+  const { stdout } = await new Deno.Command("ps", { args: ["-o", "pid=,stat=", "-p", pids.join(",")] })
+    .output();
+  return new TextDecoder().decode(stdout).split("\n").filter((line) => /^\s*\d+\s+[^Z]/.test(line));
 }
 
 /** The sandbox processes under `rootPid` once there is one (5 s at most), by `ps`. */
