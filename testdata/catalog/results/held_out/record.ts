@@ -10,37 +10,16 @@
  *
  * Playwright pages are served from a loopback HTTP server started here; nothing leaves 127.0.0.1.
  */
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { type Call, recordServer } from "../_recorder.ts";
 
 const NM = Deno.env.get("MCP_NODE_MODULES") ??
   new URL("../../../../node_modules/@modelcontextprotocol", import.meta.url).pathname;
 const NPM_DIR = Deno.env.get("HELD_OUT_NPM_DIR") ?? "";
 const OUT = new URL(".", import.meta.url).pathname;
-type Call = [tool: string, args: Record<string, unknown>];
 const extraEnv: Record<string, string> = {};
 
-async function record(name: string, command: string, args: string[], calls: Call[], source: string) {
-  const env = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: "/tmp", LANG: "C.UTF-8", ...extraEnv };
-  const transport = new StdioClientTransport({ command, args, env, stderr: "ignore" });
-  const client = new Client({ name: "recorder", version: "1.0.0" });
-  await client.connect(transport);
-  const { tools } = await client.listTools();
-  const answers: { tool: string; arguments: Record<string, unknown>; result: unknown }[] = [];
-  for (const [tool, a] of calls) {
-    try {
-      const result = await client.callTool({ name: tool, arguments: a });
-      answers.push({ tool, arguments: a, result });
-    } catch (error) {
-      console.error(`${name}.${tool}: ${error}`);
-    }
-  }
-  await client.close();
-  await Deno.writeTextFile(
-    `${OUT}${name}.json`,
-    JSON.stringify({ server: name, source, heldOut: true, tools, answers }, null, 1) + "\n",
-  );
-  console.log(`${name}: ${tools.length} tools, ${answers.length} answers`);
+function record(name: string, command: string, args: string[], calls: Call[], source: string) {
+  return recordServer({ name, command, args, calls, source, outDir: OUT, env: extraEnv, stamp: { heldOut: true } });
 }
 
 const wanted = new Set(
