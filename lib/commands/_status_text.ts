@@ -48,7 +48,9 @@ function observedText(cache: ToolCacheState, isObserving: boolean | undefined): 
   if (cache.learnableCount === 0) {
     return `result shapes: none to learn (every tool declares an outputSchema)`;
   }
-  const declared = declaring > 0 ? `; ${declaring} more declare an outputSchema` : "";
+  const declared = declaring > 0
+    ? `; ${declaring} more ${declaring === 1 ? "declares" : "declare"} an outputSchema`
+    : "";
   return `result shapes: ${cache.shapeCount} of ${cache.learnableCount} tools without an outputSchema ` +
     `learned from their answers${declared}`;
 }
