@@ -1,18 +1,20 @@
 /**
- * Replaces a file so that a reader (or a crash) only ever sees the old or the new content, and a
- * concurrent writer's update is never lost: the new text goes to a temporary file in the same
- * folder and is flushed; then the current file is moved aside (one rename), its content hash is
- * compared with what was read, and the new file takes its name with a hard link, which fails
- * instead of replacing when another program created the file in the meantime. When the content
- * changed, the other program's version is put back and kept. The displaced file becomes
- * `<file>.bak`; the file's permission bits are kept; symlinks are followed, so a link stays a link.
+ * Replaces a file so that a reader (or a crash) only ever sees the old or the new content, the file
+ * is never absent, and the old content is always kept: the new text goes to a temporary file in
+ * the same folder and is flushed; the current file gets a second name (a hard link) that becomes
+ * `<file>.bak`; its content hash is compared with what was read; and the new file is renamed over
+ * the current one only if that name still holds the very file compared (checked right before the
+ * rename). When another program changed or replaced it meanwhile, its version stays and the caller
+ * redoes the edit. A file that did not exist is created with a hard link, which fails rather than
+ * replaces when another program created it meanwhile. Permission bits are kept; symlinks are
+ * followed, so a link stays a link. Runs of `sync` itself also take `config_lock.ts`'s lock.
  *
  * @module
  */
 import { basename, dirname, join } from "node:path";
 import { UserError } from "../diagnostics.ts";
 import { assertRegularFile, resolveConfigPath } from "./config_file.ts";
-import { denoWritableFileSystem, type WritableFileSystem } from "./writable_file_system.ts";
+import { denoWritableFileSystem, type PathStatus, type WritableFileSystem } from "./writable_file_system.ts";
 
 /** Suffix of the one backup kept of a replaced file: `settings.json` → `settings.json.bak`. */
 export const BACKUP_SUFFIX = ".bak";
@@ -156,8 +158,11 @@ async function claimName(
 }
 
 /**
- * The compare-and-swap: move the current file aside (atomic), compare its hash with what was
- * read, then link the new file in (fails rather than replaces when the name was taken again).
+ * The compare-and-swap. The current file is never absent and never deleted: it gets a second name
+ * first (a hard link, or a copy where links are unsupported), which becomes `<file>.bak` (or is
+ * dropped without `backup`); its content is compared with what was read; and the new file is
+ * renamed over it only if the name still holds that very file (inode, size and times, checked
+ * right before the rename). Else the other program's version stays and the caller redoes the edit.
  *
  * @returns The backup path, when one was kept.
  */
@@ -165,36 +170,48 @@ async function swapChecked(
   fs: WritableFileSystem,
   o: { temp: string; target: string; expected: string; backup: boolean; shown: string; temps: string[] },
 ): Promise<string | undefined> {
-  const dir = dirname(o.target);
-  const aside = tempPathFor(dir, o.target, "aside");
-  try {
-    await fs.rename(o.target, aside);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw changed(o.shown, "deleted it meanwhile");
-    throw error;
-  }
+  const aside = tempPathFor(dirname(o.target), o.target, "aside");
   o.temps.push(aside);
-  const displaced = await sha256(await fs.readBytes(aside));
-  if (displaced !== await sha256(new TextEncoder().encode(o.expected))) {
-    // Someone else's version: give it its name back (unless a third program already took it).
-    await fs.link(aside, o.target).catch((error) => {
-      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-    });
+  const copied = await keepSecondName(fs, o.target, aside, o.shown);
+  const kept = o.backup ? o.target + BACKUP_SUFFIX : aside;
+  if (o.backup) await fs.rename(aside, kept); // The previous backup goes; this file has two names.
+  // For a link, its status now (a link and a rename move the change time); for a copy, the original's.
+  const before = copied === "linked" ? await fs.lstat(kept) : copied;
+  if (before === null) throw changed(o.shown, "deleted it meanwhile");
+  const keptHash = await sha256(await fs.readBytes(kept));
+  if (keptHash !== await sha256(new TextEncoder().encode(o.expected))) {
     throw changed(o.shown, "changed it meanwhile");
   }
+  if (!await fs.renameIfUnchanged(o.temp, o.target, before)) throw changed(o.shown, "changed it meanwhile");
+  return o.backup ? kept : undefined;
+}
+
+/**
+ * Gives the file at `target` the second name `aside`: a hard link (the same file), or where the
+ * file system has none, a copy.
+ *
+ * @returns `"linked"`, or for a copy the status `target` had before it was copied.
+ */
+async function keepSecondName(
+  fs: WritableFileSystem,
+  target: string,
+  aside: string,
+  shown: string,
+): Promise<"linked" | PathStatus> {
   try {
-    await linkOrRename(fs, o.temp, o.target);
+    await fs.link(target, aside);
+    return "linked";
   } catch (error) {
-    if (error instanceof Deno.errors.AlreadyExists) throw changed(o.shown, "wrote it meanwhile");
-    await fs.link(aside, o.target).catch(() => {
-      // Restoring failed too: the aside file is kept below as the backup, and the error says so.
-    });
-    throw error;
+    if (error instanceof Deno.errors.NotFound) throw changed(shown, "deleted it meanwhile");
+    if (!(error instanceof Deno.errors.NotSupported || error instanceof Deno.errors.PermissionDenied)) {
+      throw error;
+    }
   }
-  if (!o.backup) return undefined;
-  const backupPath = o.target + BACKUP_SUFFIX;
-  await fs.rename(aside, backupPath);
-  return backupPath;
+  const status = await fs.lstat(target);
+  if (status === null) throw changed(shown, "deleted it meanwhile");
+  const bytes = await fs.readBytes(target);
+  await fs.writeNewFile(aside, new TextDecoder().decode(bytes), { mode: status.mode ?? NEW_FILE_MODE });
+  return status;
 }
 
 /** `link` (never replaces); where hard links are unsupported, a plain rename. */

@@ -88,6 +88,7 @@ export async function syncAgents(request: SyncRequest, deps: SyncDeps): Promise<
     remove: request.remove,
     force: request.force === true,
     server,
+    projectRoot,
   };
   const outcomes: SyncOutcome[] = [];
   for (const { agent, variant } of selections) {

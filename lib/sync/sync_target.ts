@@ -6,12 +6,15 @@
  *
  * @module
  */
+import { dirname } from "node:path";
 import { UserError } from "../diagnostics.ts";
 import type { AgentDefinition, ConfigTarget, ServerCommand } from "./agents/mod.ts";
 import { mergeEntry } from "./agents/mod.ts";
 import { BACKUP_SUFFIX, writeFileAtomic } from "./atomic_write.ts";
-import { readConfigFile } from "./config_file.ts";
+import { readConfigFile, resolveConfigPath } from "./config_file.ts";
+import { type HeldLock, lockConfigFile } from "./config_lock.ts";
 import { getAtPath, isPlainObject } from "./formats/mod.ts";
+import { assertInsideProject } from "./project_root.ts";
 import { cleanUpKilledWrites } from "./stale_files.ts";
 import { renderUnifiedDiff } from "./unified_diff.ts";
 import type { WritableFileSystem } from "./writable_file_system.ts";
@@ -48,6 +51,13 @@ export interface TargetRequest {
   force: boolean;
   /** The program the entry starts. */
   server: ServerCommand;
+  /**
+   * For a project-level file: the workspace root it must stay inside (see `project_root.ts`'s
+   * `assertInsideProject`). `undefined` for user-level files.
+   */
+  projectRoot?: string | undefined;
+  /** How long to wait for another run's lock on the file, in ms. @default LOCK_WAIT_MS */
+  lockWaitMs?: number;
 }
 
 /** Builds an outcome row for `agent` (and `target`, when there is a file). */
@@ -68,7 +78,9 @@ export function outcome(
 
 /**
  * Syncs one file. Never throws for a problem of the file (syntax, shape, budget, permissions,
- * a concurrent writer): that is an `error` outcome, so the other agents still get written.
+ * a concurrent writer, a symlink out of the project): that is an `error` outcome, so the other
+ * agents still get written. A real run (not `dryRun`) holds the file's lock (`config_lock.ts`)
+ * from the cleanup and the read to the write, so two `sync` runs never merge one file at once.
  *
  * @throws Only for bugs (an error that is not a {@link UserError}).
  */
@@ -80,63 +92,97 @@ export async function syncTarget(
 ): Promise<SyncOutcome> {
   const file = target.path;
   try {
-    const cleanup = request.dryRun ? undefined : await cleanUpKilledWrites(file, { fs });
-    const notes = cleanup === undefined ? [] : [
-      ...(cleanup.restored === undefined ? [] : ["restored the file a killed sync had moved aside"]),
-      ...(cleanup.removed.length === 0 ? [] : [
-        `removed ${cleanup.removed.length} stale temporary file${cleanup.removed.length === 1 ? "" : "s"}`,
-      ]),
-    ];
-    const withNotes = (detail: string) => [detail, ...notes].join("; ");
-    for (let attempt = 1;; attempt++) {
-      const before = await readConfigFile(file, fs);
-      if (request.remove && before === null) {
-        return outcome(agent, target, { status: "unchanged", file, detail: withNotes("no config file") });
-      }
-      const { after, hadEntry } = editConfigText(target, before, request);
-      if (after === before) {
-        const detail = request.remove ? "no symposium entry" : "already registered";
-        return outcome(agent, target, { status: "unchanged", file, detail: withNotes(detail) });
-      }
-      const status = request.remove ? "removed" : "written";
-      const deleteFile = request.remove && target.ownsFile === true && isEmptyDocument(target, after);
-      const detail = deleteFile
-        ? "removed the file"
-        : request.remove
-        ? "removed the entry"
-        : before === null
-        ? "created the file"
-        : hadEntry
-        ? "replaced a stale entry"
-        : "added the entry";
-      if (request.dryRun) {
-        const diff = renderUnifiedDiff(file, before, deleteFile ? "" : after);
-        return outcome(agent, target, { status, file, detail, diff });
-      }
-      try {
-        if (deleteFile) {
-          const backupPath = await retireOwnedFile(file, before!, fs);
-          return outcome(agent, target, { status, file, detail: withNotes(detail), backupPath });
-        }
-        const written = await writeFileAtomic(file, after, { fs, expected: before, force: request.force });
-        return outcome(agent, target, {
-          status,
-          file: written.path,
-          detail: withNotes(detail),
-          backupPath: written.backupPath,
-        });
-      } catch (error) {
-        if (
-          error instanceof UserError && error.code === "SYNC_CONFIG_CHANGED" && attempt < MAX_WRITE_ATTEMPTS
-        ) {
-          continue; // Redo the edit on the other program's version.
-        }
-        throw error;
-      }
+    if (request.projectRoot !== undefined) await assertInsideProject(file, request.projectRoot, fs);
+    const lock = request.dryRun ? undefined : await lockTarget(file, request, fs);
+    try {
+      return await syncLocked(agent, target, request, fs);
+    } finally {
+      await lock?.release();
     }
   } catch (error) {
     if (!(error instanceof UserError)) throw error;
     return outcome(agent, target, { status: "error", file, detail: error.message, error });
+  }
+}
+
+/**
+ * Takes the lock of the file `path` leads to, creating its folder for a write; `undefined` (no
+ * lock needed) when the folder is missing and the entry is to be removed: there is no file.
+ */
+async function lockTarget(
+  path: string,
+  request: TargetRequest,
+  fs: WritableFileSystem,
+): Promise<HeldLock | undefined> {
+  const file = (await resolveConfigPath(path, fs)).path;
+  if ((await fs.lstat(dirname(file))) === null) {
+    if (request.remove) return undefined;
+    await fs.mkdirAll(dirname(file));
+  }
+  return await lockConfigFile(file, request.lockWaitMs === undefined ? {} : { waitMs: request.lockWaitMs });
+}
+
+/** The read, edit and write of {@link syncTarget}, redone when another program changes the file. */
+async function syncLocked(
+  agent: AgentDefinition,
+  target: ConfigTarget,
+  request: TargetRequest,
+  fs: WritableFileSystem,
+): Promise<SyncOutcome> {
+  const file = target.path;
+  const cleanup = request.dryRun ? undefined : await cleanUpKilledWrites(file, { fs });
+  const notes = cleanup === undefined ? [] : [
+    ...(cleanup.restored === undefined ? [] : ["restored the file a killed sync had moved aside"]),
+    ...(cleanup.removed.length === 0 ? [] : [
+      `removed ${cleanup.removed.length} stale temporary file${cleanup.removed.length === 1 ? "" : "s"}`,
+    ]),
+  ];
+  const withNotes = (detail: string) => [detail, ...notes].join("; ");
+  for (let attempt = 1;; attempt++) {
+    const before = await readConfigFile(file, fs);
+    if (request.remove && before === null) {
+      return outcome(agent, target, { status: "unchanged", file, detail: withNotes("no config file") });
+    }
+    const { after, hadEntry } = editConfigText(target, before, request);
+    if (after === before) {
+      const detail = request.remove ? "no symposium entry" : "already registered";
+      return outcome(agent, target, { status: "unchanged", file, detail: withNotes(detail) });
+    }
+    const status = request.remove ? "removed" : "written";
+    const deleteFile = request.remove && target.ownsFile === true && isEmptyDocument(target, after);
+    const detail = deleteFile
+      ? "removed the file"
+      : request.remove
+      ? "removed the entry"
+      : before === null
+      ? "created the file"
+      : hadEntry
+      ? "replaced a stale entry"
+      : "added the entry";
+    if (request.dryRun) {
+      const diff = renderUnifiedDiff(file, before, deleteFile ? "" : after);
+      return outcome(agent, target, { status, file, detail, diff });
+    }
+    try {
+      if (deleteFile) {
+        const backupPath = await retireOwnedFile(file, before!, fs);
+        return outcome(agent, target, { status, file, detail: withNotes(detail), backupPath });
+      }
+      const written = await writeFileAtomic(file, after, { fs, expected: before, force: request.force });
+      return outcome(agent, target, {
+        status,
+        file: written.path,
+        detail: withNotes(detail),
+        backupPath: written.backupPath,
+      });
+    } catch (error) {
+      if (
+        error instanceof UserError && error.code === "SYNC_CONFIG_CHANGED" && attempt < MAX_WRITE_ATTEMPTS
+      ) {
+        continue; // Redo the edit on the other program's version.
+      }
+      throw error;
+    }
   }
 }
 

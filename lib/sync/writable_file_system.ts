@@ -31,6 +31,8 @@ export interface PathStatus {
    * ctime, not mtime), milliseconds since the epoch; `null` when unknown.
    */
   changedMs: number | null;
+  /** The file's inode number (which file it is, whatever its name); `null` where the platform has none. */
+  ino: number | null;
 }
 
 /**
@@ -60,6 +62,14 @@ export interface WritableFileSystem extends FileSystem {
   /** Renames `from` to `to` in one step, replacing `to`. Both are in the same folder. */
   rename(from: string, to: string): Promise<void>;
   /**
+   * Renames `from` over `to` only when `to` is still the file described by `expected` (same inode,
+   * size, modification and change times); the check and the rename run back to back, a few
+   * microseconds apart, with nothing else of ours in between.
+   *
+   * @returns `false` (nothing renamed) when `to` changed, was replaced or is gone.
+   */
+  renameIfUnchanged(from: string, to: string, expected: PathStatus): Promise<boolean>;
+  /**
    * Gives the file `existing` a second name `newPath` (a hard link) in one step.
    *
    * @throws {Deno.errors.AlreadyExists} when `newPath` exists: it is never replaced.
@@ -84,6 +94,26 @@ function kindOf(info: Deno.FileInfo): PathKind {
   return "other";
 }
 
+function statusOf(info: Deno.FileInfo): PathStatus {
+  return {
+    kind: kindOf(info),
+    sizeBytes: info.size,
+    mode: info.mode === null ? null : info.mode & 0o7777,
+    mtimeMs: info.mtime?.getTime() ?? null,
+    changedMs: Math.max(info.mtime?.getTime() ?? 0, info.ctime?.getTime() ?? 0) || null,
+    ino: info.ino,
+  };
+}
+
+/**
+ * Whether two statuses describe the same, unchanged file: same kind, inode, size, modification
+ * and change times (a rewrite in place moves the times; a replacement changes the inode).
+ */
+export function sameFile(a: PathStatus, b: PathStatus): boolean {
+  return a.kind === b.kind && a.ino === b.ino && a.sizeBytes === b.sizeBytes && a.mtimeMs === b.mtimeMs &&
+    a.changedMs === b.changedMs;
+}
+
 /** The real {@link WritableFileSystem}, over `Deno`'s file APIs. Needs `--allow-read --allow-write`. */
 export const denoWritableFileSystem: WritableFileSystem = Object.freeze({
   ...denoFileSystem,
@@ -99,13 +129,7 @@ export const denoWritableFileSystem: WritableFileSystem = Object.freeze({
       if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return null;
       throw error;
     }
-    return {
-      kind: kindOf(info),
-      sizeBytes: info.size,
-      mode: info.mode === null ? null : info.mode & 0o7777,
-      mtimeMs: info.mtime?.getTime() ?? null,
-      changedMs: Math.max(info.mtime?.getTime() ?? 0, info.ctime?.getTime() ?? 0) || null,
-    };
+    return statusOf(info);
   },
   readLink: (path: string): Promise<string> => Deno.readLink(path),
   mkdirAll: (path: string): Promise<void> => Deno.mkdir(path, { recursive: true }),
@@ -126,6 +150,23 @@ export const denoWritableFileSystem: WritableFileSystem = Object.freeze({
     await Deno.chmod(path, mode);
   },
   rename: (from: string, to: string): Promise<void> => Deno.rename(from, to),
+  renameIfUnchanged(from: string, to: string, expected: PathStatus): Promise<boolean> {
+    // Synchronous on purpose: no await (no other task) between the check and the rename.
+    let now: PathStatus;
+    try {
+      now = statusOf(Deno.lstatSync(to));
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return Promise.resolve(false);
+      return Promise.reject(error);
+    }
+    if (!sameFile(now, expected)) return Promise.resolve(false);
+    try {
+      Deno.renameSync(from, to);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return Promise.resolve(true);
+  },
   link: (existing: string, newPath: string): Promise<void> => Deno.link(existing, newPath),
   remove: (path: string): Promise<void> => Deno.remove(path),
   async syncDir(path: string): Promise<void> {

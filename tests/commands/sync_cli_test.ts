@@ -276,3 +276,82 @@ Deno.test("the Codex entry sync writes finds a non-default config dir without SY
     await Deno.remove(home, { recursive: true });
   }
 });
+
+/** Every file and folder under `dir` (links not followed), with each file's content. */
+function snapshot(dir: string, prefix = ""): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of Deno.readDirSync(dir)) {
+    const path = `${dir}/${entry.name}`;
+    const key = prefix + entry.name;
+    if (entry.isSymlink) out[key] = `-> ${Deno.readLinkSync(path)}`;
+    else if (entry.isDirectory) Object.assign(out, { [key + "/"]: "" }, snapshot(path, key + "/"));
+    else out[key] = Deno.readTextFileSync(path);
+  }
+  return out;
+}
+
+Deno.test("main.ts sync --project refuses a repository's symlinks that lead out of it, and writes nothing there", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    const cacheDir = await denoDir();
+    const home = `${root}/home`;
+    const repo = `${home}/src/cloned`;
+    // The user's own files, outside the repository.
+    Deno.mkdirSync(`${home}/.config/autostart`, { recursive: true });
+    Deno.mkdirSync(`${home}/.cargo`);
+    Deno.mkdirSync(`${home}/bin`);
+    Deno.mkdirSync(`${home}/elsewhere`);
+    Deno.writeTextFileSync(`${home}/.claude.json`, '{"projects": {"/home/me/a": {}}}\n');
+    Deno.writeTextFileSync(`${home}/.config/autostart/planted.json`, "{}\n");
+    Deno.writeTextFileSync(`${home}/.cargo/config.toml`, '[build]\ntarget-dir = "/tmp/t"\n');
+    const outside = snapshot(home);
+    // The repository, as cloned: every link is committed.
+    Deno.mkdirSync(`${repo}/.cursor`, { recursive: true });
+    Deno.mkdirSync(`${repo}/.codex`);
+    Deno.mkdirSync(`${repo}/config`);
+    Deno.writeTextFileSync(`${repo}/Cargo.toml`, "[workspace]\nmembers = []\n");
+    Deno.symlinkSync("../../.claude.json", `${repo}/.mcp.json`);
+    Deno.symlinkSync(`${home}/.config/autostart/planted.json`, `${repo}/.cursor/mcp.json`);
+    Deno.symlinkSync("../../../.cargo/config.toml", `${repo}/.codex/config.toml`);
+    Deno.symlinkSync(`${home}/elsewhere`, `${repo}/.vscode`); // a folder
+    Deno.symlinkSync(`${home}/not-yet/kiro`, `${repo}/.kiro`); // a folder that sync would create
+    // A link that stays inside the repository is fine.
+    Deno.mkdirSync(`${repo}/.zed`);
+    Deno.symlinkSync("../config/zed.json", `${repo}/.zed/settings.json`);
+    const agents = ["claude-code", "cursor", "codex", "vscode", "kiro", "zed"];
+    const run = await runCli(repo, cacheDir, ["--project", ...agents.flatMap((a) => ["--agent", a])], {
+      HOME: home,
+      XDG_CONFIG_HOME: `${home}/.config`,
+    });
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    for (
+      const [file, link] of [
+        [".mcp.json", ".mcp.json"],
+        [".cursor/mcp.json", ".cursor/mcp.json"],
+        [
+          ".codex/config.toml",
+          ".codex/config.toml",
+        ],
+        [".vscode/mcp.json", ".vscode"],
+        [".kiro/settings/mcp.json", ".kiro"],
+      ]
+    ) {
+      assert.ok(
+        run.stderr.includes(`Cannot write "${repo}/${file}": `) &&
+          run.stderr.includes(`"${link}" is a symbolic link that leads outside the project "${repo}"`),
+        `${file}: ${run.stderr}`,
+      );
+      assert.ok(run.stderr.includes(`rm ${link}`), run.stderr);
+    }
+    assert.deepEqual(snapshot(home), { ...outside, ...withRepo(snapshot(repo), "src/cloned/") });
+    assert.match(Deno.readTextFileSync(`${repo}/config/zed.json`), /"symposium"/);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+function withRepo(files: Record<string, string>, prefix: string): Record<string, string> {
+  const out: Record<string, string> = { "src/": "", [prefix]: "" };
+  for (const [k, v] of Object.entries(files)) out[prefix + k] = v;
+  return out;
+}

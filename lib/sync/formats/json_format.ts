@@ -29,7 +29,7 @@ import {
   renderBlock,
   renderInline,
 } from "./_json_edits.ts";
-import { deepEqual, expectedDocument, pruneEmptyContainers } from "./values.ts";
+import { deepEqual, expectedDocument, isPlainObject, pruneEmptyContainers } from "./values.ts";
 import { assertNestingBudget, withStackGuard } from "./_budget.ts";
 
 /** Options of {@link jsonFormat}. */
@@ -102,6 +102,8 @@ export function jsonFormat(options: JsonFormatOptions): ConfigFormat {
   }
 
   function readValue(text: string, file: string): unknown {
+    const fast = parseValid(text, file, label);
+    if (fast !== undefined) return fast;
     const { root } = parse(text, file);
     return root === undefined ? {} : withStackGuard(file, label, () => getNodeValue(root));
   }
@@ -170,6 +172,24 @@ export function jsonFormat(options: JsonFormatOptions): ConfigFormat {
 export const STRICT_JSON: ConfigFormat = jsonFormat({ strict: true });
 /** The JSONC editor (comments and trailing commas allowed). */
 export const JSONC: ConfigFormat = jsonFormat({ strict: false });
+
+/**
+ * The value of a document that is plain valid JSON with an object at the top, by the engine's
+ * `JSON.parse` (ten times faster than a syntax tree: a 5 MB `~/.claude.json` is read three times
+ * per edit); `undefined` for anything else (comments, errors, another top level), which the tree
+ * parser then reads and reports on.
+ */
+function parseValid(text: string, file: string, label: string): unknown {
+  const { body } = splitBom(text);
+  assertNestingBudget(body, file, label, "json");
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  return isPlainObject(value) ? value : undefined;
+}
 
 function parseJson(text: string, file: string, strict: boolean, label: string): Parsed {
   const { bom, body } = splitBom(text);
