@@ -2,7 +2,8 @@
 // stdin it replaces <path> 20 times, about every 0.2 ms, the way editors and agents write (a
 // temporary file renamed over it), and before each write after the first it reads the file: if it
 // finds `ours-<i>` there, the test's writer replaced one of this program's writes it never read
-// (a lost update). Then it prints `done <i> <lost: 0|1>`.
+// (a lost update); if it finds no file at all, the writer had taken it away. Then it prints
+// `done <i> <lost: 0|1> <absent: 0|1>`.
 const WRITES = 20;
 const PAUSE_MS = 0.2;
 const decoder = new TextDecoder();
@@ -15,9 +16,11 @@ for await (const chunk of Deno.stdin.readable) {
     buffer = buffer.slice(newline + 1);
     if (verb !== "go" || path === undefined) continue;
     let lost = 0;
+    let absent = 0;
     for (let k = 0; k < WRITES; k++) {
       if (k > 0) {
-        const seen = await Deno.readTextFile(path).catch(() => ""); // moved aside for a moment: not ours
+        const seen = await Deno.readTextFile(path).catch(() => undefined);
+        if (seen === undefined) absent = 1;
         if (seen === `ours-${i}`) lost = 1;
       }
       const temp = `${path}.other-${i}-${k}`;
@@ -28,6 +31,6 @@ for await (const chunk of Deno.stdin.readable) {
         // Busy-wait: timers are too coarse for a 0.2 ms pause.
       }
     }
-    console.log(`done ${i} ${lost}`);
+    console.log(`done ${i} ${lost} ${absent}`);
   }
 }

