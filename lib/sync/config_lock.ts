@@ -33,6 +33,8 @@ export interface HeldLock {
 export interface LockOptions {
   /** How long to wait for another holder, in ms. @default LOCK_WAIT_MS */
   waitMs?: number;
+  /** Stops the wait (Ctrl-C). */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -40,7 +42,8 @@ export interface LockOptions {
  * process holds it.
  *
  * @throws {UserError} `SYNC_LOCKED` after `options.waitMs`, naming the holder's process id (read
- *   from the lock file) and how to go on; `SYNC_WRITE_FAILED` when the lock file cannot be
+ *   from the lock file) and how to go on; `SYNC_INTERRUPTED` when `options.signal` aborts the wait;
+ *   `SYNC_NOT_A_FILE` when the lock file is a link or has other names; `SYNC_WRITE_FAILED` when the lock file cannot be
  *   created (permissions of the folder).
  */
 export async function lockConfigFile(target: string, options: LockOptions = {}): Promise<HeldLock> {
@@ -65,6 +68,11 @@ export async function lockConfigFile(target: string, options: LockOptions = {}):
     file.close();
     if (held) continue; // It was removed meanwhile: take the new one.
     if (performance.now() >= deadline) throw await lockedError(target, path, waitMs);
+    if (options.signal?.aborted) {
+      throw new UserError("SYNC_INTERRUPTED", `Stopped waiting for another run's lock on "${target}"`, {
+        hint: "the file was left untouched; run `cargo-agents sync` again",
+      });
+    }
     await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS * (0.5 + Math.random())));
   }
 }

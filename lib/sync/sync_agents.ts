@@ -89,6 +89,7 @@ export async function syncAgents(request: SyncRequest, deps: SyncDeps): Promise<
     force: request.force === true,
     server,
     projectRoot,
+    signal: deps.signal,
   };
   const outcomes: SyncOutcome[] = [];
   for (const { agent, variant } of selections) {

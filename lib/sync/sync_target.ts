@@ -58,6 +58,8 @@ export interface TargetRequest {
   projectRoot?: string | undefined;
   /** How long to wait for another run's lock on the file, in ms. @default LOCK_WAIT_MS */
   lockWaitMs?: number;
+  /** Stops a wait for another run's lock (Ctrl-C). */
+  signal?: AbortSignal | undefined;
 }
 
 /** Builds an outcome row for `agent` (and `target`, when there is a file). */
@@ -119,7 +121,8 @@ async function lockTarget(
     if (request.remove) return undefined;
     await fs.mkdirAll(dirname(file));
   }
-  return await lockConfigFile(file, request.lockWaitMs === undefined ? {} : { waitMs: request.lockWaitMs });
+  const waitMs = request.lockWaitMs === undefined ? {} : { waitMs: request.lockWaitMs };
+  return await lockConfigFile(file, { ...waitMs, signal: request.signal });
 }
 
 /** The read, edit and write of {@link syncTarget}, redone when another program changes the file. */

@@ -92,3 +92,19 @@ Deno.test("lockConfigFile() never opens a planted lock file that is a link (it w
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("lockConfigFile() stops waiting when its signal aborts (Ctrl-C)", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    const target = `${root}/mcp.json`;
+    const held = await lockConfigFile(target);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const error = await lockConfigFile(target, { waitMs: 60_000, signal: controller.signal }).catch((e) => e);
+    assert.ok(error instanceof UserError, String(error));
+    assert.equal(error.code, "SYNC_INTERRUPTED");
+    await held.release();
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
