@@ -100,8 +100,8 @@ async function startOther(path: string, newTextFile?: string) {
   };
   await readUntil("ready\n");
   return {
-    /** Stops it: how many times it found the file missing, and whether it replaced it. */
-    async stop(): Promise<{ absent: number; replaced: boolean }> {
+    /** Stops it: how many times it found the file missing, whether it replaced it, and when. */
+    async stop(): Promise<{ absent: number; replaced: boolean; duringMerge: boolean }> {
       await child.stdin.close();
       await readUntil("}");
       await child.status;
@@ -198,6 +198,7 @@ Deno.test("`sync` redoes its merge when another program rewrites ~/.claude.json 
         code: run.code,
         absent: report.absent,
         replaced: report.replaced,
+        duringMerge: report.duringMerge,
         projects: after?.projects,
         entry: after?.entry,
         theirs: after?.doc.lastOtherWrite,
@@ -207,6 +208,7 @@ Deno.test("`sync` redoes its merge when another program rewrites ~/.claude.json 
         code: 0,
         absent: 0,
         replaced: true,
+        duringMerge: true,
         projects: PROJECTS,
         entry: true,
         theirs: "kept",
