@@ -4,13 +4,30 @@
 import assert from "node:assert/strict";
 import { QuickJSEngine, SPARE_VESSELS } from "../../lib/sandbox/guest/engine.ts";
 import { type HostCall, SandboxPool, type SandboxResult } from "../../lib/sandbox/mod.ts";
-import { loadSandboxModule } from "../../lib/sandbox/guest/wasm_module.ts";
+import { loadSandboxModule, type SandboxModule } from "../../lib/sandbox/guest/wasm_module.ts";
+import { PreparedContext } from "../../lib/sandbox/guest/_prepared_context.ts";
 import { failureOf, runInEngine, testEngine, testLimits, valueOf } from "../_fakes_sandbox.ts";
 
 const MIB = 1024 * 1024;
 const echoHost: HostCall = (req) => Promise.resolve(req.args);
 const LEAK = "globalThis.leaked = 1; Object.prototype.polluted = 2; return 1";
 const PROBE = "return [typeof leaked, ({}).polluted]";
+
+/** Fails when a runtime of `module` was freed with objects still alive (QuickJS aborts on its gc_obj_list). */
+function assertNoAbort(module: SandboxModule): void {
+  assert.equal(module.aborts(), 0, "a QuickJS runtime was freed while objects of it were alive");
+}
+
+/** A pool whose guests' stderr is kept, to check no runtime of theirs aborted. */
+function poolWithStderr(): { pool: SandboxPool; stderr: () => string } {
+  let text = "";
+  const pool = new SandboxPool({ size: 1, onGuestStderr: (t) => text += t });
+  return { pool, stderr: () => text };
+}
+
+function assertNoGuestAbort(stderr: string): void {
+  assert.doesNotMatch(stderr, /\[quickjs\]/, "a sandbox process printed QuickJS's own error");
+}
 
 function poolValue(result: SandboxResult): unknown {
   if (!result.ok) throw new Error(`expected success, got ${JSON.stringify(result.failure)}`);
@@ -35,6 +52,7 @@ Deno.test("QuickJSEngine.refillStep() makes one vessel per step, up to SPARE_VES
   assert.equal(engine.spareCount, SPARE_VESSELS - 2);
   valueOf(await runInEngine(LEAK)); // none ready: the run makes its own
   assert.deepEqual(valueOf(await runInEngine(PROBE)), ["undefined", null]);
+  assertNoAbort((await testEngine()).module);
 });
 
 Deno.test("QuickJSEngine preloads the parts the last run used into vessels made after it, one part per step", async () => {
@@ -49,6 +67,7 @@ Deno.test("QuickJSEngine preloads the parts the last run used into vessels made 
   const run = await runInEngine("globalThis.leaked = 1; return [typeof leaked, await srv.y(2)]");
   assert.deepEqual(valueOf(run), ["number", { ns: "srv", key: "y", args: 2 }]);
   assert.deepEqual(valueOf(await runInEngine(PROBE)), ["undefined", null]);
+  assertNoAbort((await testEngine()).module);
 });
 
 Deno.test("QuickJSEngine.dispose() frees its spare vessels and stops making them", async () => {
@@ -73,10 +92,29 @@ Deno.test("QuickJSEngine.dispose() frees its spare vessels and stops making them
     },
   );
   assert.equal(valueOf({ outcome }), 7, "a disposed engine's run makes its own vessel");
+  assert.equal(outcome.poisoned, false);
+  assertNoAbort(module);
+});
+
+Deno.test("a runtime freed while an object of it is alive fails these tests (the module counts QuickJS's abort)", async () => {
+  const module = await loadSandboxModule(16 * MIB);
+  const vessel = new PreparedContext(module);
+  vessel.ctx.newObject(); // never disposed: it outlives the runtime
+  const printed: string[] = [];
+  const error = console.error;
+  console.error = (...args: unknown[]) => printed.push(args.join(" "));
+  try {
+    assert.throws(() => vessel.dispose());
+  } finally {
+    console.error = error;
+  }
+  assert.equal(module.aborts(), 1);
+  assert.match(printed.join("\n"), /\[quickjs\] Aborted\(Assertion failed: list_empty\(&rt->gc_obj_list\)/);
+  assert.throws(() => assertNoAbort(module), /freed while objects of it were alive/);
 });
 
 Deno.test("SandboxPool: back-to-back runs and runs after a pause each get a fresh context", async () => {
-  const pool = new SandboxPool({ size: 1 });
+  const { pool, stderr } = poolWithStderr();
   try {
     const run = (script: string) =>
       pool.run({ script, namespaces: [], limits: testLimits(), hostCall: echoHost });
@@ -90,10 +128,11 @@ Deno.test("SandboxPool: back-to-back runs and runs after a pause each get a fres
   } finally {
     await pool.close(); // the test's resource sanitizer checks the sandbox process (and its spares) went away
   }
+  assertNoGuestAbort(stderr());
 });
 
 Deno.test("SandboxPool: a change of memory limit never runs in the old module's spare vessels", async () => {
-  const pool = new SandboxPool({ size: 1 });
+  const { pool, stderr } = poolWithStderr();
   try {
     const run = (script: string, memoryLimitBytes: number) =>
       pool.run({ script, namespaces: [], limits: testLimits({ memoryLimitBytes }), hostCall: echoHost });
@@ -111,6 +150,7 @@ Deno.test("SandboxPool: a change of memory limit never runs in the old module's 
   } finally {
     await pool.close();
   }
+  assertNoGuestAbort(stderr());
 });
 
 Deno.test("a run right after a memory_exhausted one still finds a working engine", async () => {

@@ -26,6 +26,12 @@ export interface SandboxModule {
   heapGrowFailures(): number;
   /** Current size of the module's linear memory, bytes (it never shrinks). */
   wasmBytes(): number;
+  /**
+   * How many times the C code aborted since the module was loaded (Emscripten's `Aborted(…)`, e.g. QuickJS's
+   * `list_empty(&rt->gc_obj_list)` assertion when a runtime is freed while objects of it are still alive):
+   * the module is then poisoned. Tests assert it stays 0.
+   */
+  aborts(): number;
 }
 
 /**
@@ -54,7 +60,11 @@ export async function loadSandboxModule(heapLimitBytes: number): Promise<Sandbox
     },
   });
   const { default: base } = await import("@jitl/quickjs-singlefile-mjs-release-sync");
-  const toStderr = (text: string) => console.error(`[quickjs] ${text}`);
+  let aborts = 0;
+  const toStderr = (text: string) => {
+    if (text.startsWith("Aborted(")) aborts++;
+    console.error(`[quickjs] ${text}`);
+  };
   // `print`/`printErr` are Emscripten module options that the loader's type does not list.
   const emscriptenModule = { print: toStderr, printErr: toStderr } as unknown as EmscriptenOptions;
   const variant = newVariant(base, { wasmMemory: memory, emscriptenModule });
@@ -64,5 +74,6 @@ export async function loadSandboxModule(heapLimitBytes: number): Promise<Sandbox
     heapLimitBytes: extraPages * PAGE_BYTES,
     heapGrowFailures: () => growFailures,
     wasmBytes: () => memory.buffer.byteLength,
+    aborts: () => aborts,
   };
 }
