@@ -56,6 +56,7 @@ export {
   type SyncResult,
 } from "./git.ts";
 export { WORKSPACE_SOURCE, workspaceManifestPaths } from "./workspace_plugins.ts";
+export { findPins, hashPinnedFile, MAX_PINNED_FILE_BYTES, type PinPlan } from "./_pins.ts";
 
 /** One source of plugins, for `status` and `plugin list`. */
 export interface PluginSourceInfo {

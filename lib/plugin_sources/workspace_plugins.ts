@@ -11,7 +11,7 @@ import { basename, dirname, join } from "node:path";
 import type { FileSystem } from "../file_system.ts";
 import { type LoadedPlugin, PLUGIN_MANIFEST_NAME, readPluginManifest, type Refusal } from "../plugins/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
-import { trustKeyOf, trustStateOf, type TrustStore } from "./trust.ts";
+import { trustDetailOf, trustKeyOf, type TrustStore } from "./trust.ts";
 import { isGitIgnored } from "./_gitignore.ts";
 
 /** The source name of workspace plugins. */
@@ -58,14 +58,16 @@ export async function loadWorkspacePlugins(
       continue;
     }
     const key = await trustKeyOf(file, fs);
+    const trust = await trustDetailOf(store, [{ key, text: loaded.text }]);
     plugins.push({
       name: loaded.manifest.name,
       dir,
       file,
       manifest: loaded.manifest,
       source: WORKSPACE_SOURCE,
-      trust: await trustStateOf(store, [{ key, text: loaded.text }]),
+      trust: trust.state,
       trustFiles: [key],
+      ...(trust.changes.length > 0 ? { trustChanges: trust.changes } : {}),
       isWorkspaceMember: true,
       ...(await isGitIgnored(file, workspace.root, fs) ? { isGitIgnored: true } : {}),
     });

@@ -80,6 +80,8 @@ export interface LoadedPlugin {
   trust?: TrustState | undefined;
   /** The files trust covers (the manifest, and a crate's `Cargo.toml` when its metadata holds the plugin). */
   trustFiles?: string[] | undefined;
+  /** When `trust` is `changed`: what changed, one phrase each (`scripts/server.sh changed`). */
+  trustChanges?: string[] | undefined;
   /** From the workspace itself (a workspace plugin or a member crate's): `workspace-member()` holds. */
   isWorkspaceMember?: boolean | undefined;
   /** A workspace manifest git ignores (a local file, not the repository's): a bare `cargo agents trust` skips it. */
