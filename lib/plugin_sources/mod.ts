@@ -132,7 +132,7 @@ export async function loadPluginSources(options: SourcesOptions): Promise<Loaded
   const [user, registries, local] = await Promise.all([
     config.userPlugins ? loadPlugins(configDir, fs) : Promise.resolve({ plugins: [], refused: [] }),
     Promise.all(config.registries.map((r) => loadRegistry(r, configDir, fs))),
-    loadWorkspacePlugins(workspace, trust, fs),
+    loadWorkspacePlugins(workspace, trust, fs, { env: options.env, homeDir: options.homeDir }),
   ]);
   const plugins: LoadedPlugin[] = [];
   const refused: Refusal[] = [];
