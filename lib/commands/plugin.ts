@@ -27,7 +27,12 @@ import {
   type SyncResult,
   trustCommand,
 } from "../plugin_sources/mod.ts";
-import { CONFIG_FILE_NAME, resolveConfigDir } from "../plugins/config.ts";
+import {
+  CONFIG_FILE_NAME,
+  resolveConfigDir,
+  unsafeConfigProblem,
+  unsafeOwnerReason,
+} from "../plugins/config.ts";
 import { describeStarts } from "./_trust_view.ts";
 
 async function load(ctx: CommandContext): Promise<LoadedResolution> {
@@ -201,7 +206,9 @@ export async function runPluginSync(
 ): Promise<number> {
   const configDir = resolveConfigDir(ctx.env, ctx.homeDir, ctx.configDir);
   const configFile = `${configDir}/${CONFIG_FILE_NAME}`;
-  const text = await Deno.readTextFile(configFile).catch(() => null);
+  const unsafe = unsafeOwnerReason(configFile);
+  if (unsafe !== undefined) ctx.writeErr(renderDiagnostic(unsafeConfigProblem(configFile, unsafe)) + "\n");
+  const text = unsafe === undefined ? await Deno.readTextFile(configFile).catch(() => null) : null;
   const config = readSourcesConfig(text, configFile, { configDir, env: ctx.env });
   for (const problem of config.problems) ctx.writeErr(renderDiagnostic(problem) + "\n");
   const git = config.registries.filter((r) => r.kind === "git");

@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import type { Location, UserError } from "../diagnostics.ts";
 import { denoFileSystem, type FileSystem } from "../file_system.ts";
-import { CONFIG_FILE_NAME } from "../plugins/config.ts";
+import { CONFIG_FILE_NAME, unsafeOwnerReason } from "../plugins/config.ts";
 import {
   discoverPlugins,
   type LoadedPlugin,
@@ -119,7 +119,10 @@ export async function loadPluginSources(options: SourcesOptions): Promise<Loaded
   const fs = options.fs ?? denoFileSystem;
   const { configDir, workspace } = options;
   const configFile = join(configDir, CONFIG_FILE_NAME);
-  const configText = await fs.readTextFile(configFile).catch(() => null); // config.toml's reader reports failures
+  // config.toml's reader reports failures, and one someone else could have written (CONFIG_UNSAFE): not used.
+  const configText = unsafeOwnerReason(configFile) === undefined
+    ? await fs.readTextFile(configFile).catch(() => null)
+    : null;
   const config = readSourcesConfig(configText, configFile, { configDir, env: options.env });
   const trust = await readTrustStore(configDir, fs);
   const sources: PluginSourceInfo[] = [];
