@@ -10,6 +10,7 @@ import type { Tool } from "../backends/mod.ts";
 import { cutAtWord, type Detail, renderDeclarations } from "../declarations/mod.ts";
 import { buildBindingTable } from "../declarations/tool_binding.ts";
 import { namespaceKey } from "../plugins/mod.ts";
+import { quotedText } from "../diagnostics.ts";
 
 /** Largest unfiltered `list_tools` answer (and search answer), in UTF-8 bytes (16 KiB). */
 export const LIST_TOOLS_MAX_BYTES = 16_384;
@@ -100,9 +101,14 @@ const MARKER_NAMES_BYTES = 600;
  */
 const MARKERS_RESERVE_BYTES = 2 * (MARKER_NAMES_BYTES + 250);
 
-/** `names` joined by ", " and cut at a word to at most `maxBytes` UTF-8 bytes. */
+/**
+ * `names` joined by ", " and cut at a word to at most `maxBytes` UTF-8 bytes. A name that is not plain
+ * is quoted with every control, line-break and bidi character escaped (`quotedText`), so a tool name
+ * holding a newline cannot end the `//` comment the names are in and forge code lines.
+ */
 function namesWithin(names: readonly string[], maxBytes: number): string {
-  let text = cutAtWord(names.join(", "), maxBytes);
+  const shown = names.map((n) => /^[\w$.@:() -]+$/.test(n) ? n : quotedText(n));
+  let text = cutAtWord(shown.join(", "), maxBytes);
   while (byteLength(text) > maxBytes) text = cutAtWord(text, Math.floor(text.length * 0.8));
   return text;
 }
