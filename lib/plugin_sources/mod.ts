@@ -174,6 +174,12 @@ export async function loadPluginSources(options: SourcesOptions): Promise<Loaded
   plugins.push(...crates.plugins);
   refused.push(...crates.refused);
   watch.files.push(...crates.files);
+  // A pinned file that changes mid-session makes its plugin `changed`: re-resolve then, as for a manifest.
+  for (const plugin of plugins) {
+    for (const key of plugin.trustFiles ?? []) {
+      watch.files.push(...(trust.entries.get(key)?.pins ?? []).map((p) => p.path));
+    }
+  }
   return {
     sources,
     plugins: plugins.sort((a, b) => a.name.localeCompare(b.name) || a.file.localeCompare(b.file)),

