@@ -264,7 +264,7 @@ async function manifestAt(path: string): Promise<string> {
   }
   throw new UserError(
     "TRUST_NO_MANIFEST",
-    `Cannot trust "${path}": there is no ${PLUGIN_MANIFEST_NAME} there`,
+    `Cannot trust ${quotedText(path)}: there is no ${PLUGIN_MANIFEST_NAME} there`,
     {
       hint: `name a ${PLUGIN_MANIFEST_NAME} file or the folder holding it`,
     },
@@ -284,7 +284,10 @@ function parseForShow(
     return parseManifest(file.text, file.path, { defaultName: name, requireGate: false });
   } catch (error) {
     if (error instanceof UserError) throw error;
-    throw new UserError("TRUST_NO_MANIFEST", `Cannot trust ${file.path}: ${(error as Error).message}`);
+    throw new UserError(
+      "TRUST_NO_MANIFEST",
+      `Cannot trust ${quotedText(file.path)}: ${printable((error as Error).message)}`,
+    );
   }
 }
 
