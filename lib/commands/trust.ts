@@ -121,7 +121,8 @@ export async function runTrust(options: TrustOptions, ctx: CommandContext): Prom
   }
   for (let round = 0; round <= MAX_CRATE_CHAIN_DEPTH && targets.length > 0; round++) {
     const now = new Date().toISOString();
-    const planned = await Promise.all(targets.map((t) => showTarget(t, root, ctx)));
+    const planned = [];
+    for (const target of targets) planned.push(await showTarget(target, root, ctx)); // in order: no interleaving
     if (!await confirmed(options, ctx, targets.length)) {
       ctx.writeOut("nothing trusted\n");
       return 1;
