@@ -11,9 +11,9 @@ import { basename, isAbsolute, join, relative, sep } from "node:path";
 import type { PluginManifest } from "../plugins/mod.ts";
 
 /** Largest file pinned, in bytes: one past it is named as not pinned (hashing it would stall trust and loading). */
-export const MAX_PINNED_FILE_BYTES = 32 * 1024 * 1024;
+export const MAX_PINNED_FILE_BYTES = 8 * 1024 * 1024;
 /** Most files pinned for one manifest; the rest are named as not pinned. */
-export const MAX_PINS_PER_MANIFEST = 64;
+export const MAX_PINS_PER_MANIFEST = 32;
 
 /**
  * Commands that build or run what the workspace's own files say (Cargo.toml and `.cargo/config.toml`
