@@ -147,3 +147,41 @@ function editDistance(a: string, b: string): number {
   }
   return row[b.length]!;
 }
+
+/**
+ * What a printed line must not hold raw: C0 controls but tab (line breaks, `ESC`, `CR`), DEL, C1
+ * controls, line and paragraph separators, zero-width and bidirectional marks, embeddings,
+ * overrides and isolates (U+061C, U+200B–U+200F, U+202A–U+202E, U+2066–U+2069), and the BOM.
+ */
+const UNPRINTABLE =
+  // deno-lint-ignore no-control-regex -- matching control characters is the point
+  /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+
+/**
+ * `text` as one printable line: every character of {@link UNPRINTABLE} written as an escape (`\n`,
+ * `\r`, else `\uXXXX`), so text from a file or a server can neither break a line, erase one
+ * (`ESC[2K`, `CR`) nor reorder what a terminal shows. The one escaping function for every line we
+ * print (Problems, `status`, `plugin show`, `trust`).
+ *
+ * @example
+ * ```ts
+ * import { printable } from "./diagnostics.ts";
+ * printable("a\nb\u001b[2K"); // "a\\nb\\u001b[2K"
+ * ```
+ */
+export function printable(text: string): string {
+  return text.replace(
+    UNPRINTABLE,
+    (c) => c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/** `text` quoted as a JSON string, with {@link printable}'s characters escaped too: one field shown as data. */
+export function quotedText(text: string): string {
+  return printable(JSON.stringify(text));
+}
+
+/** {@link printable} for each line of a multi-line text (a file shown whole): only `\n` breaks lines. */
+export function printableLines(text: string): string {
+  return text.split("\n").map(printable).join("\n");
+}

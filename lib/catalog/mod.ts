@@ -20,7 +20,7 @@ import {
   type ServerSpec,
   spawnKey,
 } from "../plugins/mod.ts";
-import { UserError } from "../diagnostics.ts";
+import { printable, UserError } from "../diagnostics.ts";
 import { type LoadedResolution, loadResolution } from "./resolve.ts";
 import { resolveToolKey } from "../declarations/tool_binding.ts";
 import type { Workspace } from "../workspace/mod.ts";
@@ -168,7 +168,7 @@ export class Catalog {
    */
   get sourceProblems(): string[] {
     return (this.#loaded.sources?.sources ?? []).filter((s) => s.fetch?.error !== undefined && s.note)
-      .map((s) => `registry "${s.name}": ${s.note}`);
+      .map((s) => printable(`registry "${s.name}": ${s.note}`)); // a fetch error carries git's own text
   }
   /** The workspace as last resolved. */
   get workspace(): Workspace {

@@ -131,13 +131,14 @@ export function resolveServers(input: ResolveInput): Resolution {
       }
       if (plugin.trust !== undefined && plugin.trust !== "trusted") {
         const files = plugin.trustFiles ?? [plugin.file];
-        const what = plugin.trust === "changed" ? "changed since you trusted it" : "not trusted";
+        const changes = plugin.trustChanges?.length ? ` (${plugin.trustChanges.join("; ")})` : "";
+        const what = plugin.trust === "changed" ? `changed since you trusted it${changes}` : "not trusted";
         refuse(
           "SERVER_UNTRUSTED",
           `untrusted: ${files.join(" and ")} (${
             source ?? "workspace"
           } plugin "${plugin.name}") is ${what}, so its servers never start`,
-          `read the file, then run \`${files.map(trustCommand).join(" && ")}\``,
+          untrustedHint(files),
         );
         continue;
       }
@@ -154,6 +155,16 @@ export function resolveServers(input: ResolveInput): Resolution {
     refused: refused.sort((a, b) => a.plugin.localeCompare(b.plugin) || a.server.localeCompare(b.server)),
     dormant: dormant.sort((a, b) => a.server.localeCompare(b.server) || a.plugin.localeCompare(b.plugin)),
   };
+}
+
+/**
+ * What the agent reads about an untrusted manifest: trusting is the user's decision, so it is asked to
+ * have the user review the file and run the command themselves (`trust` asks a person to confirm).
+ */
+function untrustedHint(files: readonly string[]): string {
+  return `ask the user to review ${files.join(" and ")} and, if they agree, to run \`${
+    files.map(trustCommand).join(" && ")
+  }\` themselves in a terminal (it shows what would start and asks them to confirm); an agent must not run it`;
 }
 
 type BuildFailure = { code: string; reason: string; hint: string | undefined };

@@ -5,7 +5,7 @@
  * @module
  */
 import { join } from "node:path";
-import { renderDiagnostic, UserError } from "../diagnostics.ts";
+import { printable, renderDiagnostic, UserError } from "../diagnostics.ts";
 import { CONFIG_FILE_NAME } from "../plugins/config.ts";
 import { USER_PLUGINS_SOURCE } from "../plugins/mod.ts";
 import type { ToolCacheState } from "../catalog/tool_cache.ts";
@@ -158,12 +158,17 @@ export function renderStatusText(report: StatusReport, options: { nowMs?: number
   if (report.problems.length > 0) {
     lines.push("", "Problems:");
     for (const p of report.problems) {
+      const location = p.location && { ...p.location, file: printable(p.location.file) };
+      const hint = p.hint && printable(p.hint);
+      // Each part made printable before rendering: only the diagnostic's own line breaks stay.
       lines.push(
-        renderDiagnostic(new UserError(p.code, p.message, { hint: p.hint, location: p.location })),
+        ...renderDiagnostic(new UserError(printable(p.code), printable(p.message), { hint, location }))
+          .split("\n"),
       );
     }
   }
-  return lines.join("\n") + "\n";
+  // Every line is printable: a path, name or reason from a cloned repository cannot write escape codes.
+  return lines.map(printable).join("\n") + "\n";
 }
 
 function quoteArg(arg: string): string {

@@ -172,25 +172,29 @@ Options:
   },
   "trust": {
     summary: "Trust the workspace's plugin manifests so their servers may start",
-    help: `Usage: cargo-agents trust [PATH] [--revoke]
+    help: `Usage: cargo-agents trust [PATH] [--revoke] [--yes]
 
 A SYMPOSIUM.toml at the workspace root or in a member folder (and a path or git
 crate's plugin manifest) starts its servers only once you trust that exact
-content: this records its path and SHA-256 in <config>/trusted.toml (mode 0600).
-A manifest that changes is untrusted again. Without PATH, shows what each of
-the workspace's manifests would start and trusts them (git-ignored ones only
-when named). Starts nothing.
+content: this records its path and SHA-256, and those of the workspace files its
+servers run (a script named in command or args), in <config>/trusted.toml (mode
+0600). A manifest or pinned file that changes is untrusted again. Shows every
+server (command, args, cwd, url, environment, headers, gates) and what cannot
+be pinned, then asks you to type yes. Without PATH: every manifest of the
+workspace (git-ignored ones only when named). Starts nothing.
 
 Options:
+  --yes              Trust without asking: for a script that has reviewed the
+                     files. Without a terminal, trust refuses unless given this
   --revoke           Take the trust away (PATH, or every manifest of the workspace)
   --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
                      $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
-    options: { revoke: { type: "boolean" }, "config-dir": { type: "string" } },
+    options: { revoke: { type: "boolean" }, yes: { type: "boolean" }, "config-dir": { type: "string" } },
     positionals: "many",
     run: async (v, p, ctx) => {
       if (p.length > 1) throw new UsageError("Cannot trust: expected at most one PATH");
       return (await import("./trust.ts")).runTrust(
-        { path: p[0], revoke: v.revoke === true },
+        { path: p[0], revoke: v.revoke === true, yes: v.yes === true },
         withConfigDir(ctx, v["config-dir"]),
       );
     },

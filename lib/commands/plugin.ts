@@ -7,7 +7,7 @@
  */
 import { basename, dirname, resolve } from "node:path";
 import type { CommandContext } from "./context.ts";
-import { renderDiagnostic, UserError } from "../diagnostics.ts";
+import { printable, printableLines, quotedText, renderDiagnostic, UserError } from "../diagnostics.ts";
 import { type LoadedResolution, loadResolution } from "../catalog/resolve.ts";
 import { denoFileSystem } from "../file_system.ts";
 import {
@@ -27,8 +27,13 @@ import {
   type SyncResult,
   trustCommand,
 } from "../plugin_sources/mod.ts";
-import { CONFIG_FILE_NAME, resolveConfigDir } from "../plugins/config.ts";
-import { describeStarts } from "./trust.ts";
+import {
+  CONFIG_FILE_NAME,
+  resolveConfigDir,
+  unsafeConfigProblem,
+  unsafeOwnerReason,
+} from "../plugins/config.ts";
+import { describeStarts } from "./_trust_view.ts";
 
 async function load(ctx: CommandContext): Promise<LoadedResolution> {
   return await loadResolution({ cwd: ctx.cwd, env: ctx.env, homeDir: ctx.homeDir, configDir: ctx.configDir });
@@ -43,6 +48,8 @@ export interface PluginEntry {
   trust?: string | undefined;
   /** The command that trusts it, when it is not trusted. */
   trustCommand?: string | undefined;
+  /** When `trust` is `changed`: what changed (the manifest, a pinned file). */
+  trustChanges?: string[] | undefined;
   /** Crate plugins: the plugin whose `[[plugins]]` entry reached it, and where the crate was found. */
   reachedFrom?: LoadedPlugin["reachedFrom"];
   servers: { name: string; state: string; starts: string }[];
@@ -61,6 +68,7 @@ function entryOf(plugin: LoadedPlugin, loaded: LoadedResolution): PluginEntry {
     ...(plugin.trust !== undefined && plugin.trust !== "trusted"
       ? { trustCommand: (plugin.trustFiles ?? [plugin.file]).map(trustCommand).join(" && ") }
       : {}),
+    ...(plugin.trustChanges ? { trustChanges: plugin.trustChanges } : {}),
     ...(plugin.reachedFrom ? { reachedFrom: plugin.reachedFrom } : {}),
     servers: plugin.manifest.mcpServers.map((decl, i) => {
       const applies = resolution.servers.some((s) =>
@@ -104,7 +112,8 @@ export async function runPluginList(options: { json: boolean }, ctx: CommandCont
       : src.fetch?.fetchedAtMs !== undefined
       ? `, last fetch ${new Date(src.fetch.fetchedAtMs).toISOString()}`
       : ", never fetched";
-    lines.push(`${src.name} (${src.kind}: ${where}${fetched})${src.note ? `\n  note: ${src.note}` : ""}`);
+    lines.push(`${src.name} (${src.kind}: ${where}${fetched})`);
+    if (src.note) lines.push(`  note: ${src.note}`);
     const mine = entries.filter((e) => e.source === src.name);
     if (mine.length === 0) lines.push("  (no plugins)");
     for (const entry of mine) {
@@ -117,7 +126,7 @@ export async function runPluginList(options: { json: boolean }, ctx: CommandCont
     }
   }
   for (const note of loaded.sources?.notes ?? []) lines.push(`note: ${note}`);
-  ctx.writeOut(lines.join("\n") + "\n");
+  ctx.writeOut(lines.map(printable).join("\n") + "\n");
   return 0;
 }
 
@@ -134,11 +143,15 @@ export async function runPluginShow(
   const loaded = await load(ctx);
   const matches = loaded.plugins.filter((p) => p.name === options.name);
   if (matches.length === 0) {
-    throw new UserError("PLUGIN_UNKNOWN", `Cannot show plugin "${options.name}": no plugin has that name`, {
-      hint: `known plugins: ${
-        loaded.plugins.map((p) => p.name).join(", ") || "none"
-      } (\`cargo agents plugin list\`)`,
-    });
+    throw new UserError(
+      "PLUGIN_UNKNOWN",
+      `Cannot show plugin ${quotedText(options.name)}: no plugin has that name`,
+      {
+        hint: `known plugins: ${
+          printable(loaded.plugins.map((p) => p.name).join(", ")) || "none"
+        } (\`cargo agents plugin list\`)`,
+      },
+    );
   }
   const shown = await Promise.all(matches.map(async (p) => ({
     ...entryOf(p, loaded),
@@ -149,19 +162,23 @@ export async function runPluginShow(
     ctx.writeOut(JSON.stringify(shown.length === 1 ? shown[0] : shown, null, 2) + "\n");
     return 0;
   }
+  // Every line is printable: names, paths and the manifest's own text cannot write escape codes.
+  const out = (line: string) => ctx.writeOut(`${printable(line)}\n`);
   for (const p of shown) {
-    ctx.writeOut(`${p.name} (source: ${p.source})\n  file: ${p.file}\n`);
-    if (p.trust) ctx.writeOut(`  trust: ${p.trust}${p.trustCommand ? ` (run \`${p.trustCommand}\`)` : ""}\n`);
+    out(`${p.name} (source: ${p.source})`);
+    out(`  file: ${p.file}`);
+    if (p.trust) out(`  trust: ${p.trust}${p.trustCommand ? ` (run \`${p.trustCommand}\`)` : ""}`);
+    for (const change of p.trustChanges ?? []) out(`    ${change}`);
     if (p.reachedFrom) {
-      ctx.writeOut(
+      out(
         `  reached from: ${p.reachedFrom.file} (${p.reachedFrom.origin}${
           p.reachedFrom.version ? ` ${p.reachedFrom.version}` : ""
-        })\n`,
+        })`,
       );
     }
-    for (const s of p.servers) ctx.writeOut(`  ${s.starts} [${s.state}]\n`);
-    ctx.writeOut(noteLines(p.notes).map((l) => `  ${l}\n`).join(""));
-    ctx.writeOut(`\n${p.manifest.replace(/\n?$/, "\n")}`);
+    for (const s of p.servers) out(`  ${s.starts} [${s.state}]`);
+    for (const l of noteLines(p.notes)) out(`  ${l}`);
+    ctx.writeOut(`\n${printableLines(p.manifest.replace(/\n?$/, ""))}\n`);
   }
   return 0;
 }
@@ -189,7 +206,9 @@ export async function runPluginSync(
 ): Promise<number> {
   const configDir = resolveConfigDir(ctx.env, ctx.homeDir, ctx.configDir);
   const configFile = `${configDir}/${CONFIG_FILE_NAME}`;
-  const text = await Deno.readTextFile(configFile).catch(() => null);
+  const unsafe = unsafeOwnerReason(configFile);
+  if (unsafe !== undefined) ctx.writeErr(renderDiagnostic(unsafeConfigProblem(configFile, unsafe)) + "\n");
+  const text = unsafe === undefined ? await Deno.readTextFile(configFile).catch(() => null) : null;
   const config = readSourcesConfig(text, configFile, { configDir, env: ctx.env });
   for (const problem of config.problems) ctx.writeErr(renderDiagnostic(problem) + "\n");
   const git = config.registries.filter((r) => r.kind === "git");

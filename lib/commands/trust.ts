@@ -1,16 +1,17 @@
 /**
- * `cargo-agents trust [PATH] [--revoke]`: records which workspace plugin manifests (and path or git
- * crates' manifests) may start their servers, by path and SHA-256 of their content, in
- * `<config>/trusted.toml` (mode 0600). Bare, it shows what each of the workspace's manifests would
- * start and trusts them all, except git-ignored ones (not part of the repository: name them to trust
- * them). It never starts anything.
+ * `cargo-agents trust [PATH] [--revoke] [--yes]`: records which workspace plugin manifests (and path
+ * or git crates' manifests) may start their servers, by path and SHA-256 of their content and of the
+ * workspace files their servers run (pins), in `<config>/trusted.toml` (mode 0600). Bare, it shows
+ * every server of each of the workspace's manifests as data, except git-ignored ones (not part of the
+ * repository: name them to trust them), then asks a person (a terminal) for yes; a script passes
+ * `--yes`. An agent cannot answer, so it cannot trust for itself. It never starts anything.
  *
  * @module
  */
 import { basename, dirname, join, resolve } from "node:path";
 import type { CommandContext } from "./context.ts";
-import { UserError } from "../diagnostics.ts";
-import { loadResolution } from "../catalog/resolve.ts";
+import { printable, quotedText, UserError } from "../diagnostics.ts";
+import { type LoadedResolution, loadResolution } from "../catalog/resolve.ts";
 import {
   type LoadedPlugin,
   parseManifest,
@@ -18,13 +19,17 @@ import {
   type PluginManifest,
 } from "../plugins/mod.ts";
 import {
+  findPins,
+  hashPinnedFile,
   readTrustStore,
   renderTrustFile,
   sha256Hex,
   TRUST_FILE_NAME,
+  trustCommand,
   type TrustEntry,
   trustKeyOf,
 } from "../plugin_sources/mod.ts";
+import { describeManifest } from "./_trust_view.ts";
 import { PRIVATE_FILE_MODE, writePrivateFile } from "../secrets/mod.ts";
 
 /** How many chained crate rounds a bare `trust` follows (as loading follows `[[plugins]]`). */
@@ -36,118 +41,100 @@ export interface TrustOptions {
   path?: string | undefined;
   /** Take the trust away instead. Default `false`. */
   revoke?: boolean | undefined;
+  /** `--yes`: trust without asking (for scripts that reviewed the files). Default `false`: ask a person. */
+  yes?: boolean | undefined;
+  /** Where to ask. Default: the process's stdin. */
+  prompt?: TrustPrompt | undefined;
 }
 
-/** What a manifest's servers would run, one line each (`name: command args` or `name: url`). */
-export function describeStarts(manifest: PluginManifest): string[] {
-  const lines = manifest.mcpServers.map((s) =>
-    s.transport === "stdio"
-      ? `${s.name}: runs ${
-        [s.command, ...s.args].map((a) => /^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a)).join(" ")
-      }${s.cwd ? ` (in ${s.cwd})` : ""}`
-      : `${s.name}: connects to ${s.url}`
-  );
-  for (const ref of manifest.plugins ?? []) {
-    lines.push(`also loads the plugin of crate "${ref.crate}" ([[plugins]])`);
-  }
-  return lines.length > 0 ? lines : ["(no MCP servers)"];
+/** Where `trust` asks its question: a person at a terminal, or no one (a script, an agent's tool call). */
+export interface TrustPrompt {
+  /** Whether stdin is a terminal, so a person can answer. */
+  isTerminal(): boolean;
+  /** One line of stdin without its line break (at most 1 KiB read), or `null` at end of input. */
+  readLine(signal: AbortSignal): Promise<string | null>;
 }
+
+/** The real prompt: the process's stdin. */
+const stdinPrompt: TrustPrompt = {
+  isTerminal: () => Deno.stdin.isTerminal(),
+  async readLine(signal) {
+    const buf = new Uint8Array(1024);
+    let line = "";
+    const decoder = new TextDecoder();
+    while (!signal.aborted && line.length < 1024) {
+      const n = await Deno.stdin.read(buf);
+      if (n === null) return line === "" ? null : line;
+      line += decoder.decode(buf.subarray(0, n), { stream: true });
+      const end = line.indexOf("\n");
+      if (end >= 0) return line.slice(0, end).replace(/\r$/, "");
+    }
+    return line;
+  },
+};
+
+/** A file about to be trusted: its path (trust key) and the text shown and hashed. */
+type TrustFile = { path: string; text: string };
+/** One manifest (with a crate's Cargo.toml) about to be trusted. */
+type Target = { plugin: LoadedPlugin | undefined; files: TrustFile[] };
 
 /**
- * Trusts (or revokes) manifests and prints what each would start.
+ * Trusts (or revokes) manifests. Before trusting it shows every server as data (see
+ * `_trust_view.ts`), the files pinned with each manifest and what cannot be pinned, then asks: on a
+ * terminal it waits for `yes`; without one it refuses unless `options.yes`.
  *
- * @returns 0; 1 when nothing could be trusted (no manifest at PATH, none in the workspace).
- * @throws {UserError} `TRUST_NO_MANIFEST` when PATH holds no manifest; `TRUST_WRITE_FAILED` when
- *   `trusted.toml` cannot be written; `TRUST_FILE_UNSAFE`/`TRUST_FILE_INVALID` when the existing
- *   file cannot be believed (remove it first).
+ * @returns 0; 1 when nothing could be trusted (no manifest at PATH, none in the workspace) or the
+ *   person said no.
+ * @throws {UserError} `TRUST_NEEDS_PERSON` when stdin is not a terminal and `--yes` was not given;
+ *   `TRUST_NO_MANIFEST` when PATH holds no manifest; `TRUST_WRITE_FAILED` when `trusted.toml` cannot
+ *   be written; `TRUST_FILE_UNSAFE`/`TRUST_FILE_INVALID` when the existing file cannot be believed
+ *   (remove it first).
  */
 export async function runTrust(options: TrustOptions, ctx: CommandContext): Promise<number> {
-  const loaded = await loadResolution({
-    cwd: ctx.cwd,
-    env: ctx.env,
-    homeDir: ctx.homeDir,
-    configDir: ctx.configDir,
-  });
+  const where = { cwd: ctx.cwd, env: ctx.env, homeDir: ctx.homeDir, configDir: ctx.configDir };
+  const loaded = await loadResolution(where);
   const store = await readTrustStore(loaded.configDir);
   if (store.problems[0] && !options.revoke) throw store.problems[0];
   const entries = new Map(store.entries);
-  const needing = loaded.plugins.filter((p) => p.trust !== undefined);
-  let targets: { plugin: LoadedPlugin | undefined; files: { path: string; text: string }[] }[];
+  const root = loaded.workspace.root ?? ctx.cwd;
+  let targets: Target[];
   if (options.path !== undefined) {
     const file = await manifestAt(resolve(ctx.cwd, options.path));
     const key = await trustKeyOf(file);
-    const plugin = needing.find((p) => (p.trustFiles ?? []).includes(key));
-    const keys = plugin?.trustFiles ?? [key];
-    targets = [{
-      plugin,
-      files: await Promise.all(keys.map(async (path) => ({ path, text: await Deno.readTextFile(path) }))),
-    }];
+    const plugin = loaded.plugins.find((p) => p.trust !== undefined && (p.trustFiles ?? []).includes(key));
+    targets = [{ plugin, files: await readFiles(plugin?.trustFiles ?? [key]) }];
   } else {
-    if (needing.length === 0) {
-      ctx.writeOut(
-        loaded.workspace.root === null
-          ? "No Cargo workspace here: there are no workspace manifests to trust.\n"
-          : `No plugin manifest in ${loaded.workspace.root} needs trust (a ${PLUGIN_MANIFEST_NAME} at the root or in a member folder would).\n`,
-      );
-      return 1;
-    }
-    targets = [];
-    for (const plugin of needing) {
-      if (plugin.isGitIgnored && !options.revoke) {
-        ctx.writeOut(
-          `skipped ${plugin.file}: git ignores it, so it is not part of the repository; if it is yours, run \`cargo agents trust ${plugin.file}\`\n`,
-        );
-        continue;
-      }
-      const files = await Promise.all((plugin.trustFiles ?? [plugin.file]).map(async (path) => ({
-        path,
-        text: await Deno.readTextFile(path),
-      })));
-      targets.push({ plugin, files });
-    }
+    const found = await workspaceTargets(loaded, options, ctx);
+    if (found === undefined) return 1;
+    targets = found;
   }
-  const now = new Date().toISOString();
-  for (let round = 0; round <= MAX_CRATE_CHAIN_DEPTH && targets.length > 0; round++) {
-    for (const { plugin, files } of targets) {
+  if (options.revoke) {
+    for (const { files } of targets) {
       const shown = files.map((f) => f.path).join(" and ");
-      if (options.revoke) {
-        const removed = files.filter((f) => entries.delete(f.path)).length;
-        ctx.writeOut(removed > 0 ? `revoked ${shown}\n` : `not trusted before: ${shown}\n`);
-        continue;
-      }
-      // What is shown is parsed from the very text that is hashed: a file changed meanwhile cannot slip in.
-      const manifest = parseForShow(files[0]!, plugin);
+      const removed = files.filter((f) => entries.delete(f.path)).length;
       ctx.writeOut(
-        `${shown}${
-          plugin ? ` (${plugin.source ?? "workspace"} plugin "${plugin.name}")` : ""
-        } would start:\n`,
+        removed > 0 ? `revoked ${printable(shown)}\n` : `not trusted before: ${printable(shown)}\n`,
       );
-      for (const line of describeStarts(manifest)) ctx.writeOut(`  ${line}\n`);
-      for (const f of files) {
-        entries.set(f.path, { path: f.path, sha256: await sha256Hex(f.text), trustedAt: now });
-      }
-      ctx.writeOut(`trusted ${shown}\n`);
     }
     await writeTrust(loaded.configDir, [...entries.values()]);
-    if (options.path !== undefined || options.revoke) break;
-    // A bare trust goes on with the path and git crates the just-trusted manifests chain to.
-    const again = await loadResolution({
-      cwd: ctx.cwd,
-      env: ctx.env,
-      homeDir: ctx.homeDir,
-      configDir: ctx.configDir,
-    });
-    targets = [];
-    for (const plugin of again.plugins) {
-      if (plugin.trust === undefined || plugin.trust === "trusted" || plugin.isGitIgnored) continue;
-      if (!plugin.source?.startsWith("crate ")) continue;
-      const keys = plugin.trustFiles ?? [plugin.file];
-      if (keys.every((k) => entries.has(k))) continue; // trusted with other content: shown by status
-      targets.push({
-        plugin,
-        files: await Promise.all(keys.map(async (path) => ({ path, text: await Deno.readTextFile(path) }))),
-      });
+    return 0;
+  }
+  for (let round = 0; round <= MAX_CRATE_CHAIN_DEPTH && targets.length > 0; round++) {
+    const now = new Date().toISOString();
+    const planned = [];
+    for (const target of targets) planned.push(await showTarget(target, root, ctx)); // in order: no interleaving
+    if (!await confirmed(options, ctx, targets.length)) {
+      ctx.writeOut("nothing trusted\n");
+      return 1;
     }
+    for (const { files, pins } of planned) {
+      files.forEach((f, i) => entries.set(f.path, { ...f, trustedAt: now, ...(i === 0 ? { pins } : {}) }));
+      ctx.writeOut(`trusted ${printable(files.map((f) => f.path).join(" and "))}\n`);
+    }
+    await writeTrust(loaded.configDir, [...entries.values()]);
+    if (options.path !== undefined) break;
+    // A bare trust goes on with the path and git crates the just-trusted manifests chain to.
+    targets = await chainedTargets(entries, where);
   }
   ctx.writeOut(
     `(${join(loaded.configDir, TRUST_FILE_NAME)}: ${entries.size} trusted file${
@@ -155,6 +142,116 @@ export async function runTrust(options: TrustOptions, ctx: CommandContext): Prom
     })\n`,
   );
   return 0;
+}
+
+/** The workspace's manifests that need trust, git-ignored ones skipped (said); `undefined` when there are none. */
+async function workspaceTargets(
+  loaded: LoadedResolution,
+  options: TrustOptions,
+  ctx: CommandContext,
+): Promise<Target[] | undefined> {
+  const needing = loaded.plugins.filter((p) => p.trust !== undefined);
+  if (needing.length === 0) {
+    ctx.writeOut(
+      loaded.workspace.root === null
+        ? "No Cargo workspace here: there are no workspace manifests to trust.\n"
+        : `No plugin manifest in ${
+          printable(loaded.workspace.root)
+        } needs trust (a ${PLUGIN_MANIFEST_NAME} at the root or in a member folder would).\n`,
+    );
+    return undefined;
+  }
+  const targets: Target[] = [];
+  for (const plugin of needing) {
+    if (plugin.isGitIgnored && !options.revoke) {
+      ctx.writeOut(
+        `skipped ${
+          printable(plugin.file)
+        }: git ignores it, so it is not part of the repository; if it is yours, run \`${
+          printable(trustCommand(plugin.file))
+        }\`\n`,
+      );
+      continue;
+    }
+    targets.push({ plugin, files: await readFiles(plugin.trustFiles ?? [plugin.file]) });
+  }
+  return targets;
+}
+
+/** The path and git crates that trusted manifests chain to and that are not trusted yet. */
+async function chainedTargets(
+  entries: ReadonlyMap<string, TrustEntry>,
+  where: Parameters<typeof loadResolution>[0],
+): Promise<Target[]> {
+  const again = await loadResolution(where);
+  const targets: Target[] = [];
+  for (const plugin of again.plugins) {
+    if (plugin.trust === undefined || plugin.trust === "trusted" || plugin.isGitIgnored) continue;
+    if (!plugin.source?.startsWith("crate ")) continue;
+    const keys = plugin.trustFiles ?? [plugin.file];
+    if (keys.every((k) => entries.has(k))) continue; // trusted with other content: shown by status
+    targets.push({ plugin, files: await readFiles(keys) });
+  }
+  return targets;
+}
+
+async function readFiles(paths: readonly string[]): Promise<TrustFile[]> {
+  return await Promise.all(paths.map(async (path) => ({ path, text: await Deno.readTextFile(path) })));
+}
+
+/**
+ * Shows one target: its servers as data, the files pinned with it (hashed now, so what is recorded is
+ * what was shown) and what cannot be pinned. What is shown is parsed from the very text that is
+ * hashed: a file changed meanwhile cannot slip in.
+ */
+async function showTarget(
+  { plugin, files }: Target,
+  root: string,
+  ctx: CommandContext,
+): Promise<{ files: TrustEntry[]; pins: { path: string; sha256: string }[] }> {
+  const manifest = parseForShow(files[0]!, plugin);
+  const label = plugin ? ` (${plugin.source ?? "workspace"} plugin "${plugin.name}")` : "";
+  ctx.writeOut(`${printable(files.map((f) => f.path).join(" and ") + label)} would start:\n`);
+  for (const line of describeManifest(manifest)) ctx.writeOut(`  ${line}\n`);
+  const plan = await findPins(manifest, root);
+  const pins: { path: string; sha256: string }[] = [];
+  for (const path of plan.files) {
+    const sha256 = await hashPinnedFile(path);
+    if (sha256 !== undefined) pins.push({ path, sha256 });
+  }
+  if (pins.length > 0) {
+    ctx.writeOut(`  pinned with it (a change makes it untrusted again):\n`);
+    for (const pin of pins) ctx.writeOut(`    ${quotedText(pin.path)}\n`);
+  }
+  for (const line of plan.unpinned) ctx.writeOut(`  not pinned: ${printable(line)}\n`);
+  const hashed = await Promise.all(
+    files.map(async (f) => ({ path: f.path, sha256: await sha256Hex(f.text) })),
+  );
+  return { files: hashed, pins };
+}
+
+/**
+ * Whether a person said yes: `--yes` (a script that reviewed the files), or `yes`/`y` typed at the
+ * terminal.
+ *
+ * @throws {UserError} `TRUST_NEEDS_PERSON` without a terminal and without `--yes`.
+ */
+async function confirmed(options: TrustOptions, ctx: CommandContext, count: number): Promise<boolean> {
+  if (options.yes) return true;
+  const prompt = options.prompt ?? stdinPrompt;
+  if (!prompt.isTerminal()) {
+    throw new UserError(
+      "TRUST_NEEDS_PERSON",
+      "Cannot trust: no one to confirm (stdin is not a terminal), so nothing was trusted",
+      {
+        hint:
+          "run `cargo agents trust` yourself in a terminal and answer yes after reading what it shows; a script that has reviewed the files may pass --yes",
+      },
+    );
+  }
+  ctx.writeOut(`Trust ${count === 1 ? "this manifest" : `these ${count} manifests`}? Type yes to trust: `);
+  const answer = await prompt.readLine(ctx.signal);
+  return answer !== null && /^\s*y(es)?\s*$/i.test(answer);
 }
 
 /** The manifest a PATH names: the file itself, or `SYMPOSIUM.toml` (else `Cargo.toml`) in a folder. */
@@ -168,7 +265,7 @@ async function manifestAt(path: string): Promise<string> {
   }
   throw new UserError(
     "TRUST_NO_MANIFEST",
-    `Cannot trust "${path}": there is no ${PLUGIN_MANIFEST_NAME} there`,
+    `Cannot trust ${quotedText(path)}: there is no ${PLUGIN_MANIFEST_NAME} there`,
     {
       hint: `name a ${PLUGIN_MANIFEST_NAME} file or the folder holding it`,
     },
@@ -188,7 +285,10 @@ function parseForShow(
     return parseManifest(file.text, file.path, { defaultName: name, requireGate: false });
   } catch (error) {
     if (error instanceof UserError) throw error;
-    throw new UserError("TRUST_NO_MANIFEST", `Cannot trust ${file.path}: ${(error as Error).message}`);
+    throw new UserError(
+      "TRUST_NO_MANIFEST",
+      `Cannot trust ${quotedText(file.path)}: ${printable((error as Error).message)}`,
+    );
   }
 }
 

@@ -162,6 +162,8 @@ export const RESOURCES_MEMBER_DOCS =
  * @param options.resources The server declares `resources`: a last member `$resources` (`list()`,
  *   `read({ uri })`) is declared. @default false
  * @param options.observed The observed result of a tool, for tools without `outputSchema`. @default none
+ * @param options.maxDepth Schema levels rendered before a deeper one becomes `unknown` (with a
+ *   warning). @default 64
  * @returns The text (no trailing newline) and the warnings in order of appearance.
  */
 export function renderDeclarations(
@@ -172,10 +174,14 @@ export function renderDeclarations(
     table?: BindingTable | undefined;
     resources?: boolean;
     observed?: ObservedLookup | undefined;
+    maxDepth?: number | undefined;
   } = {},
 ): { text: string; warnings: string[] } {
   const withDocs = (options.detail ?? "full") === "full";
-  const renderer = new TypeRenderer({ withDocs });
+  const renderer = new TypeRenderer({
+    withDocs,
+    ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
+  });
   const namespace = namespaceKey(server);
   if (isReservedWord(namespace)) {
     renderer.warn(
@@ -209,6 +215,85 @@ export function renderDeclarations(
   const body = methods.length === 0 ? "{}" : `{\n${methods.join("\n")}\n}`;
   const text = `${renderer.renderNamedTypes()}declare const ${namespace}: ${body};`;
   return { text, warnings: renderer.warnings };
+}
+
+/** UTF-8 bytes of `text`. */
+function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/** Parameter depths tried, deepest first, before the parameters become `Record<string, unknown>`. */
+const SIMPLIFIED_DEPTHS = [4, 2, 1];
+
+/**
+ * One tool's declarations within `maxBytes` UTF-8 bytes, always valid TypeScript: as
+ * {@link renderDeclarations} when they fit, else simplified step by step until they do: the result
+ * type as `unknown`, then without descriptions, then parameter types deeper than 4, 2, 1 levels as
+ * `unknown`, then the parameters as `Record<string, unknown>`.
+ *
+ * @param options As {@link renderDeclarations}.
+ * @returns The text and warnings of the step that fits (or of the last step when none does: only a
+ *   name longer than `maxBytes` does that), `simplified` (what each step taken did, in order; empty
+ *   when the tool fits whole) and `wholeBytes` (the size of the declaration unsimplified).
+ */
+export function renderToolWithin(
+  server: string,
+  tool: ToolInfo,
+  maxBytes: number,
+  options: {
+    detail?: "signatures" | "full";
+    table?: BindingTable | undefined;
+    resources?: boolean;
+    observed?: ObservedLookup | undefined;
+  } = {},
+): { text: string; warnings: string[]; simplified: string[]; wholeBytes: number } {
+  const whole = renderDeclarations(server, [tool], options);
+  const wholeBytes = utf8Bytes(whole.text);
+  if (wholeBytes <= maxBytes) return { ...whole, simplified: [], wholeBytes };
+  const steps: { what: string; tool: ToolInfo; options: Parameters<typeof renderDeclarations>[2] }[] = [];
+  let current: { tool: ToolInfo; options: NonNullable<Parameters<typeof renderDeclarations>[2]> } = {
+    tool,
+    options: { ...options },
+  };
+  const step = (what: string, next: typeof current) => {
+    steps.push({ what, ...next });
+    current = next;
+  };
+  if (tool.outputSchema !== undefined || options.observed !== undefined) {
+    step("result type shown as unknown", {
+      tool: { ...tool, outputSchema: undefined },
+      options: { ...current.options, observed: undefined },
+    });
+  }
+  if ((options.detail ?? "full") === "full") {
+    step("descriptions left out", { ...current, options: { ...current.options, detail: "signatures" } });
+  }
+  for (const depth of SIMPLIFIED_DEPTHS) {
+    step(`parameter types deeper than ${depth} level${depth === 1 ? "" : "s"} shown as unknown`, {
+      ...current,
+      options: { ...current.options, maxDepth: depth },
+    });
+  }
+  step("parameters shown as Record<string, unknown>", {
+    tool: { ...current.tool, inputSchema: { type: "object", patternProperties: { ".*": {} } } },
+    options: current.options,
+  });
+  let last = whole;
+  const simplified: string[] = [];
+  for (const s of steps) {
+    last = renderDeclarations(server, [s.tool], s.options);
+    // A depth that changes nothing is not named (the schema was shallower); a shallower one replaces the
+    // deeper one said before.
+    const isDepth = s.what.startsWith("parameter types deeper");
+    if (!isDepth || last.warnings.some((w) => w.includes("nested deeper"))) {
+      if (isDepth && simplified.at(-1)?.startsWith("parameter types deeper")) simplified.pop();
+      simplified.push(s.what);
+    }
+    if (utf8Bytes(last.text) <= maxBytes) break;
+  }
+  // The depth steps warn once per cut schema: the `simplified` note says it once instead.
+  const warnings = last.warnings.filter((w) => !w.includes("nested deeper than"));
+  return { text: last.text, warnings, simplified, wholeBytes };
 }
 
 /** Longest signature {@link renderToolSignature} returns whole by default, in UTF-16 units. */

@@ -7,9 +7,10 @@
  */
 import type { ServerTools } from "../catalog/mod.ts";
 import type { Tool } from "../backends/mod.ts";
-import { cutAtWord, type Detail, renderDeclarations } from "../declarations/mod.ts";
+import { cutAtWord, type Detail, renderDeclarations, renderToolWithin } from "../declarations/mod.ts";
 import { buildBindingTable } from "../declarations/tool_binding.ts";
 import { namespaceKey } from "../plugins/mod.ts";
+import { quotedText } from "../diagnostics.ts";
 
 /** Largest unfiltered `list_tools` answer (and search answer), in UTF-8 bytes (16 KiB). */
 export const LIST_TOOLS_MAX_BYTES = 16_384;
@@ -91,6 +92,8 @@ export function summarizeIndex(
   return lines.join("\n");
 }
 
+/** Room for the marker of a simplified declaration (what was simplified, ~250 bytes, and the tool's name). */
+const SIMPLIFIED_MARKER_BYTES = 600;
 /** Longest list of names a `// …` marker shows, UTF-8 bytes (cut at a word, with "…"). */
 const MARKER_NAMES_BYTES = 600;
 /**
@@ -100,29 +103,24 @@ const MARKER_NAMES_BYTES = 600;
  */
 const MARKERS_RESERVE_BYTES = 2 * (MARKER_NAMES_BYTES + 250);
 
-/** `names` joined by ", " and cut at a word to at most `maxBytes` UTF-8 bytes. */
+/**
+ * `names` joined by ", " and cut at a word to at most `maxBytes` UTF-8 bytes. A name that is not plain
+ * is quoted with every control, line-break and bidi character escaped (`quotedText`), so a tool name
+ * holding a newline cannot end the `//` comment the names are in and forge code lines.
+ */
 function namesWithin(names: readonly string[], maxBytes: number): string {
-  let text = cutAtWord(names.join(", "), maxBytes);
+  const shown = names.map((n) => /^[\w$.@:() -]+$/.test(n) ? n : quotedText(n));
+  let text = cutAtWord(shown.join(", "), maxBytes);
   while (byteLength(text) > maxBytes) text = cutAtWord(text, Math.floor(text.length * 0.8));
   return text;
-}
-
-/** The longest start of `text` of at most `maxBytes` UTF-8 bytes that ends at a line's end. */
-function cutAtLine(text: string, maxBytes: number): string {
-  let cut = text;
-  while (byteLength(cut) > maxBytes) {
-    const shorter = cut.slice(0, Math.floor(cut.length * 0.9));
-    const end = shorter.lastIndexOf("\n");
-    cut = end > 0 ? shorter.slice(0, end) : shorter;
-  }
-  return cut;
 }
 
 /**
  * Declarations of the given servers' tools within `maxBytes`: whole servers while they fit, then
  * as many whole tools of the next server as fit, and a `// …` marker naming what was left out
  * (tools of that server, then the servers not shown at all). The first tool is always shown: when its
- * declaration alone passes `maxBytes` it is cut at a line end with a marker saying so.
+ * declaration alone passes `maxBytes` it is simplified until it fits (`renderToolWithin`: still valid
+ * TypeScript), with a marker saying what was simplified.
  *
  * @param entries Per server, its listing (the binding table spans all its visible tools) and the
  *   tools asked for.
@@ -172,16 +170,20 @@ export function boundedDeclarations(
       bytes = byteLength(rendered.text);
     }
     if (count === 0 && sections.length === 0 && shown.length > 0) {
-      // A tool asked for alone is shown even when its declaration alone passes the cap: cut, with a
-      // marker (otherwise the answer would say "name it in `tools`", which was just done).
-      const one = render([shown[0]!]);
+      // A tool asked for alone is shown even when its declaration alone passes the cap: simplified until
+      // it fits, still valid TypeScript, with a marker saying what was simplified.
+      const one = renderToolWithin(server, shown[0]!, Math.max(0, room - SIMPLIFIED_MARKER_BYTES), {
+        detail,
+        table,
+        resources,
+        observed,
+      });
       const marker = `\n// … the declaration of ${server}.${namesWithin([shown[0]!.name], 200)} is ${
-        formatBytes(byteLength(one.text))
-      }: cut here at the answer cap (${formatBytes(maxBytes)}), the rest of its types left out`;
-      const text = cutAtLine(one.text, Math.max(0, room - byteLength(marker)));
-      sections.push(text + marker);
+        formatBytes(one.wholeBytes)
+      }: simplified to fit the answer cap (${formatBytes(maxBytes)}): ${one.simplified.join("; ")}`;
+      sections.push(one.text + marker);
       warnings.push(...one.warnings.map((w) => `\`${server}\`: ${w}`));
-      used += byteLength(text) + byteLength(marker) + 2;
+      used += byteLength(one.text) + byteLength(marker) + 2;
       count = 1;
     } else if (count > 0) {
       sections.push(rendered.text);

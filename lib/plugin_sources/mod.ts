@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import type { Location, UserError } from "../diagnostics.ts";
 import { denoFileSystem, type FileSystem } from "../file_system.ts";
-import { CONFIG_FILE_NAME } from "../plugins/config.ts";
+import { CONFIG_FILE_NAME, unsafeOwnerReason } from "../plugins/config.ts";
 import {
   discoverPlugins,
   type LoadedPlugin,
@@ -56,6 +56,7 @@ export {
   type SyncResult,
 } from "./git.ts";
 export { WORKSPACE_SOURCE, workspaceManifestPaths } from "./workspace_plugins.ts";
+export { findPins, hashPinnedFile, MAX_PINNED_FILE_BYTES, type PinPlan } from "./_pins.ts";
 
 /** One source of plugins, for `status` and `plugin list`. */
 export interface PluginSourceInfo {
@@ -118,7 +119,10 @@ export async function loadPluginSources(options: SourcesOptions): Promise<Loaded
   const fs = options.fs ?? denoFileSystem;
   const { configDir, workspace } = options;
   const configFile = join(configDir, CONFIG_FILE_NAME);
-  const configText = await fs.readTextFile(configFile).catch(() => null); // config.toml's reader reports failures
+  // config.toml's reader reports failures, and one someone else could have written (CONFIG_UNSAFE): not used.
+  const configText = unsafeOwnerReason(configFile) === undefined
+    ? await fs.readTextFile(configFile).catch(() => null)
+    : null;
   const config = readSourcesConfig(configText, configFile, { configDir, env: options.env });
   const trust = await readTrustStore(configDir, fs);
   const sources: PluginSourceInfo[] = [];
@@ -131,7 +135,7 @@ export async function loadPluginSources(options: SourcesOptions): Promise<Loaded
   const [user, registries, local] = await Promise.all([
     config.userPlugins ? loadPlugins(configDir, fs) : Promise.resolve({ plugins: [], refused: [] }),
     Promise.all(config.registries.map((r) => loadRegistry(r, configDir, fs))),
-    loadWorkspacePlugins(workspace, trust, fs),
+    loadWorkspacePlugins(workspace, trust, fs, { env: options.env, homeDir: options.homeDir }),
   ]);
   const plugins: LoadedPlugin[] = [];
   const refused: Refusal[] = [];
@@ -170,6 +174,12 @@ export async function loadPluginSources(options: SourcesOptions): Promise<Loaded
   plugins.push(...crates.plugins);
   refused.push(...crates.refused);
   watch.files.push(...crates.files);
+  // A pinned file that changes mid-session makes its plugin `changed`: re-resolve then, as for a manifest.
+  for (const plugin of plugins) {
+    for (const key of plugin.trustFiles ?? []) {
+      watch.files.push(...(trust.entries.get(key)?.pins ?? []).map((p) => p.path));
+    }
+  }
   return {
     sources,
     plugins: plugins.sort((a, b) => a.name.localeCompare(b.name) || a.file.localeCompare(b.file)),

@@ -73,7 +73,8 @@ export function isAcceptableGitUrl(url: string): boolean {
  * @param text The file's content, or `null` when there is none.
  * @param file Path shown in problems.
  * @param options.configDir Folder relative `path`s start from.
- * @param options.env Where `SYMPOSIUM_RECOMMENDATIONS_URL` is read.
+ * @param options.env Where `SYMPOSIUM_RECOMMENDATIONS_URL` is read (checked as the file's URLs are:
+ *   a bad one is a `REGISTRY_BAD_URL` problem, and the file's or the default URL is used).
  * @returns Never throws for the content. Problem codes: `CONFIG_SYNTAX` (the file is not TOML: the
  *   defaults apply), `CONFIG_UNKNOWN_KEY` (hint: the closest key), `CONFIG_BAD_VALUE`,
  *   `REGISTRY_DUPLICATE`, `REGISTRY_BAD_NAME`, `REGISTRY_BAD_URL`.
@@ -153,7 +154,21 @@ export function readSourcesConfig(
     }
   }
   const fromEnv = options.env[RECOMMENDATIONS_URL_ENV];
-  if (fromEnv !== undefined && fromEnv !== "") recommendationsUrl = fromEnv;
+  if (fromEnv !== undefined && fromEnv !== "") {
+    // The same checks as the config file's URLs: never an option (`-…`) nor a remote helper (`ext::`).
+    if (isAcceptableGitUrl(fromEnv)) recommendationsUrl = fromEnv;
+    else {
+      problems.push(
+        new UserError(
+          "REGISTRY_BAD_URL",
+          `Cannot use ${RECOMMENDATIONS_URL_ENV}: it must be a git URL (https://, ssh://, git://, file://, user@host:path or a path); ${
+            recommendationsUrl === DEFAULT_RECOMMENDATIONS_URL ? "the default" : "recommendations-url"
+          } is used`,
+          { hint: `unset ${RECOMMENDATIONS_URL_ENV}, or set it to a git URL` },
+        ),
+      );
+    }
+  }
   const registries: RegistryConfig[] = [];
   if (recommendations) {
     registries.push({ name: RECOMMENDATIONS_SOURCE, kind: "git", git: recommendationsUrl, autoUpdate: true });

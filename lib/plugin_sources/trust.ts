@@ -12,6 +12,7 @@ import { type Location, UserError } from "../diagnostics.ts";
 import { denoFileSystem, describeFsError, type FileSystem } from "../file_system.ts";
 import { isTable, parseTomlDocument } from "../toml_position.ts";
 import type { TrustState } from "../plugins/mod.ts";
+import { hashPinnedFile } from "./_pins.ts";
 
 /** The trust file's name in the configuration directory. */
 export const TRUST_FILE_NAME = "trusted.toml";
@@ -24,6 +25,11 @@ export interface TrustEntry {
   sha256: string;
   /** When it was trusted, ISO 8601 (informational). */
   trustedAt?: string | undefined;
+  /**
+   * Files the manifest's servers run (`sh scripts/server.sh`), pinned with it: absolute real path and
+   * SHA-256 of the bytes. Absent in records written before files were pinned (those load as before).
+   */
+  pins?: { path: string; sha256: string }[] | undefined;
 }
 
 /** What `trusted.toml` holds. */
@@ -134,10 +140,28 @@ export async function readTrustStore(
         );
         return;
       }
+      const pins = entry.pins ?? [];
+      if (
+        !Array.isArray(pins) ||
+        !pins.every((p) =>
+          isTable(p) && typeof p.path === "string" && /^[0-9a-f]{64}$/.test(String(p.sha256))
+        )
+      ) {
+        store.problems.push(
+          new UserError("TRUST_FILE_INVALID", `Cannot read the pins of entry ${i + 1} of ${file}`, {
+            hint: "remove the entry and run `cargo agents trust` again",
+            location,
+          }),
+        );
+        return;
+      }
       store.entries.set(entry.path, {
         path: entry.path,
         sha256: entry.sha256,
         ...(typeof entry["trusted-at"] === "string" ? { trustedAt: entry["trusted-at"] } : {}),
+        ...("pins" in entry
+          ? { pins: pins.map((p) => ({ path: String(p.path), sha256: String(p.sha256) })) }
+          : {}),
       });
     });
   } catch (error) {
@@ -155,33 +179,58 @@ export async function readTrustStore(
 
 /**
  * The trust state of a plugin built from `files` (each `key` from {@link trustKeyOf}, `text` its content):
- * `trusted` when every file is trusted with its current hash, `changed` when one was trusted with
- * another content, else `untrusted`.
+ * `trusted` when every file is trusted with its current hash and every file pinned with it
+ * ({@link TrustEntry.pins}) still has its pinned hash, `changed` when one differs, else `untrusted`.
  */
 export async function trustStateOf(
   store: TrustStore,
   files: readonly { key: string; text: string }[],
 ): Promise<TrustState> {
-  let state: TrustState = "trusted";
+  return (await trustDetailOf(store, files)).state;
+}
+
+/**
+ * {@link trustStateOf} with what changed: `changes` holds one phrase per file whose content differs
+ * from what was trusted (`/ws/scripts/server.sh changed`, `… is gone`); empty unless `changed`.
+ */
+export async function trustDetailOf(
+  store: TrustStore,
+  files: readonly { key: string; text: string }[],
+): Promise<{ state: TrustState; changes: string[] }> {
+  const changes: string[] = [];
   for (const { key, text } of files) {
     const entry = store.entries.get(key);
-    if (entry === undefined) return "untrusted";
-    if (entry.sha256 !== await sha256Hex(text)) state = "changed";
+    if (entry === undefined) return { state: "untrusted", changes: [] };
+    if (entry.sha256 !== await sha256Hex(text)) changes.push(`${key} changed`);
+    for (const pin of entry.pins ?? []) {
+      const now = await hashPinnedFile(pin.path);
+      if (now !== pin.sha256) {
+        changes.push(
+          `${pin.path} ${now === undefined ? "is gone or unreadable" : "changed"} (pinned with ${key})`,
+        );
+      }
+    }
   }
-  return state;
+  return { state: changes.length > 0 ? "changed" : "trusted", changes };
 }
 
 /** The text of a trust file holding `entries` (sorted by path). */
 export function renderTrustFile(entries: readonly TrustEntry[]): string {
   const lines = [
     "# Written by `cargo agents trust`: the plugin manifests whose MCP servers may start, each by path and",
-    "# SHA-256 of its content. A manifest that changes is untrusted again. `cargo agents trust --revoke` removes one.",
+    "# SHA-256 of its content, with the files its servers run (pins). A manifest or pinned file that changes is",
+    "# untrusted again. `cargo agents trust --revoke` removes one.",
   ];
   for (const entry of [...entries].sort((a, b) => a.path.localeCompare(b.path))) {
     lines.push("", "[[trusted]]", `path = ${JSON.stringify(entry.path)}`, `sha256 = "${entry.sha256}"`);
     if (entry.trustedAt !== undefined) lines.push(`trusted-at = "${entry.trustedAt}"`);
+    if (entry.pins !== undefined) lines.push(`pins = [${entry.pins.map(pinText).join(", ")}]`);
   }
   return lines.join("\n") + "\n";
+}
+
+function pinText(pin: { path: string; sha256: string }): string {
+  return `{ path = ${JSON.stringify(pin.path)}, sha256 = "${pin.sha256}" }`;
 }
 
 /** The command that trusts `file`, as messages show it. */

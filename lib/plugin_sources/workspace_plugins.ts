@@ -11,8 +11,8 @@ import { basename, dirname, join } from "node:path";
 import type { FileSystem } from "../file_system.ts";
 import { type LoadedPlugin, PLUGIN_MANIFEST_NAME, readPluginManifest, type Refusal } from "../plugins/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
-import { trustKeyOf, trustStateOf, type TrustStore } from "./trust.ts";
-import { isGitIgnored } from "./_gitignore.ts";
+import { trustDetailOf, trustKeyOf, type TrustStore } from "./trust.ts";
+import { type GitIgnoreOptions, isGitIgnored } from "./_gitignore.ts";
 
 /** The source name of workspace plugins. */
 export const WORKSPACE_SOURCE = "workspace";
@@ -27,6 +27,9 @@ export function workspaceManifestPaths(workspace: Workspace): string[] {
 /**
  * Loads the workspace's plugins, each with its trust state.
  *
+ * @param git Where git's own settings are (`core.excludesFile`, `core.ignorecase`): the environment
+ *   and home folder. Default: none (only the repository's ignore files).
+ *
  * @returns Plugins (source {@link WORKSPACE_SOURCE}, `trust` set, `isWorkspaceMember: true`) and the
  *   problems of manifests that could not be used (`PLUGIN_INVALID`, `PLUGIN_TOO_LARGE`,
  *   `PLUGIN_LINK_OUTSIDE` for a link out of the workspace).
@@ -35,6 +38,7 @@ export async function loadWorkspacePlugins(
   workspace: Workspace,
   store: TrustStore,
   fs: FileSystem,
+  git: GitIgnoreOptions = {},
 ): Promise<{ plugins: LoadedPlugin[]; refused: Refusal[] }> {
   const plugins: LoadedPlugin[] = [];
   const refused: Refusal[] = [];
@@ -58,16 +62,18 @@ export async function loadWorkspacePlugins(
       continue;
     }
     const key = await trustKeyOf(file, fs);
+    const trust = await trustDetailOf(store, [{ key, text: loaded.text }]);
     plugins.push({
       name: loaded.manifest.name,
       dir,
       file,
       manifest: loaded.manifest,
       source: WORKSPACE_SOURCE,
-      trust: await trustStateOf(store, [{ key, text: loaded.text }]),
+      trust: trust.state,
       trustFiles: [key],
+      ...(trust.changes.length > 0 ? { trustChanges: trust.changes } : {}),
       isWorkspaceMember: true,
-      ...(await isGitIgnored(file, workspace.root, fs) ? { isGitIgnored: true } : {}),
+      ...(await isGitIgnored(file, workspace.root, fs, git) ? { isGitIgnored: true } : {}),
     });
   }
   return { plugins, refused };

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type Location, UserError } from "../diagnostics.ts";
+import { type Location, printable, UserError } from "../diagnostics.ts";
 import { parseDependsOn, parsePredicate } from "../workspace/mod.ts";
 import { isTable, suggestKey, type TomlDocument, type TomlPath } from "../toml_position.ts";
 import {
@@ -59,9 +59,9 @@ export class Checker {
     const top = this.#doc.value;
     if (typeof top.name === "string" && top.name.trim() !== "") {
       // Shown in every diagnostic, on stderr too: its control characters are shown escaped.
-      this.#label = `plugin ${JSON.stringify(top.name).replace(/\\"/g, '"')}`;
+      this.#label = `plugin ${printable(JSON.stringify(top.name.slice(0, 80))).replace(/\\"/g, '"')}`;
     } else if (this.#options.defaultName !== undefined && !("name" in top)) {
-      this.#label = `plugin ${JSON.stringify(this.#options.defaultName).replace(/\\"/g, '"')}`;
+      this.#label = `plugin ${printable(JSON.stringify(this.#options.defaultName)).replace(/\\"/g, '"')}`;
     }
     const notes: ManifestNote[] = [];
     for (const key of Object.keys(top)) {
@@ -91,7 +91,7 @@ export class Checker {
           hint: 'add name = "<plugin name>" at the top of the file',
         });
       }
-      return this.#nonEmptyString(top.name, ["name"], "name");
+      return this.#pluginName(this.#nonEmptyString(top.name, ["name"], "name"));
     });
     const dependsOn = this.#dependsOn(top["depends-on"], ["depends-on"]);
     const predicates = this.#predicates(top.predicates, ["predicates"]);
@@ -473,16 +473,30 @@ export class Checker {
   }
 
   /**
+   * A plugin's `name` is printed in every line about its servers (Problems the agent reads, `status`):
+   * {@link SERVER_NAME} only, so a manifest cannot write a forged line or an escape code there.
+   */
+  #pluginName(name: string): string {
+    if (!SERVER_NAME.test(name)) {
+      this.#fail(
+        "MANIFEST_BAD_VALUE",
+        ["name"],
+        `plugin name ${
+          printable(JSON.stringify(name.slice(0, 80)))
+        } is not 1 to 64 ASCII letters, digits, "_" and "-" starting with a letter`,
+        { hint: 'name the plugin like "github" or "rust-docs"' },
+      );
+    }
+    return name;
+  }
+
+  /**
    * A server name is its label before every question and log line it relays (`[github] …`) and its
    * script global: {@link SERVER_NAME} only, and never the meta-server's own `symposium`.
    */
   #serverName(name: string, path: TomlPath): string {
     if (!SERVER_NAME.test(name) || name.toLowerCase() === "symposium") {
-      // JSON escapes C0 controls; DEL, C1 and bidi controls are escaped here, so the message shows them.
-      const shown = JSON.stringify(name.slice(0, 80)).replace(
-        /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-      );
+      const shown = printable(JSON.stringify(name.slice(0, 80)));
       this.#fail(
         "MANIFEST_BAD_VALUE",
         path,

@@ -434,6 +434,8 @@ export async function loadMcpConfigReport(
       },
     );
   }
+  const unsafe = unsafeOwnerReason(file);
+  if (unsafe !== undefined) return { ...none(), problems: [unsafeConfigProblem(file, unsafe)] };
   let text: string;
   try {
     text = await fs.readTextFile(file);
@@ -445,6 +447,39 @@ export async function loadMcpConfigReport(
     });
   }
   return readMcpConfig(text, file);
+}
+
+/**
+ * Why a file or folder that can name a command (`config.toml`, an entry of `<config>/plugins/`) must not
+ * be used: it belongs to another user, or anyone may write it (mode `o+w`), so someone else could have
+ * put a command there. Links are followed (the target's owner and mode count: a linked dotfile is fine).
+ * The same rule `trusted.toml` has, less group-writable (common under a per-user group and umask 002).
+ *
+ * @returns The reason, or `undefined` when it may be used, is not on the real disk (an in-memory tree in
+ *   tests) or is gone, and on Windows (no owner or mode bits).
+ */
+export function unsafeOwnerReason(path: string): string | undefined {
+  if (Deno.build.os === "windows") return undefined;
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch {
+    return undefined; // Not on the real disk, or gone: whoever reads it next sees that.
+  }
+  if (info.uid !== null && info.uid !== Deno.uid()) return `it belongs to another user (uid ${info.uid})`;
+  if (info.mode !== null && (info.mode & 0o002) !== 0) {
+    return `anyone may write it (mode ${(info.mode & 0o777).toString(8)})`;
+  }
+  return undefined;
+}
+
+/** The problem of a `config.toml` that {@link unsafeOwnerReason} refuses: nothing of it is used. */
+export function unsafeConfigProblem(file: string, reason: string): UserError {
+  return new UserError(
+    "CONFIG_UNSAFE",
+    `Cannot use config file "${file}": ${reason}; none of its settings or registries are used (the defaults apply)`,
+    { hint: `make it yours and writable only by you: \`chown "$USER" '${file}' && chmod 600 '${file}'\`` },
+  );
 }
 
 /**

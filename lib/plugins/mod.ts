@@ -16,6 +16,7 @@ import { UserError } from "../diagnostics.ts";
 import { denoFileSystem, describeFsError, type FileSystem } from "../file_system.ts";
 import { ManifestError, type ManifestOptions, parseManifest, type PluginManifest } from "./manifest.ts";
 import type { Refusal } from "./server_spec.ts";
+import { unsafeOwnerReason } from "./config.ts";
 export { type ConfirmToolsMode, DEFAULT_MCP_CONFIG, type McpConfig } from "./config_types.ts";
 export { expandVars } from "./expand_vars.ts";
 export {
@@ -80,6 +81,8 @@ export interface LoadedPlugin {
   trust?: TrustState | undefined;
   /** The files trust covers (the manifest, and a crate's `Cargo.toml` when its metadata holds the plugin). */
   trustFiles?: string[] | undefined;
+  /** When `trust` is `changed`: what changed, one phrase each (`scripts/server.sh changed`). */
+  trustChanges?: string[] | undefined;
   /** From the workspace itself (a workspace plugin or a member crate's): `workspace-member()` holds. */
   isWorkspaceMember?: boolean | undefined;
   /** A workspace manifest git ignores (a local file, not the repository's): a bare `cargo agents trust` skips it. */
@@ -201,6 +204,14 @@ export async function discoverPlugins(
       source,
     });
   }
+  const unsafeRoot = options.configDir === undefined ? undefined : unsafeOwnerReason(pluginsDir);
+  if (unsafeRoot !== undefined) {
+    refuseDir(
+      `Cannot load plugins from ${pluginsDir}: ${unsafeRoot}, so someone else could have put a command there`,
+      `make it yours and writable only by you (\`chown "$USER" '${pluginsDir}' && chmod go-w '${pluginsDir}'\`)`,
+    );
+    return { plugins: [], refused };
+  }
   const realRoot = await fs.realPath(pluginsDir);
   const walk: Walk = {
     fs,
@@ -240,6 +251,23 @@ export async function discoverPlugins(
   for (const dir of dirs) {
     const file = join(dir, PLUGIN_MANIFEST_NAME);
     const label = relative(pluginsDir, dir);
+    // The user's own plugins run without trust: one someone else could have written is not used.
+    const unsafe = options.configDir === undefined
+      ? undefined
+      : [dir, file].map((p) => [p, unsafeOwnerReason(p)]).find(([, r]) => r !== undefined);
+    if (unsafe !== undefined) {
+      refuse({
+        server: label,
+        plugin: label,
+        code: "PLUGIN_UNSAFE",
+        reason: `Cannot load ${unsafe[0]}: ${unsafe[1]}, so someone else could have put a command there`,
+        hint:
+          `make it yours and writable only by you (\`chown -R "$USER" '${dir}' && chmod -R go-w '${dir}'\`)`,
+        location: { file, line: 1, column: 1 },
+        source,
+      });
+      continue;
+    }
     const loaded = await readPluginManifest(file, fs, options.confine === true ? realRoot : undefined);
     if (!loaded.ok) {
       for (const { detailCode: _, ...problem } of loaded.problems) {

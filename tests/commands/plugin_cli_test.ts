@@ -80,7 +80,7 @@ Deno.test("plugin list and show attribute each plugin to its source; trust --rev
   );
   assert.match(show.stdout, /note: `hooks` .* is accepted and not acted on here/);
   assert.match(show.stdout, /\[\[mcp_servers\]\]\nname = "ws-srv"/);
-  assert.equal((await runMain(["trust", dirs.ws], { cwd: dirs.ws, env })).code, 0);
+  assert.equal((await runMain(["trust", dirs.ws, "--yes"], { cwd: dirs.ws, env })).code, 0);
   const trusted = JSON.parse(
     (await runMain(["plugin", "show", "demo", "--json"], { cwd: dirs.ws, env })).stdout,
   );
@@ -111,12 +111,12 @@ Deno.test("a bare trust also trusts the path crate a just-trusted workspace mani
     '[[mcp_servers]]\nname = "local-srv"\ncommand = "local-server"\n',
   );
   await write(`${dirs.ws}/SYMPOSIUM.toml`, '[[plugins]]\nsource.cargo = "local-tool"\n');
-  const trust = await runMain(["trust"], { cwd: dirs.ws, env });
+  const trust = await runMain(["trust", "--yes"], { cwd: dirs.ws, env });
   assert.equal(trust.code, 0, trust.stderr);
   assert.match(trust.stdout, /trusted .*ws\/SYMPOSIUM\.toml\n/);
   assert.match(
     trust.stdout,
-    /local-tool\/SYMPOSIUM\.toml \(crate local-tool plugin "local-tool"\) would start:\n {2}local-srv: runs local-server\ntrusted /,
+    /local-tool\/SYMPOSIUM\.toml \(crate local-tool plugin "local-tool"\) would start:\n {2}server "local-srv" runs a command:\n {4}command: "local-server"\n[^]*?trusted /,
   );
   const status = JSON.parse((await runMain(["status", "--json"], { cwd: dirs.ws, env })).stdout);
   assert.deepEqual(status.servers.map((s: { name: string; state: string }) => [s.name, s.state]), [[

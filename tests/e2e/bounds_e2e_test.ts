@@ -454,13 +454,13 @@ Deno.test("mcp-serve drops a relayed sampling request's includeContext and label
   });
 });
 
-Deno.test("mcp-serve shows a tool asked for alone even when its declaration passes the answer cap, cut with a marker", async () => {
+Deno.test("mcp-serve shows a tool asked for alone even when its declaration passes the answer cap, simplified with a marker", async () => {
   await withPeer({}, async (serve) => {
     const { text } = await serve.listTools({ servers: ["peer"], tools: ["huge_schema"] });
     assert.match(text, /huge_schema\(params/);
     assert.match(
       text,
-      /\/\/ … the declaration of peer\.huge_schema is \d+(\.\d)? KB: cut here at the answer cap/,
+      /\/\/ … the declaration of peer\.huge_schema is \d+(\.\d)? KB: simplified to fit the answer cap \(\d+(\.\d)? KB\): result type shown as unknown/,
     );
     assert.doesNotMatch(text, /name them in `tools`/i);
     assert.ok(new TextEncoder().encode(text).length <= 34 * 1024);

@@ -66,9 +66,9 @@ Deno.test("README worked example: a git registry, a trusted workspace plugin and
         .sort();
     // Untrusted, the workspace plugin starts nothing and its [[plugins]] chain is not followed.
     assert.deepEqual(await states(), ["project_tools untrusted workspace", "team_docs applies team"]);
-    const trust = await runMain(["trust"], { cwd: dirs.ws, env });
+    const trust = await runMain(["trust", "--yes"], { cwd: dirs.ws, env });
     assert.equal(trust.code, 0, trust.stderr);
-    assert.match(trust.stdout, /project_tools: runs /);
+    assert.match(trust.stdout, /server "project_tools" runs a command:/);
     assert.deepEqual(await states(), [
       "project_tools applies workspace",
       "serde_helper applies crate serde",

@@ -43,8 +43,9 @@ Deno.test("an untrusted workspace plugin never starts: mcp-serve, list_tools, st
     const tools = await runMain(["mcp", "tools"], { cwd: dirs.ws, env });
     assert.match(
       tools.stdout,
-      /evil: untrusted \(never started; read the file, then run `cargo agents trust /,
+      /evil: untrusted \(never started; ask the user to review .*SYMPOSIUM\.toml and, if they agree, to run `cargo agents trust .*` themselves in a terminal .*an agent must not run it\)/,
     );
+    assert.doesNotMatch(tools.stdout, /read the file, then run/);
     assert.match(tools.stdout, /Problems:\n {2}`evil` \[workspace\]: untrusted: /);
     const exec = await Deno.makeTempFile({ dir: dirs.root, suffix: ".js" });
     await Deno.writeTextFile(exec, "return await evil.anything({})");
@@ -75,10 +76,21 @@ Deno.test("an untrusted workspace plugin never starts: mcp-serve, list_tools, st
     }
     assert.equal(await exists(marker), false, "mcp-serve started the untrusted server");
 
+    // Without a person to confirm (an agent's shell: stdin is no terminal) trust refuses, after showing.
+    const refused = await runMain(["trust"], { cwd: dirs.ws, env });
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /TRUST_NEEDS_PERSON/);
+    assert.match(refused.stdout, /server "evil" runs a command:\n {4}command: "touch"\n/);
+    assert.equal(
+      await exists(`${dirs.home}/trusted.toml`),
+      false,
+      "trust without a person wrote trusted.toml",
+    );
+
     // Trusting shows what it would start, writes trusted.toml 0600, and then the server may start.
-    const trust = await runMain(["trust"], { cwd: dirs.ws, env });
+    const trust = await runMain(["trust", "--yes"], { cwd: dirs.ws, env });
     assert.equal(trust.code, 0, trust.stderr);
-    assert.match(trust.stdout, new RegExp(`evil: runs touch ${marker.replaceAll("/", "\\/")}`));
+    assert.match(trust.stdout, new RegExp(`args: \\[${JSON.stringify(marker).replaceAll("/", "\\/")}\\]`));
     const info = await Deno.stat(`${dirs.home}/trusted.toml`);
     assert.equal(info.mode! & 0o777, 0o600);
     const trusted = await runMain(["status", "--json"], { cwd: dirs.ws, env });
@@ -105,7 +117,7 @@ Deno.test("an untrusted workspace plugin never starts: mcp-serve, list_tools, st
       await session.initialize();
       const first = await session.request("tools/call", { name: "list_tools", arguments: {} });
       assert.match(JSON.stringify(first), /evil: untrusted/);
-      assert.equal((await runMain(["trust"], { cwd: dirs.ws, env })).code, 0);
+      assert.equal((await runMain(["trust", "--yes"], { cwd: dirs.ws, env })).code, 0);
       const deadline = Date.now() + 15_000;
       while (
         !session.notifications.some((n) => n.method === "notifications/tools/list_changed") &&

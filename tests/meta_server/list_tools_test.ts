@@ -265,3 +265,59 @@ Deno.test("boundedDeclarations() stays within its cap with its markers, whatever
     }
   }
 });
+
+Deno.test("boundedDeclarations() quotes the names in its left-out marker: a name with a newline forges no code line", () => {
+  const tools = Array.from({ length: 400 }, (_, i) => ({
+    name: i >= 20 ? `x${i}\nexport const pwned = 1; //\u2028declare const y: 1;` : `tool_number_${i}`,
+    description: "Does a thing.",
+    inputSchema: { type: "object" as const, properties: { a: { type: "string" } } },
+  }));
+  const entry = { spec: { name: "srv" }, tools, hasResources: false } as unknown as ServerTools;
+  const { text } = boundedDeclarations([{ entry, shown: tools }], "signatures", 4_096);
+  const marker = text.slice(text.indexOf("// … "));
+  assert.match(marker, /"x\d+\\nexport const pwned = 1; \/\/\\u2028declare const y: 1;"/);
+  for (const line of marker.split(/\r?\n|\u2028|\u2029/)) {
+    assert.match(line, /^\/\//, `a code line in the marker: ${line}`);
+  }
+});
+
+Deno.test("boundedDeclarations() simplifies a tool over the answer cap until it fits, and it still type-checks", async () => {
+  // Like brave_place_search: a deep, documented input schema and a larger output schema.
+  const deep = (level: number, width: number): Record<string, unknown> =>
+    level === 0 ? { type: "string", description: `A leaf value. ${"Some words. ".repeat(16)}` } : {
+      type: "object",
+      description: `Level ${level}. ${"More words here. ".repeat(12)}`,
+      properties: Object.fromEntries(
+        Array.from({ length: width }, (_, i) => [`field_${level}_${i}`, deep(level - 1, width)]),
+      ),
+      required: [`field_${level}_0`],
+    };
+  const tool = {
+    name: "place_search",
+    description: "Searches places. ".repeat(40),
+    inputSchema: { ...deep(5, 4), type: "object" as const },
+    outputSchema: { ...deep(5, 5), type: "object" as const },
+  };
+  const entry = { spec: { name: "brave" }, tools: [tool], hasResources: false } as unknown as ServerTools;
+  const { text } = boundedDeclarations([{ entry, shown: [tool] }], "full", DECLARATIONS_MAX_BYTES);
+  assert.ok(new TextEncoder().encode(text).length <= DECLARATIONS_MAX_BYTES);
+  assert.match(
+    text,
+    /\/\/ … the declaration of brave\.place_search is [\d.]+ (KB|MB): simplified to fit the answer cap \(32(\.0)? KB\): result type shown as unknown; descriptions left out; parameter types deeper than 2 levels shown as unknown$/m,
+  );
+  assert.match(text, /place_search\(params: \{/);
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/check.ts`,
+      `${text}\nexport async function use(): Promise<unknown> {\n  return await brave.place_search({ field_5_0: { field_4_0: {} } } as Parameters<typeof brave.place_search>[0]);\n}\n`,
+    );
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["check", "--quiet", "--no-config", `${dir}/check.ts`],
+      env: { DENO_NO_UPDATE_CHECK: "1" },
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

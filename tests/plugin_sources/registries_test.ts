@@ -28,6 +28,23 @@ Deno.test("readSourcesConfig() defaults to the recommendations registry and the 
   ]);
 });
 
+Deno.test("SYMPOSIUM_RECOMMENDATIONS_URL gets the config file's URL checks: an option or a remote helper is refused", () => {
+  const text = '[defaults]\nrecommendations-url = "https://example.com/recs"\n';
+  for (const bad of ["--upload-pack=touch /tmp/x", "ext::sh -c touch% /tmp/x", "relative/dir", "a\nb"]) {
+    const config = readSourcesConfig(text, "c.toml", {
+      configDir: "/cfg",
+      env: { SYMPOSIUM_RECOMMENDATIONS_URL: bad },
+    });
+    assert.equal(config.registries[0]!.git, "https://example.com/recs", bad);
+    assert.equal(config.problems[0]?.code, "REGISTRY_BAD_URL");
+    assert.match(
+      config.problems[0]!.message,
+      /Cannot use SYMPOSIUM_RECOMMENDATIONS_URL: it must be a git URL/,
+    );
+    assert.ok(!config.problems[0]!.message.includes(bad), "the value (it may hold a token) is not repeated");
+  }
+});
+
 Deno.test("readSourcesConfig() takes the recommendations URL from the config, and the environment over it", () => {
   const text = '[defaults]\nrecommendations-url = "https://example.com/recs"\n';
   const opts = { configDir: "/cfg", env: {} };

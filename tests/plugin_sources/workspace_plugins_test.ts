@@ -138,3 +138,50 @@ Deno.test("Catalog.refreshIfChanged() brings a newly trusted workspace server in
   await catalog.close();
   await dirs.remove();
 });
+
+Deno.test("git-ignore detection honours core.excludesFile, core.ignorecase and the repository's top folder, as git does", async () => {
+  const dirs = await world();
+  await virtualWorkspace(dirs);
+  for (const m of ["a", "b"]) await Deno.writeTextFile(`${dirs.ws}/crates/${m}/SYMPOSIUM.toml`, server(m));
+  await Deno.writeTextFile(`${dirs.ws}/SYMPOSIUM.toml`, server("root"));
+  // The repository is the folder above the workspace: its .gitignore and .git/info/exclude count.
+  const git = (args: string[], cwd = dirs.root) =>
+    new Deno.Command("git", {
+      args,
+      cwd,
+      env: { HOME: dirs.root, XDG_CONFIG_HOME: `${dirs.root}/.config` },
+      clearEnv: true,
+    })
+      .output();
+  const hasGit = (await git(["init", "-q"]).catch(() => null))?.success === true;
+  if (!hasGit) await Deno.mkdir(`${dirs.root}/.git/info`, { recursive: true });
+  await Deno.writeTextFile(
+    `${dirs.root}/.gitconfig`,
+    '[user]\n\tname = x\n[core]\n\texcludesFile = "~/my ignores" # mine\n',
+  );
+  await Deno.writeTextFile(`${dirs.root}/my ignores`, "/ws/crates/b/\n");
+  await Deno.writeTextFile(`${dirs.root}/.git/config`, "[core]\n\tignorecase = true\n", { append: true });
+  await Deno.writeTextFile(`${dirs.root}/.gitignore`, "WS/CRATES/A/symposium.TOML\n");
+  const loaded = await loadResolution({
+    cwd: dirs.ws,
+    env: { SYMPOSIUM_HOME: dirs.home },
+    homeDir: dirs.root,
+  });
+  const ours: Record<string, boolean> = Object.fromEntries(
+    loaded.plugins.map((p) => [p.name, p.isGitIgnored ?? false]),
+  );
+  assert.deepEqual({ ...ours }, { a: true, b: true, ws: false });
+  if (hasGit) {
+    // Real git agrees on every manifest (check-ignore exits 0 for an ignored path, 1 for one that is not).
+    const files: [string, string][] = [
+      ["a", "ws/crates/a/SYMPOSIUM.toml"],
+      ["b", "ws/crates/b/SYMPOSIUM.toml"],
+      ["ws", "ws/SYMPOSIUM.toml"],
+    ];
+    for (const [name, file] of files) {
+      const out = await git(["check-ignore", "-q", "--no-index", file]);
+      assert.equal(out.code === 0, ours[name] === true, `git and we disagree on ${file}`);
+    }
+  }
+  await dirs.remove();
+});

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import {
   loadMcpConfig,
+  loadMcpConfigReport,
   MCP_CONFIG_KEYS,
   parseMcpConfig,
   readMcpConfig,
@@ -10,6 +11,7 @@ import {
 import { DEFAULT_MCP_CONFIG } from "../../lib/plugins/config_types.ts";
 import { renderDiagnostic, UserError } from "../../lib/diagnostics.ts";
 import { memoryFileSystem } from "../_fakes_foundation.ts";
+import { loadPlugins } from "../../lib/plugins/mod.ts";
 
 function fixture(name: string): { text: string; file: string } {
   const file = fileURLToPath(new URL(`../../testdata/config/${name}.toml`, import.meta.url));
@@ -335,4 +337,47 @@ Deno.test("readMcpConfig() fails closed on a near miss of confirm-tools: the str
     assert.ok(problem.location?.line !== undefined);
   }
   assert.equal(readMcpConfig('[mcp]\nconfirm-tools = "never"\n', "c.toml").config.confirmTools, "never");
+});
+
+Deno.test("config.toml and <config>/plugins entries that anyone may write, or another user owns, are not used", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/config.toml`;
+    await Deno.writeTextFile(file, "[mcp]\nscript-timeout-secs = 7\n");
+    assert.equal((await loadMcpConfigReport(dir)).config.scriptTimeoutSecs, 7);
+    await Deno.chmod(file, 0o666);
+    const report = await loadMcpConfigReport(dir);
+    assert.equal(report.config.scriptTimeoutSecs, DEFAULT_MCP_CONFIG.scriptTimeoutSecs);
+    assert.equal(report.problems[0]?.code, "CONFIG_UNSAFE");
+    assert.match(report.problems[0]!.message, /anyone may write it \(mode 666\)/);
+
+    const plugin = (name: string) =>
+      Deno.mkdir(`${dir}/plugins/${name}`, { recursive: true }).then(() =>
+        Deno.writeTextFile(
+          `${dir}/plugins/${name}/SYMPOSIUM.toml`,
+          `name = "${name}"\ndepends-on = "*"\n[[mcp_servers]]\nname = "${name}"\ncommand = "true"\n`,
+        )
+      );
+    await plugin("mine");
+    await plugin("open");
+    await Deno.chmod(`${dir}/plugins/open`, 0o777);
+    let loaded = await loadPlugins(dir);
+    assert.deepEqual(loaded.plugins.map((p) => p.name), ["mine"]);
+    assert.equal(loaded.refused[0]?.code, "PLUGIN_UNSAFE");
+    assert.match(loaded.refused[0]!.reason, /plugins\/open: anyone may write it \(mode 777\)/);
+    if (Deno.uid() === 0) {
+      // Running as root (a container): a file of another user is refused too.
+      await Deno.chmod(`${dir}/plugins/open`, 0o755);
+      await Deno.chown(`${dir}/plugins/open/SYMPOSIUM.toml`, 65534, 65534);
+      loaded = await loadPlugins(dir);
+      assert.match(loaded.refused[0]!.reason, /SYMPOSIUM\.toml: it belongs to another user \(uid 65534\)/);
+    }
+    await Deno.chmod(`${dir}/plugins`, 0o777);
+    loaded = await loadPlugins(dir);
+    assert.deepEqual(loaded.plugins, []);
+    assert.equal(loaded.refused[0]?.code, "PLUGINS_DIR_INVALID");
+    assert.match(loaded.refused[0]!.reason, /anyone may write it/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -1,0 +1,124 @@
+/**
+ * What trust pins besides the manifest: the files inside the workspace that a server's `command` or
+ * `args` name (`sh scripts/server.sh`, `node server.js`, `./bin/server`), each by SHA-256, so changing
+ * the script a trusted manifest runs makes it `changed` like changing the manifest does. What cannot be
+ * pinned (a runner that builds and runs the workspace's own code, a folder, a file over the cap) is
+ * said, so the user knows before saying yes.
+ *
+ * @module
+ */
+import { basename, isAbsolute, join, relative, sep } from "node:path";
+import type { PluginManifest } from "../plugins/mod.ts";
+
+/** Largest file pinned, in bytes: one past it is named as not pinned (hashing it would stall trust and loading). */
+export const MAX_PINNED_FILE_BYTES = 8 * 1024 * 1024;
+/** Most files pinned for one manifest; the rest are named as not pinned. */
+export const MAX_PINS_PER_MANIFEST = 32;
+
+/**
+ * Commands that build or run what the workspace's own files say (Cargo.toml and `.cargo/config.toml`
+ * aliases, package.json scripts, a Makefile): what they end up running is not one file to pin.
+ */
+const RUNNERS: Readonly<Record<string, string>> = {
+  cargo: "Cargo.toml, build scripts, `.cargo/config.toml` aliases",
+  npm: "package.json scripts",
+  npx: "package.json and node_modules",
+  pnpm: "package.json scripts",
+  yarn: "package.json scripts",
+  bun: "package.json scripts",
+  deno: "deno.json tasks and imports",
+  make: "the Makefile",
+  just: "the justfile",
+  go: "go.mod and the package's sources",
+  uv: "pyproject.toml",
+  poetry: "pyproject.toml",
+  gradle: "the build files",
+  gradlew: "the build files",
+  mvn: "pom.xml",
+  rake: "the Rakefile",
+  bundle: "the Gemfile",
+};
+
+/** What {@link findPins} found for one manifest. */
+export interface PinPlan {
+  /** Absolute real paths of files inside the workspace that `command`/`args` name, sorted, at most {@link MAX_PINS_PER_MANIFEST}. */
+  files: string[];
+  /** Why something a server runs is not pinned, one sentence each (paths relative to the workspace root). */
+  unpinned: string[];
+}
+
+/** The real path of `path`, or `undefined` when nothing is there. */
+async function realOf(path: string): Promise<string | undefined> {
+  try {
+    return await Deno.realPath(path);
+  } catch {
+    return undefined; // Nothing there: the word is not a path (most arguments are not).
+  }
+}
+
+/**
+ * The files inside `root` that the stdio servers of `manifest` name in `command` or `args` (an
+ * argument `--flag=path` counts by its value), resolved against each server's `cwd` (joined to the
+ * root, as the server is started), and what cannot be pinned.
+ *
+ * @param root The workspace root (absolute).
+ */
+export async function findPins(manifest: PluginManifest, root: string): Promise<PinPlan> {
+  const realRoot = await realOf(root) ?? root;
+  const files = new Set<string>();
+  const unpinned = new Set<string>();
+  const shown = (real: string) => relative(realRoot, real) || ".";
+  for (const server of manifest.mcpServers) {
+    if (server.transport !== "stdio") continue;
+    const cwd = server.cwd === undefined
+      ? root
+      : isAbsolute(server.cwd)
+      ? server.cwd
+      : join(root, server.cwd);
+    const runner = RUNNERS[basename(server.command).replace(/\.(exe|cmd|bat)$/i, "")];
+    if (runner !== undefined && !server.command.includes("/")) {
+      unpinned.add(
+        `server "${server.name}": \`${basename(server.command)}\` runs what the workspace's ${runner} say: ` +
+          "that code is not pinned, only the manifest is",
+      );
+    }
+    const words = [server.command, ...server.args].map((w) => w.startsWith("-") ? w.split("=")[1] ?? "" : w);
+    for (const [i, word] of words.entries()) {
+      // A bare command is looked up on PATH, not in the folder: only a command with a "/" is a file here.
+      if (word === "" || word.includes("://") || (i === 0 && !word.includes("/"))) continue;
+      const real = await realOf(isAbsolute(word) ? word : join(cwd, word));
+      if (real === undefined || (real !== realRoot && !real.startsWith(realRoot + sep))) continue;
+      const info = await Deno.stat(real);
+      if (info.isDirectory) {
+        unpinned.add(`server "${server.name}": ${shown(real)} is a folder: what runs from it is not pinned`);
+      } else if (info.size > MAX_PINNED_FILE_BYTES) {
+        unpinned.add(
+          `server "${server.name}": ${shown(real)} is over ${MAX_PINNED_FILE_BYTES} bytes: not pinned`,
+        );
+      } else if (files.size >= MAX_PINS_PER_MANIFEST && !files.has(real)) {
+        unpinned.add(
+          `server "${server.name}": ${shown(real)} is past ${MAX_PINS_PER_MANIFEST} pinned files: not pinned`,
+        );
+      } else {
+        files.add(real);
+      }
+    }
+  }
+  return { files: [...files].sort(), unpinned: [...unpinned] };
+}
+
+/**
+ * SHA-256 (lowercase hex) of a pinned file's bytes, or `undefined` when it is gone, not a file, or
+ * over {@link MAX_PINNED_FILE_BYTES} (each of which makes a pin not match).
+ */
+export async function hashPinnedFile(path: string): Promise<string | undefined> {
+  try {
+    const info = await Deno.stat(path);
+    if (!info.isFile || info.size > MAX_PINNED_FILE_BYTES) return undefined;
+    const bytes = await Deno.readFile(path);
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  } catch {
+    return undefined; // Gone or unreadable: the pin does not match, and the plugin is `changed`.
+  }
+}
