@@ -12,7 +12,7 @@
  * @module
  */
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import type { Server } from "@modelcontextprotocol/server";
+import type { CallToolResult, Server } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
@@ -25,6 +25,8 @@ import { ProgressThrottle } from "./_progress.ts";
 import { Coalescer, LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
 import { configProblemLines } from "./_problems.ts";
 import { type ConnectedShell, createServerShell, type ToolHandlers } from "./shell.ts";
+import { requestEra } from "./_request_era.ts";
+import { answerWaitingExecute } from "./waiting_execute.ts";
 
 export { LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
 export {
@@ -202,7 +204,7 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   if (server.getClientVersion()) logAgent();
   else server.oninitialized = logAgent;
   const setLevel = (level: Parameters<ToolHandlers["setLevel"]>[0]) => relay.setLevel(level);
-  const session: ExecuteSession = { server, options, logger, checker, confirmer, sessionNotices };
+  const session: ExecuteSession = { server, options, logger, checker, confirmer, sessionNotices, relay };
   const listTools = async () => {
     await refreshQuietly(catalog, logger, true); // `execute`'s description names the servers in scope now
     return { tools: listedTools(catalog) };
@@ -248,6 +250,7 @@ interface ExecuteSession {
   confirmer: ToolConfirmer;
   /** The `config.toml` problems not told yet in an `execute` result. */
   sessionNotices: () => string[];
+  relay: AgentRelay;
 }
 
 /**
@@ -266,6 +269,24 @@ async function answerExecute(
   const script = (request.params.arguments as Record<string, unknown> | undefined)?.script;
   if (typeof script !== "string") {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, "`execute` requires a `script` string");
+  }
+  const era = requestEra(request.params);
+  if (era.era === "modern") {
+    const { catalog, runner } = options;
+    const shared = { checker: session.checker, logger, confirmer: session.confirmer };
+    const answer = await answerWaitingExecute(
+      session.relay,
+      {
+        params: request.params as Record<string, unknown>,
+        script,
+        capabilities: era.capabilities,
+        signal,
+        timeoutMs: catalog.config.scriptTimeoutSecs * 1000,
+      },
+      (extra) =>
+        runExecute(catalog, runner, script, { ...shared, sessionNotices: session.sessionNotices, ...extra }),
+    );
+    return answer as CallToolResult; // `input_required` is a result of tools/call in MCP 2026-07-28
   }
   const progressToken = ctx.mcpReq._meta?.progressToken;
   const started = Date.now();
