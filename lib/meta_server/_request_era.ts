@@ -17,12 +17,17 @@ export type RequestEra =
   | { era: "legacy" };
 
 /**
- * The era of a request from its `params` (`_meta[PROTOCOL_VERSION_META_KEY]` a string → modern; which
- * versions are served is checked where the request is received). Capabilities that are not an object
- * count as none.
+ * The era of a request (`_meta[PROTOCOL_VERSION_META_KEY]` a string → modern; which versions are served is
+ * checked where the request is received). Capabilities that are not an object count as none.
+ *
+ * @param request.envelope The reserved `_meta` keys as the SDK lifts them out of the params
+ *   (`ctx.mcpReq.envelope`), read first.
+ * @param request._meta The request's `params._meta`, read when there is no envelope.
  */
-export function requestEra(params: { _meta?: Record<string, unknown> | undefined } | undefined): RequestEra {
-  const meta = params?._meta;
+export function requestEra(
+  request: { envelope?: Record<string, unknown> | undefined; _meta?: Record<string, unknown> | undefined },
+): RequestEra {
+  const meta = request.envelope ?? request._meta;
   const version = meta?.[PROTOCOL_VERSION_META_KEY];
   if (typeof version !== "string") return { era: "legacy" };
   const declared = meta?.[CLIENT_CAPABILITIES_META_KEY];

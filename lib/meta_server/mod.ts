@@ -18,7 +18,7 @@ import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { OutputShapeChecker } from "../catalog/result_unwrap.ts";
 import { parseListToolsArgs, renderListTools } from "./list_tools.ts";
-import { executeDescription, runExecute, type ScriptRunner } from "./execute.ts";
+import { executeDescription, type ExecuteOptions, runExecute, type ScriptRunner } from "./execute.ts";
 import { AgentRelay } from "./agent_relay.ts";
 import { ToolConfirmer } from "./_confirm.ts";
 import { ProgressThrottle } from "./_progress.ts";
@@ -253,6 +253,12 @@ interface ExecuteSession {
   relay: AgentRelay;
 }
 
+/** The options every `execute` of the session shares. */
+function executeOptions(session: ExecuteSession): ExecuteOptions {
+  const { checker, logger, confirmer, sessionNotices } = session;
+  return { checker, logger, confirmer, sessionNotices };
+}
+
 /**
  * Answers one `tools/call` of `execute`: runs the script with progress reports when the agent asked for
  * them, logs the outcome and its time, and leaves `structuredContent` out for {@link WHOLE_RESULT_CLIENTS}.
@@ -270,21 +276,21 @@ async function answerExecute(
   if (typeof script !== "string") {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, "`execute` requires a `script` string");
   }
-  const era = requestEra(request.params);
+  const era = requestEra({ envelope: ctx.mcpReq.envelope, _meta: request.params._meta });
   if (era.era === "modern") {
-    const { catalog, runner } = options;
-    const shared = { checker: session.checker, logger, confirmer: session.confirmer };
+    const params = request.params as Record<string, unknown>; // the SDK lifts the retry fields into ctx
     const answer = await answerWaitingExecute(
       session.relay,
       {
-        params: request.params as Record<string, unknown>,
+        requestState: ctx.mcpReq.requestState() ?? params.requestState,
+        inputResponses: ctx.mcpReq.inputResponses ?? params.inputResponses,
         script,
         capabilities: era.capabilities,
         signal,
-        timeoutMs: catalog.config.scriptTimeoutSecs * 1000,
+        timeoutMs: options.catalog.config.scriptTimeoutSecs * 1000,
       },
       (extra) =>
-        runExecute(catalog, runner, script, { ...shared, sessionNotices: session.sessionNotices, ...extra }),
+        runExecute(options.catalog, options.runner, script, { ...executeOptions(session), ...extra }),
     );
     return answer as CallToolResult; // `input_required` is a result of tools/call in MCP 2026-07-28
   }
@@ -301,11 +307,8 @@ async function answerExecute(
     { intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS, flushGapMs: PROGRESS_FLUSH_MS },
   );
   const result = await runExecute(options.catalog, options.runner, script, {
+    ...executeOptions(session),
     signal,
-    checker: session.checker,
-    logger,
-    confirmer: session.confirmer,
-    sessionNotices: session.sessionNotices,
     onProgress: progress ? (report) => progress.report(report) : undefined,
   });
   await progress?.finish();

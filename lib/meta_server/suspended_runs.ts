@@ -83,6 +83,7 @@ export interface RunHooks {
 }
 
 interface Question {
+  asker: string;
   request: InputRequest;
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -161,14 +162,21 @@ export class SuspendedRuns {
   }
 
   /**
-   * The hooks of the run with a call in flight to the server of `namespace` (the oldest such run), or
-   * `undefined` when no run of this session calls it: a backing server's question then has no run to go to.
+   * The hooks of the run a question of the server of `namespace` belongs to, or `undefined` when no run of
+   * this session calls that server (the question then has no run to go to). A stdio server's question
+   * does not say which of our calls it is for: it goes to the oldest run with more calls in flight to the
+   * server than questions from it, else to the oldest run calling it.
    */
   callingRun(namespace: string): RunHooks | undefined {
+    let fallback: WaitingRun | undefined;
     for (const run of this.#runs.values()) {
-      if (run.settled === undefined && (run.calls.get(namespace) ?? 0) > 0) return this.#hooks(run);
+      const calls = run.calls.get(namespace) ?? 0;
+      if (run.settled !== undefined || calls === 0) continue;
+      const asked = [...run.questions.values()].filter((q) => q.asker === namespace).length;
+      if (asked < calls) return this.#hooks(run);
+      fallback ??= run;
     }
-    return undefined;
+    return fallback && this.#hooks(fallback);
   }
 
   /**
@@ -398,6 +406,7 @@ export class SuspendedRuns {
     const onAbort = () =>
       done() && reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
     run.questions.set(key, {
+      asker,
       request,
       resolve: (value) => done() && resolve(value),
       reject: (error) => done() && reject(error),

@@ -14,8 +14,10 @@ import type { InputRequiredAnswer } from "./suspended_runs.ts";
 
 /** One modern `execute` request as {@link answerWaitingExecute} reads it. */
 export interface WaitingExecuteRequest {
-  /** The `tools/call` params: `requestState` and `inputResponses` are read from them. */
-  params: Record<string, unknown>;
+  /** The `requestState` the agent sent back (`undefined` on a first request). */
+  requestState: unknown;
+  /** The agent's `inputResponses` (`undefined` on a first request). */
+  inputResponses: unknown;
   script: string;
   /** What the agent declared in this request's `_meta`. */
   capabilities: ClientCapabilities;
@@ -44,8 +46,8 @@ export async function answerWaitingExecute(
       tool: "execute",
       script: request.script,
       timeoutMs: request.timeoutMs,
-      requestState: request.params.requestState,
-      inputResponses: request.params.inputResponses,
+      requestState: request.requestState,
+      inputResponses: request.inputResponses,
       signal: request.signal,
     },
     (hooks) =>
