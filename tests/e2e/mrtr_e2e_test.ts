@@ -108,6 +108,32 @@ Deno.test("a modern agent's retry resumes the same run: the side effect before t
   });
 });
 
+Deno.test("while one call waits for the agent, the rest of the script goes on", async () => {
+  await withModern("", async ({ serve, calls }) => {
+    const script = 'const first = fx.ask(); await fx.read_note({ name: "meanwhile" }); ' +
+      "const second = fx.ask(); return [(await first).content.color, (await second).content.color];";
+    const asked = inputRequired(await execute(serve, script));
+    // The backing server sees the second question's call while the first is still unanswered.
+    for (let i = 0; i < 100 && (await callsMade(calls)).length < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.deepEqual(await callsMade(calls), ["ask", "read_note", "ask"]);
+    const both = inputRequired(
+      await execute(serve, script, { requestState: asked.requestState, inputResponses: {} }),
+    );
+    const keys = Object.keys(both.inputRequests);
+    assert.equal(keys.length, 2);
+    const colors = ["red", "blue"];
+    const done = await execute(serve, script, {
+      requestState: both.requestState,
+      inputResponses: Object.fromEntries(
+        keys.map((k, i) => [k, { action: "accept", content: { color: colors[i] } }]),
+      ),
+    });
+    assert.deepEqual(valueOf(done), colors);
+  });
+});
+
 Deno.test("a tampered, foreign-request or malformed requestState is refused, saying why", async () => {
   await withModern("", async ({ serve }) => {
     const first = inputRequired(await execute(serve, ASK_SCRIPT));
