@@ -6,6 +6,7 @@
  * `requestState` resumes the same run.
  */
 import assert from "node:assert/strict";
+import { treeCpuOver, treePids } from "../_fakes_sandbox.ts";
 import {
   denoServerToml,
   makeRawWorld,
@@ -189,13 +190,18 @@ Deno.test("two runs wait for the agent at once; each retry resumes its own run",
 Deno.test("a run whose question is never answered ends at its deadline; its state is then expired", async () => {
   const config = "script-timeout-secs = 3\ntool-call-timeout-secs = 2\nmax-concurrent-scripts = 1";
   await withModern(config, async ({ serve }) => {
-    // Other work of the script goes on while the call waits: the console line comes from a timer.
-    const script = 'setTimeout(() => console.log("timer ran"), 10); return await fx.ask();';
+    // The script computes on a timer while its call waits, and after the call gave up (the call's own
+    // timeout is below the script's) it waits on: the deadline ends it all.
+    const script = "const spin = () => { for (let i = 0; i < 100000; i++); setTimeout(spin, 5); }; spin(); " +
+      "try { return await fx.ask(); } catch { await new Promise(() => {}); }";
     const first = inputRequired(await execute(serve, script));
     await new Promise((resolve) => setTimeout(resolve, 3_500));
     const late = await execute(serve, script, { requestState: first.requestState, inputResponses: {} });
     assert.equal((late.error as { code: number }).code, -32602);
     assert.match((late.error as { message: string }).message, /expired|ended/);
+    // Nothing of the run computes any more (mcp-serve, the backing server and the sandbox process idle).
+    const { existingMs } = await treeCpuOver(serve.pid, 2_000, await treePids(serve.pid));
+    assert.ok(existingMs <= 400, `${existingMs} ms of CPU after the deadline`);
     // The one sandbox slot is free again: the waiting run holds nothing.
     assert.deepEqual(valueOf(await execute(serve, "return 2")), 2);
   });
