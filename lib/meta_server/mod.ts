@@ -212,6 +212,9 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   const callTool: ToolHandlers["callTool"] = async (request, ctx) => {
     const name = request.params.name;
     const signal = ctx.mcpReq.signal;
+    // A modern agent's capabilities, for the servers this call may start (`list_tools` starts some).
+    const era = requestEra({ envelope: ctx.mcpReq.envelope, _meta: request.params._meta });
+    if (era.era === "modern") relay.noteModernAgent(era.capabilities);
     if (name === "list_tools") {
       const text = await renderListTools(catalog, parseListToolsArgs(request.params.arguments), signal);
       return { content: [{ type: "text", text }] };

@@ -18,7 +18,7 @@ import {
 const MODERN_META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": { name: "modern-agent", version: "1.0.0" },
-  "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+  "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} }, sampling: {} },
 };
 
 interface ModernWorld {
@@ -132,6 +132,38 @@ Deno.test("while one call waits for the agent, the rest of the script goes on", 
       ),
     });
     assert.deepEqual(valueOf(done), colors);
+  });
+});
+
+Deno.test("questions of both kinds reach a modern agent as inputRequests, and their answers come back", async () => {
+  await withModern("", async ({ serve }) => {
+    const script = 'return await Promise.all([fx.ask(), fx.summarize({ text: "long text" })]);';
+    let reply = await execute(serve, script);
+    const methods = new Set<string>();
+    for (
+      let round = 0;
+      round < 3 && (reply.result as InputRequired)?.resultType === "input_required";
+      round++
+    ) {
+      const asked = inputRequired(reply);
+      const inputResponses: Record<string, unknown> = {};
+      for (const [key, request] of Object.entries(asked.inputRequests)) {
+        methods.add(request.method);
+        inputResponses[key] = request.method === "elicitation/create"
+          ? { action: "accept", content: { color: "green" } }
+          : { role: "assistant", model: "m", content: { type: "text", text: "short" } };
+      }
+      reply = await execute(serve, script, { requestState: asked.requestState, inputResponses });
+    }
+    assert.deepEqual([...methods].sort(), ["elicitation/create", "sampling/createMessage"]);
+    const [answer, sampled] = valueOf(reply) as [{ content: unknown }, { content: unknown }];
+    assert.deepEqual(answer.content, { color: "green", shade: "light" });
+    assert.deepEqual(sampled.content, { type: "text", text: "short" });
+    assert.equal(
+      serve.unmatched.filter((m) => m.method !== undefined).length,
+      0,
+      "a request reached the agent",
+    );
   });
 });
 
