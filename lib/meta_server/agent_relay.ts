@@ -312,7 +312,7 @@ export class AgentRelay {
     signal: AbortSignal,
   ): Promise<{ run: true; answer: unknown } | { run: false }> {
     const run = this.runs.callingRun(namespaceKey(server));
-    if (run) return { run: true, answer: await run.ask(namespaceKey(server), request, signal) };
+    if (run) return { run: true, answer: await run.ask(namespaceKey(server), request, { signal }) };
     if (this.#isModern()) {
       refuse(
         `${server} asked outside a script's call to it, and an MCP 2026-07-28 agent is asked only while an execute waits`,

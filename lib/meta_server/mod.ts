@@ -279,24 +279,6 @@ async function answerExecute(
   if (typeof script !== "string") {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, "`execute` requires a `script` string");
   }
-  const era = requestEra({ envelope: ctx.mcpReq.envelope, _meta: request.params._meta });
-  if (era.era === "modern") {
-    const params = request.params as Record<string, unknown>; // the SDK lifts the retry fields into ctx
-    const answer = await answerWaitingExecute(
-      session.relay,
-      {
-        requestState: ctx.mcpReq.requestState() ?? params.requestState,
-        inputResponses: ctx.mcpReq.inputResponses ?? params.inputResponses,
-        script,
-        capabilities: era.capabilities,
-        signal,
-        timeoutMs: options.catalog.config.scriptTimeoutSecs * 1000,
-      },
-      (extra) =>
-        runExecute(options.catalog, options.runner, script, { ...executeOptions(session), ...extra }),
-    );
-    return answer as CallToolResult; // `input_required` is a result of tools/call in MCP 2026-07-28
-  }
   const progressToken = ctx.mcpReq._meta?.progressToken;
   const started = Date.now();
   // Reports are throttled, and the result waits until the last one sent can have been read on its own,
@@ -309,6 +291,23 @@ async function answerExecute(
       }),
     { intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS, flushGapMs: PROGRESS_FLUSH_MS },
   );
+  const era = requestEra({ envelope: ctx.mcpReq.envelope, _meta: request.params._meta });
+  if (era.era === "modern") {
+    const params = request.params as Record<string, unknown>; // the SDK lifts the retry fields into ctx
+    const answer = await answerWaitingExecute(session.relay, {
+      requestState: ctx.mcpReq.requestState() ?? params.requestState,
+      inputResponses: ctx.mcpReq.inputResponses ?? params.inputResponses,
+      script,
+      capabilities: era.capabilities,
+      signal,
+      timeoutMs: options.catalog.config.scriptTimeoutSecs * 1000,
+      onProgress: progress ? (report) => progress.report(report) : undefined,
+      run: (extra) =>
+        runExecute(options.catalog, options.runner, script, { ...executeOptions(session), ...extra }),
+    });
+    await progress?.finish();
+    return answer as CallToolResult; // `input_required` is a result of tools/call in MCP 2026-07-28
+  }
   const result = await runExecute(options.catalog, options.runner, script, {
     ...executeOptions(session),
     signal,

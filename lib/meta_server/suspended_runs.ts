@@ -63,22 +63,30 @@ export interface InputRequiredAnswer {
   content: CallToolResult["content"];
 }
 
+/** One progress report of a run (`ExecuteProgress`). */
+export interface ProgressReport {
+  progress: number;
+  message: string;
+}
+
 /** What a run gets to ask the agent and to say which backing calls it has in flight. */
 export interface RunHooks {
   /** Aborted when the agent cancels the request the run is attached to. */
   signal: AbortSignal;
+  /** Hands a progress report to the request attached to the run, if any and if it asked for progress. */
+  progress(report: ProgressReport): void;
   /** A call to the server of namespace `namespace` starts; call the returned function when it ended. */
   callStarted(namespace: string): () => void;
   /**
    * Asks the agent `request` on behalf of `asker` (a namespace, or `symposium` for our own question).
-   * Rejects when `signal` aborts, when a bound is passed, or after the wait allowed.
-   * @param options.holdsDeadline The question stops the script's clock (confirmation).
+   * Rejects when `options.signal` aborts, when a bound is passed, or after the wait allowed.
+   * @param options.signal Ends the question (its call ended, or the run).
+   * @param options.holdsDeadline The question stops the script's clock (confirmation). @default false
    */
   ask(
     asker: string,
     request: InputRequest,
-    signal: AbortSignal,
-    options?: { holdsDeadline?: boolean },
+    options: { signal: AbortSignal; holdsDeadline?: boolean | undefined },
   ): Promise<unknown>;
 }
 
@@ -101,6 +109,10 @@ class WaitingRun {
   suspended = false;
   rounds = 0;
   held = 0;
+  /** Where the attached request takes progress reports. */
+  progressSink: ((report: ProgressReport) => void) | undefined;
+  /** Expiry of the latest `requestState` issued for the run, ms since the epoch. */
+  stateExpiresAtMs: number | undefined;
   #asked = 0;
   #wake: (() => void) | undefined;
 
@@ -198,6 +210,7 @@ export class SuspendedRuns {
       requestState?: unknown;
       inputResponses?: unknown;
       signal: AbortSignal;
+      onProgress?: ((report: ProgressReport) => void) | undefined;
     },
     start: (hooks: RunHooks) => Promise<CallToolResult>,
   ): Promise<CallToolResult | InputRequiredAnswer> {
@@ -225,7 +238,7 @@ export class SuspendedRuns {
     } else {
       run = await this.#resume(request.requestState, digest, request.inputResponses);
     }
-    return await this.#wait(run, request.signal);
+    return await this.#wait(run, request.signal, request.onProgress);
   }
 
   async #resume(state: unknown, digest: string, responses: unknown): Promise<WaitingRun> {
@@ -273,8 +286,13 @@ export class SuspendedRuns {
   }
 
   /** Waits for the run's result, or answers `input_required` once it has questions (gathered a moment). */
-  async #wait(run: WaitingRun, signal: AbortSignal): Promise<CallToolResult | InputRequiredAnswer> {
+  async #wait(
+    run: WaitingRun,
+    signal: AbortSignal,
+    onProgress: ((report: ProgressReport) => void) | undefined,
+  ): Promise<CallToolResult | InputRequiredAnswer> {
     run.attached = true;
+    run.progressSink = onProgress;
     run.suspended = false;
     const cancel = () => run.controller.abort(signal.reason);
     if (signal.aborted) cancel();
@@ -293,6 +311,7 @@ export class SuspendedRuns {
     } finally {
       signal.removeEventListener("abort", cancel);
       run.attached = false;
+      run.progressSink = undefined;
     }
   }
 
@@ -338,7 +357,8 @@ export class SuspendedRuns {
       expiresAtMs,
     });
     run.suspended = true;
-    void run.result.then(() => this.#forgetAt(run, expiresAtMs));
+    if (run.stateExpiresAtMs === undefined) void run.result.then(() => this.#forget(run));
+    run.stateExpiresAtMs = expiresAtMs;
     const keys = Object.keys(inputRequests);
     return {
       resultType: "input_required",
@@ -353,18 +373,19 @@ export class SuspendedRuns {
     };
   }
 
-  /** A run that ended while suspended keeps its result for a retry until its state expires. */
-  #forgetAt(run: WaitingRun, expiresAtMs: number): void {
+  /** A run that ended while suspended keeps its result for a retry until its latest state expires. */
+  #forget(run: WaitingRun): void {
     if (run.attached || !this.#runs.has(run.id)) return;
     const timer = setTimeout(() => {
       if (!run.attached) this.#runs.delete(run.id);
-    }, Math.max(0, expiresAtMs - Date.now()));
+    }, Math.max(0, (run.stateExpiresAtMs ?? 0) - Date.now()));
     Deno.unrefTimer(timer);
   }
 
   #hooks(run: WaitingRun): RunHooks {
     return {
       signal: run.controller.signal,
+      progress: (report) => run.progressSink?.(report),
       callStarted: (namespace) => {
         run.calls.set(namespace, (run.calls.get(namespace) ?? 0) + 1);
         let ended = false;
@@ -376,8 +397,7 @@ export class SuspendedRuns {
           else run.calls.delete(namespace);
         };
       },
-      ask: (asker, request, signal, options) =>
-        this.#ask(run, asker, request, signal, options?.holdsDeadline),
+      ask: (asker, request, options) => this.#ask(run, asker, request, options),
     };
   }
 
@@ -385,9 +405,9 @@ export class SuspendedRuns {
     run: WaitingRun,
     asker: string,
     request: InputRequest,
-    signal: AbortSignal,
-    holdsDeadline = false,
+    options: { signal: AbortSignal; holdsDeadline?: boolean | undefined },
   ): Promise<unknown> {
+    const { signal, holdsDeadline = false } = options;
     const { promise, resolve, reject } = Promise.withResolvers<unknown>();
     const key = run.nextKey(asker);
     const heldSince = Date.now();

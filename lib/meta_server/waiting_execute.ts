@@ -9,7 +9,7 @@
 import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/server";
 import type { ClientCapabilities } from "@modelcontextprotocol/server";
 import { type AgentRelay, ownQuestion } from "./agent_relay.ts";
-import type { ExecuteOptions } from "./execute.ts";
+import type { ExecuteOptions, ExecuteProgress } from "./execute.ts";
 import type { InputRequiredAnswer } from "./suspended_runs.ts";
 
 /** One modern `execute` request as {@link answerWaitingExecute} reads it. */
@@ -25,20 +25,25 @@ export interface WaitingExecuteRequest {
   signal: AbortSignal;
   /** The script's deadline, ms from now (`[mcp] script-timeout-secs`). */
   timeoutMs: number;
+  /**
+   * Receives the run's progress while this request is the one attached to it (a retry gets the reports
+   * from its arrival on). Default: none.
+   */
+  onProgress?: ((report: ExecuteProgress) => void) | undefined;
+  /** Runs the script with the given options (`runExecute` with the session's options). */
+  run: (options: Pick<ExecuteOptions, "signal" | "waiting" | "onProgress">) => Promise<CallToolResult>;
 }
 
 /**
  * Answers a modern `execute`: starts the script through `run` (a first request) or resumes the run its
  * `requestState` names, and answers the run's result or `input_required` with its questions.
  *
- * @param run Runs the script with the given options (`runExecute` with the session's options).
  * @throws {ProtocolError} `-32602` for a state that is invalid, altered, another session's or request's,
  *   or expired, and for answers of the wrong shape or size (see `SuspendedRuns.answer`).
  */
 export async function answerWaitingExecute(
   relay: AgentRelay,
   request: WaitingExecuteRequest,
-  run: (options: Pick<ExecuteOptions, "signal" | "waiting">) => Promise<CallToolResult>,
 ): Promise<CallToolResult | InputRequiredAnswer> {
   relay.noteModernAgent(request.capabilities);
   return await relay.runs.answer(
@@ -49,10 +54,12 @@ export async function answerWaitingExecute(
       requestState: request.requestState,
       inputResponses: request.inputResponses,
       signal: request.signal,
+      onProgress: request.onProgress,
     },
     (hooks) =>
-      run({
+      request.run({
         signal: hooks.signal,
+        onProgress: (report) => hooks.progress(report),
         waiting: {
           hooks,
           confirmations: {
@@ -61,8 +68,7 @@ export async function answerWaitingExecute(
               await hooks.ask(
                 "symposium",
                 { method: "elicitation/create", params: { ...ownQuestion(params) } },
-                signal ?? hooks.signal,
-                { holdsDeadline: true },
+                { signal: signal ?? hooks.signal, holdsDeadline: true },
               ) as ElicitResult,
           },
         },

@@ -167,6 +167,29 @@ Deno.test("questions of both kinds reach a modern agent as inputRequests, and th
   });
 });
 
+Deno.test("each request of a waiting run gets the progress made while it is the one waiting", async () => {
+  await withModern("", async ({ serve }) => {
+    // Each request lasts past the throttle's first 100 ms (PROGRESS_INTERVAL_MS), so it hears its report.
+    const script = 'await fx.read_note({ name: "n" }); await new Promise((r) => setTimeout(r, 300)); ' +
+      "const answer = await fx.ask(); await new Promise((r) => setTimeout(r, 300)); return answer;";
+    const withToken = (token: string) => ({ _meta: { ...MODERN_META, progressToken: token } });
+    const first = inputRequired(await execute(serve, script, withToken("first")));
+    const key = Object.keys(first.inputRequests)[0]!;
+    const done = await execute(serve, script, {
+      ...withToken("second"),
+      requestState: first.requestState,
+      inputResponses: { [key]: { action: "decline" } },
+    });
+    assert.deepEqual(valueOf(done), { action: "decline" });
+    const messages = (token: string) =>
+      serve.notifications
+        .filter((n) => (n.params as { progressToken?: string } | undefined)?.progressToken === token)
+        .map((n) => (n.params as { message: string }).message);
+    assert.deepEqual(messages("first"), ["fx.read_note done (1 call completed)"]);
+    assert.deepEqual(messages("second"), ["fx.ask done (2 calls completed)"]);
+  });
+});
+
 Deno.test("a tampered, foreign-request or malformed requestState is refused, saying why", async () => {
   await withModern("", async ({ serve }) => {
     const first = inputRequired(await execute(serve, ASK_SCRIPT));

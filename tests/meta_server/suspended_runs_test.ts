@@ -25,7 +25,7 @@ function askingOnce(started: { count: number }) {
     started.count++;
     const ended = hooks.callStarted("fx");
     try {
-      const answer = await hooks.ask("fx", QUESTION, hooks.signal) as { action: string };
+      const answer = await hooks.ask("fx", QUESTION, { signal: hooks.signal }) as { action: string };
       return text(answer.action);
     } catch (error) {
       return { ...text((error as Error).message), isError: true };
