@@ -163,7 +163,7 @@ export class SuspendedRuns {
     this.#maxSuspended = options.maxSuspended ?? MAX_SUSPENDED_RUNS_PER_SESSION;
   }
 
-  /** Runs alive or holding a result for their state (for tests and `status`). */
+  /** Runs alive, or ended and holding their result for a retry until their state expires. */
   get size(): number {
     return this.#runs.size;
   }
@@ -251,6 +251,7 @@ export class SuspendedRuns {
       throw invalidParams("another request is resuming this run; wait for its answer");
     }
     if (responses !== undefined) this.#deliver(run, responses);
+    run.attached = true; // now, not after an await: a second retry with the same state is refused
     return run;
   }
 

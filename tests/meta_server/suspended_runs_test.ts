@@ -186,3 +186,22 @@ Deno.test("SuspendedRuns: a question no run calls for has no run; cancelling the
   assert.deepEqual(await answering, text("cancelled"));
   assert.equal(runs.callingRun("fx"), undefined);
 });
+
+Deno.test("SuspendedRuns lets one retry at a time resume a run", async () => {
+  const runs = new SuspendedRuns({ gatherMs: 0 });
+  const started = { count: 0 };
+  const first = asInputRequired(await runs.answer(request(), askingOnce(started)));
+  const retry = () =>
+    runs.answer(request({ requestState: first.requestState, inputResponses: {} }), askingOnce(started));
+  const [a, b] = await Promise.allSettled([retry(), retry()]);
+  const refused = [a, b].filter((r) => r.status === "rejected") as PromiseRejectedResult[];
+  assert.equal(refused.length, 1);
+  assert.match(String(refused[0]!.reason), /another request is resuming this run/);
+  const resumed = [a, b].find((r) => r.status === "fulfilled") as PromiseFulfilledResult<unknown>;
+  const again = asInputRequired(resumed.value);
+  const done = await runs.answer(
+    request({ requestState: again.requestState, inputResponses: { "fx/1": ACCEPT } }),
+    askingOnce(started),
+  );
+  assert.deepEqual(done, text("accept"));
+});
