@@ -102,13 +102,16 @@ class WaitingRun {
   readonly id = crypto.randomUUID();
   readonly controller = new AbortController();
   readonly questions = new Map<string, Question>();
-  readonly calls = new Map<string, number>();
+  /** Per namespace, the sequence numbers of the calls in flight to its server, oldest first. */
+  readonly calls = new Map<string, number[]>();
   result!: Promise<CallToolResult>;
   settled: CallToolResult | undefined;
   attached = false;
   suspended = false;
   rounds = 0;
   held = 0;
+  /** What the run's script and the relay use (made once). */
+  hooks: RunHooks | undefined;
   /** Where the attached request takes progress reports. */
   progressSink: ((report: ProgressReport) => void) | undefined;
   /** Expiry of the latest `requestState` issued for the run, ms since the epoch. */
@@ -151,6 +154,8 @@ export class SuspendedRuns {
   /** This session's identifier, bound into every `requestState`. */
   readonly session = crypto.randomUUID();
   readonly #runs = new Map<string, WaitingRun>();
+  /** Numbers the backing calls of the session's runs in the order they start. */
+  #callSeq = 0;
   readonly #codec: RequestStateCodec;
   readonly #gatherMs: number;
   readonly #heldWaitMs: number;
@@ -176,19 +181,22 @@ export class SuspendedRuns {
   /**
    * The hooks of the run a question of the server of `namespace` belongs to, or `undefined` when no run of
    * this session calls that server (the question then has no run to go to). A stdio server's question
-   * does not say which of our calls it is for: it goes to the oldest run with more calls in flight to the
-   * server than questions from it, else to the oldest run calling it.
+   * does not say which of our calls it is for: questions are matched to calls in the order the calls
+   * were sent (a run's first calls to the server are taken to ask first), as a server that handles its
+   * calls in order asks.
    */
   callingRun(namespace: string): RunHooks | undefined {
-    let fallback: WaitingRun | undefined;
+    let best: { run: WaitingRun; seq: number } | undefined;
     for (const run of this.#runs.values()) {
-      const calls = run.calls.get(namespace) ?? 0;
-      if (run.settled !== undefined || calls === 0) continue;
+      const calls = run.calls.get(namespace);
+      if (run.settled !== undefined || !calls?.length) continue;
       const asked = [...run.questions.values()].filter((q) => q.asker === namespace).length;
-      if (asked < calls) return this.#hooks(run);
-      fallback ??= run;
+      // The run's first call to the server that has no question yet (or its last, when all asked).
+      const seq = calls[Math.min(asked, calls.length - 1)]! +
+        (asked < calls.length ? 0 : Number.MAX_SAFE_INTEGER / 2);
+      if (best === undefined || seq < best.seq) best = { run, seq };
     }
-    return fallback && this.#hooks(fallback);
+    return best && this.#hooks(best.run);
   }
 
   /**
@@ -383,19 +391,20 @@ export class SuspendedRuns {
     Deno.unrefTimer(timer);
   }
 
+  /** The run's hooks (one object per run). */
   #hooks(run: WaitingRun): RunHooks {
-    return {
+    return run.hooks ??= {
       signal: run.controller.signal,
       progress: (report) => run.progressSink?.(report),
       callStarted: (namespace) => {
-        run.calls.set(namespace, (run.calls.get(namespace) ?? 0) + 1);
-        let ended = false;
+        const seq = ++this.#callSeq;
+        const calls = run.calls.get(namespace) ?? [];
+        calls.push(seq);
+        run.calls.set(namespace, calls);
         return () => {
-          if (ended) return;
-          ended = true;
-          const left = (run.calls.get(namespace) ?? 1) - 1;
-          if (left > 0) run.calls.set(namespace, left);
-          else run.calls.delete(namespace);
+          const at = calls.indexOf(seq);
+          if (at >= 0) calls.splice(at, 1);
+          if (calls.length === 0 && run.calls.get(namespace) === calls) run.calls.delete(namespace);
         };
       },
       ask: (asker, request, options) => this.#ask(run, asker, request, options),

@@ -31,12 +31,13 @@ async function withModern(config: string, fn: (w: ModernWorld) => Promise<void>)
   const callsDir = await Deno.makeTempDir({ prefix: "symposium-mrtr-" });
   const calls = `${callsDir}/calls.txt`;
   const world = await makeRawWorld(
-    denoServerToml("fx", "protocol_fixture.ts", [`--calls-file=${calls}`]),
+    denoServerToml("fx", "protocol_fixture.ts", [`--calls-file=${calls}`]) +
+      denoServerToml("fy", "protocol_fixture.ts", [`--calls-file=${calls}`, "--no-resources"]),
     config,
   );
   const serve = RawServe.start({ home: world.home, cwd: world.ws });
   try {
-    // Handlers are in place (and the agent's capabilities are read at the first execute).
+    // The handlers are in place before the first execute (whose capabilities its servers are offered).
     const listed = await serve.request("tools/list", { _meta: MODERN_META });
     assert.ok(listed.result, JSON.stringify(listed));
     await fn({ world, serve, calls });
@@ -217,25 +218,27 @@ Deno.test("a tampered, foreign-request or malformed requestState is refused, say
 
 Deno.test("two runs wait for the agent at once; each retry resumes its own run", async () => {
   await withModern("", async ({ serve, calls }) => {
-    const script = (tag: string) =>
-      `const a = await fx.ask(); return { tag: "${tag}", color: a.content?.color };`;
-    const [one, two] = await Promise.all([execute(serve, script("one")), execute(serve, script("two"))]);
+    // Two servers: a stdio server's question does not say which of two calls to it it belongs to.
+    const script = (server: string) =>
+      `const a = await ${server}.ask(); return { server: "${server}", color: a.content?.color };`;
+    const [one, two] = await Promise.all([execute(serve, script("fx")), execute(serve, script("fy"))]);
     const [a, b] = [inputRequired(one), inputRequired(two)];
     assert.notEqual(a.requestState, b.requestState);
+    assert.deepEqual([Object.keys(a.inputRequests), Object.keys(b.inputRequests)], [["fx/1"], ["fy/1"]]);
     const answer = (state: InputRequired, color: string) =>
       Object.fromEntries(
         Object.keys(state.inputRequests).map((k) => [k, { action: "accept", content: { color } }]),
       );
-    const doneTwo = await execute(serve, script("two"), {
+    const doneTwo = await execute(serve, script("fy"), {
       requestState: b.requestState,
       inputResponses: answer(b, "blue"),
     });
-    const doneOne = await execute(serve, script("one"), {
+    const doneOne = await execute(serve, script("fx"), {
       requestState: a.requestState,
       inputResponses: answer(a, "green"),
     });
-    assert.deepEqual([valueOf(doneOne), valueOf(doneTwo)], [{ tag: "one", color: "green" }, {
-      tag: "two",
+    assert.deepEqual([valueOf(doneOne), valueOf(doneTwo)], [{ server: "fx", color: "green" }, {
+      server: "fy",
       color: "blue",
     }]);
     assert.deepEqual(await callsMade(calls), ["ask", "ask"]);

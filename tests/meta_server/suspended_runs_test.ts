@@ -205,3 +205,30 @@ Deno.test("SuspendedRuns lets one retry at a time resume a run", async () => {
   );
   assert.deepEqual(done, text("accept"));
 });
+
+Deno.test("SuspendedRuns matches a server's questions to the calls to it in the order the calls were sent", async () => {
+  const runs = new SuspendedRuns({ gatherMs: 0 });
+  const calls: Record<string, () => void> = {};
+  const hooksOf: Record<string, RunHooks> = {};
+  const open = (name: string, delayMs: number) => (hooks: RunHooks): Promise<CallToolResult> => {
+    hooksOf[name] = hooks;
+    setTimeout(() => calls[name] = hooks.callStarted("fx"), delayMs);
+    return new Promise<CallToolResult>(() => {}); // never ends by itself
+  };
+  const signal = new AbortController();
+  // Run one starts first, but its call to fx is sent after run two's.
+  void runs.answer(request({ script: "one", signal: signal.signal }), open("one", 20)).catch(() => {});
+  void runs.answer(request({ script: "two", signal: signal.signal }), open("two", 0)).catch(() => {});
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  // The first question is taken to be for the first call sent (run two's), the next for run one's.
+  const first = runs.callingRun("fx")!;
+  assert.equal(first, hooksOf.two);
+  void first.ask("fx", QUESTION, { signal: signal.signal }).catch(() => {});
+  assert.equal(runs.callingRun("fx"), hooksOf.one);
+  calls.two!();
+  assert.equal(runs.callingRun("fx"), hooksOf.one);
+  calls.one!();
+  assert.equal(runs.callingRun("fx"), undefined);
+  runs.close();
+  signal.abort();
+});
