@@ -55,14 +55,18 @@ function invalid(reason: string, hint: string): ProtocolError {
 
 /** Issues and checks `requestState`s with one random HMAC key (one codec per process). */
 export class RequestStateCodec {
-  readonly #key: Promise<CryptoKey>;
+  /** Made at first use (not on the cold-start path of `mcp-serve`), then kept. */
+  #key: Promise<CryptoKey> | undefined;
 
-  constructor() {
-    const raw = crypto.getRandomValues(new Uint8Array(32));
-    this.#key = crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-      "verify",
-    ]);
+  /** The HMAC key: 32 random bytes, not extractable. */
+  #hmacKey(): Promise<CryptoKey> {
+    return this.#key ??= crypto.subtle.importKey(
+      "raw",
+      crypto.getRandomValues(new Uint8Array(32)),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
   }
 
   /** The state for `claims`, e.g. `eyJz…In0.Qm9n…` (about 200 characters). */
@@ -70,7 +74,7 @@ export class RequestStateCodec {
     const payload = encoder.encode(
       JSON.stringify({ s: claims.session, r: claims.run, d: claims.request, e: claims.expiresAtMs }),
     );
-    const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await this.#key, payload));
+    const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await this.#hmacKey(), payload));
     return `${toBase64Url(payload)}.${toBase64Url(mac)}`;
   }
 
@@ -98,7 +102,7 @@ export class RequestStateCodec {
     const payload = fromBase64Url(payloadText ?? "");
     const mac = fromBase64Url(macText ?? "");
     const genuine = payload !== undefined && mac !== undefined && rest.length === 0 &&
-      await crypto.subtle.verify("HMAC", await this.#key, mac, payload);
+      await crypto.subtle.verify("HMAC", await this.#hmacKey(), mac, payload);
     if (!genuine) {
       throw invalid(
         "requestState was not issued by this server process or was altered",
@@ -130,5 +134,5 @@ export class RequestStateCodec {
   }
 }
 
-/** The codec of this process: its key is made when the module loads and never leaves memory. */
+/** The codec of this process: its key is made at its first use and never leaves memory. */
 export const PROCESS_REQUEST_STATE_CODEC: RequestStateCodec = new RequestStateCodec();
