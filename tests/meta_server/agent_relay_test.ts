@@ -183,6 +183,9 @@ Deno.test("AgentRelay sends a modern agent no request: a question goes to the ru
   relay.noteModernAgent({ elicitation: { form: {} }, sampling: {} });
   const peer = relay.peerFor("fx");
   assert.deepEqual(peer.capabilities(), { elicitation: { form: { applyDefaults: true } }, sampling: {} });
+  // Sampling is offered only to a server started while the agent declares it.
+  relay.noteModernAgent({ elicitation: { form: {} } });
+  assert.deepEqual(peer.capabilities(), { elicitation: { form: { applyDefaults: true } } });
   const signal = new AbortController().signal;
   const question = { message: "Pick\u202e", requestedSchema: { type: "object" as const, properties: {} } };
   await assert.rejects(peer.elicit(question, signal), /fx asked outside a script's call to it/);
