@@ -9,7 +9,7 @@
  */
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 
-/** Longest `requestState` read, UTF-16 code units (1 KiB; ours are ~200): a longer one is refused unread. */
+/** Longest `requestState` read, UTF-16 code units (1 KiB; ours are 279): a longer one is refused unread. */
 export const MAX_REQUEST_STATE_CHARS = 1024;
 
 /** What a `requestState` carries (JSON keys kept short: it crosses the wire on every round). */
@@ -69,7 +69,7 @@ export class RequestStateCodec {
     );
   }
 
-  /** The state for `claims`, e.g. `eyJz…In0.Qm9n…` (about 200 characters). */
+  /** The state for `claims`, e.g. `eyJz…In0.Qm9n…` (279 characters for ours). */
   async issue(claims: RequestStateClaims): Promise<string> {
     const payload = encoder.encode(
       JSON.stringify({ s: claims.session, r: claims.run, d: claims.request, e: claims.expiresAtMs }),
