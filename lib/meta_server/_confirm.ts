@@ -185,6 +185,8 @@ export class ToolConfirmer {
    * @param options.onWait Called around the wait for the user (`"start"`, then `"end"`), e.g. to
    *   hold the script's deadline.
    * @param options.toolNames Every tool the server lists, to resolve the manifest's `confirm-tools`.
+   * @param options.channel Where this call's question goes instead of the session's channel (a run that
+   *   waits for a modern agent across `execute` requests). @default the constructor's channel
    * @throws {UserError} `TOOL_CALL_DECLINED` (the user declined or cancelled; the tool was not
    *   called), `CONFIRMATION_UNAVAILABLE` (the agent cannot be asked: it declared no elicitation, or
    *   the question failed), `CONFIRM_TOOLS_UNKNOWN` (see {@link needsConfirmation}),
@@ -199,6 +201,7 @@ export class ToolConfirmer {
       signal?: AbortSignal | undefined;
       onWait?: ((phase: "start" | "end") => void) | undefined;
       toolNames?: readonly string[] | undefined;
+      channel?: ConfirmationChannel | undefined;
     } = {},
   ): Promise<void> {
     if (!needsConfirmation(mode, spec, tool, options.toolNames)) return;
@@ -208,7 +211,7 @@ export class ToolConfirmer {
       await earlier.catch(() => {}); // Its own caller reports its failure.
     }
     if (this.#allowed.has(key)) return;
-    const channel = this.#channel;
+    const channel = options.channel ?? this.#channel;
     if (!channel?.canElicitForm()) {
       throw new UserError(
         "CONFIRMATION_UNAVAILABLE",

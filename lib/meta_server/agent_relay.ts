@@ -8,7 +8,9 @@
  * {@link MAX_FORWARDED_LOG_BYTES_PER_SECOND} per second and {@link MAX_FORWARDED_LOG_MESSAGE_BYTES} each.
  * Every relayed text loses its control and bidi characters (`_relay_text.ts`), `_meta["symposium/server"]`
  * is always ours, and the meta-server's own questions carry {@link OWN_QUESTION_MARK}. A backing server is
- * offered elicitation and sampling only when the agent declared them.
+ * offered elicitation and sampling only when the agent declared them. For an agent that speaks MCP
+ * 2026-07-28 no request goes to the agent: a question asked during a script's call goes to that script's
+ * run (`suspended_runs.ts`), which `execute` answers `input_required` with; any other is refused.
  *
  * @module
  */
@@ -25,7 +27,9 @@ import type {
 import type { BackendPeer } from "../backends/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
+import { namespaceKey } from "../plugins/mod.ts";
 import { cleanRelayedText, cleanRelayedValue, OWN_QUESTION_MARK } from "./_relay_text.ts";
+import { type InputRequest, SuspendedRuns } from "./suspended_runs.ts";
 
 export { OWN_QUESTION_MARK } from "./_relay_text.ts";
 
@@ -111,6 +115,8 @@ export interface AgentRelayOptions {
   requestTimeoutMs?: number | undefined;
   /** @default MAX_OPEN_RELAYED_REQUESTS */
   maxOpenRequests?: number | undefined;
+  /** The runs that may wait for a modern agent. @default a new `SuspendedRuns` */
+  runs?: SuspendedRuns | undefined;
 }
 
 /** The relays of one agent session (one meta-server `Server`). Call {@link close} at the session's end. */
@@ -133,8 +139,13 @@ export class AgentRelay {
   /** URL elicitations relayed, by `elicitationId`: the server that asked (only it may complete them). */
   readonly #urlAsks = new Map<string, string>();
   #closed = false;
+  /** What a modern agent (MCP 2026-07-28) declared in its latest request's `_meta`. */
+  #modernCapabilities: ClientCapabilities | undefined;
+  /** The session's runs that may wait for a modern agent's answer across `execute` requests. */
+  readonly runs: SuspendedRuns;
 
   constructor(server: Server, options: AgentRelayOptions = {}) {
+    this.runs = options.runs ?? new SuspendedRuns();
     this.#server = server;
     this.#logger = options.logger ?? NULL_LOGGER;
     this.#now = options.now ?? (() => performance.now());
@@ -158,9 +169,26 @@ export class AgentRelay {
     for (const listener of this.#levelListeners) listener(level);
   }
 
-  /** What the agent declared at `initialize` (`{}` before it did). */
+  /**
+   * What the agent declared at `initialize`, else in its latest modern request's `_meta` (see
+   * {@link noteModernAgent}), else `{}`.
+   */
   agentCapabilities(): ClientCapabilities {
-    return this.#server.getClientCapabilities() ?? {};
+    return this.#server.getClientCapabilities() ?? this.#modernCapabilities ?? {};
+  }
+
+  /**
+   * Records a request of an agent that speaks MCP 2026-07-28 and the capabilities it declared in it
+   * (`_meta["io.modelcontextprotocol/clientCapabilities"]`): backing servers started from now on are
+   * offered those, and no request is ever sent to the agent.
+   */
+  noteModernAgent(capabilities: ClientCapabilities): void {
+    this.#modernCapabilities = capabilities;
+  }
+
+  /** Whether the agent speaks MCP 2026-07-28 (no `initialize`, a modern request seen). */
+  #isModern(): boolean {
+    return this.#modernCapabilities !== undefined && this.#server.getClientCapabilities() === undefined;
   }
 
   /** Whether the agent can answer a form elicitation (`elicitation: {}` counts, as before modes existed). */
@@ -178,22 +206,17 @@ export class AgentRelay {
    *   abort of `signal`.
    */
   async elicit(params: ElicitRequestParams, signal?: AbortSignal): Promise<ElicitResult> {
+    if (this.#isModern()) refuse("the agent speaks MCP 2026-07-28 and is asked only while an execute waits");
     return await this.#server.request(
-      {
-        method: "elicitation/create",
-        params: {
-          ...params,
-          message: `${OWN_QUESTION_MARK} ${params.message}`,
-          _meta: { ...params._meta, "symposium/server": "symposium" },
-        },
-      },
+      { method: "elicitation/create", params: ownQuestion(params) },
       { timeout: this.#timeoutMs, ...(signal ? { signal } : {}) },
     );
   }
 
-  /** Ends the session's relays: a pending dropped-logs notice is not sent. Idempotent. */
+  /** Ends the session's relays: a pending dropped-logs notice is not sent, waiting runs are cancelled. Idempotent. */
   close(): void {
     this.#closed = true;
+    this.runs.close();
     clearTimeout(this.#noticeTimer);
     this.#noticeTimer = undefined;
   }
@@ -204,8 +227,16 @@ export class AgentRelay {
       capabilities: () => this.#offered(),
       reserveRelay: () => this.#reserve(),
       elicit: (params, signal) => this.#relayElicit(server, params, signal),
-      sample: (params, signal) =>
-        this.#server.createMessage(relayedSampling(server, params), { timeout: this.#timeoutMs, signal }),
+      sample: async (params, signal) => {
+        const relayed = relayedSampling(server, params);
+        const asked = await this.#askWaitingRun(
+          server,
+          { method: "sampling/createMessage", params: relayed },
+          signal,
+        );
+        if (asked.run) return asked.answer as Awaited<ReturnType<BackendPeer["sample"]>>;
+        return await this.#server.createMessage(relayed, { timeout: this.#timeoutMs, signal });
+      },
       elicitationComplete: (elicitationId) => {
         // Only the server that asked may close its question (server b cannot close server a's).
         if (this.#urlAsks.get(elicitationId) !== server) return;
@@ -258,10 +289,36 @@ export class AgentRelay {
       }
       this.#urlAsks.set(relayed.elicitationId, server);
     }
+    const asked = await this.#askWaitingRun(
+      server,
+      { method: "elicitation/create", params: relayed },
+      signal,
+    );
+    if (asked.run) return asked.answer as ElicitResult;
     return await this.#server.request(
       { method: "elicitation/create", params: relayed },
       { timeout: this.#timeoutMs, signal },
     );
+  }
+
+  /**
+   * For a modern agent: asks `request` through the run that has a call to `server` in flight (the script
+   * waits for the agent's retry of `execute`); `{ run: false }` for a legacy agent (relay as a request).
+   * @throws {ProtocolError} `InvalidRequest` for a modern agent when no run of the session calls `server`.
+   */
+  async #askWaitingRun(
+    server: string,
+    request: InputRequest,
+    signal: AbortSignal,
+  ): Promise<{ run: true; answer: unknown } | { run: false }> {
+    const run = this.runs.callingRun(namespaceKey(server));
+    if (run) return { run: true, answer: await run.ask(namespaceKey(server), request, { signal }) };
+    if (this.#isModern()) {
+      refuse(
+        `${server} asked outside a script's call to it, and an MCP 2026-07-28 agent is asked only while an execute waits`,
+      );
+    }
+    return { run: false };
   }
 
   /** Elicitation and sampling as the agent declared them; form elicitation gets defaults applied. */
@@ -334,6 +391,18 @@ export class AgentRelay {
   #send(params: LoggingMessageNotification["params"]): void {
     this.#server.sendLoggingMessage(params).catch(() => {}); // The agent may be gone; logs are best effort.
   }
+}
+
+/**
+ * The meta-server's own question as the agent gets it: its message begins with {@link OWN_QUESTION_MARK}
+ * and its `_meta["symposium/server"]` is `"symposium"`.
+ */
+export function ownQuestion(params: ElicitRequestParams): ElicitRequestParams {
+  return {
+    ...params,
+    message: `${OWN_QUESTION_MARK} ${params.message}`,
+    _meta: { ...params._meta, "symposium/server": "symposium" },
+  };
 }
 
 /** `_meta` without the keys we set (`symposium/…`): a server cannot speak for another. */

@@ -12,7 +12,8 @@ import { namespaceKey } from "../plugins/mod.ts";
 import { offShapeNotice, OutputShapeChecker, unwrapToolResult } from "../catalog/result_unwrap.ts";
 import { describeRefusal, dormantLines } from "./_problems.ts";
 import { answerHelperCall, HELPER_GLOBAL } from "./_script_search.ts";
-import { ToolConfirmer } from "./_confirm.ts";
+import { type ConfirmationChannel, ToolConfirmer } from "./_confirm.ts";
+import type { RunHooks } from "./suspended_runs.ts";
 import { startNamedServers } from "./named_servers.ts";
 import type { HostCall, HostCallControl, HostCallRequest } from "../sandbox/mod.ts";
 
@@ -212,6 +213,12 @@ export interface ExecuteOptions {
    */
   sessionNotices?: (() => string[]) | undefined;
   logger?: Logger | undefined;
+  /**
+   * For a run that may wait for a modern agent across `execute` requests (`suspended_runs.ts`): the
+   * run's hooks (each backing call is reported to them, so a backing server's question reaches this run)
+   * and the channel its confirmations go through. Default: none (questions go to the agent as requests).
+   */
+  waiting?: { hooks: RunHooks; confirmations: ConfirmationChannel } | undefined;
 }
 
 /** Share of a running call's own progress, in [0, 0.99]: `progress/total`, else `p/(p+1)`. */
@@ -277,6 +284,7 @@ export async function runExecute(
     }
     let label = `${request.namespace}.${request.key}`;
     let status = "failed";
+    const callEnded = options.waiting?.hooks.callStarted(request.namespace);
     try {
       if (request.key.startsWith(RESOURCES_KEY_PREFIX)) {
         const value = await callResources(catalog, request, signal);
@@ -293,6 +301,7 @@ export async function runExecute(
           await confirmer.confirm(mode, spec, definition, args, {
             signal,
             toolNames,
+            channel: options.waiting?.confirmations,
             onWait: (phase) => {
               if (phase === "start") release = control?.holdDeadline();
               else release?.();
@@ -327,6 +336,7 @@ export async function runExecute(
       catalog.observeResult(outcome, unwrapped.value); // a learned result shape, for declarations only
       return unwrapped.value;
     } finally {
+      callEnded?.();
       completed++;
       if (onProgress && !signal.aborted) {
         report(completed, `${label} ${status} (${completed} call${completed === 1 ? "" : "s"} completed)`);

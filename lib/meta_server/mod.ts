@@ -12,19 +12,21 @@
  * @module
  */
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import type { Server } from "@modelcontextprotocol/server";
+import type { CallToolResult, Server } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { OutputShapeChecker } from "../catalog/result_unwrap.ts";
 import { parseListToolsArgs, renderListTools } from "./list_tools.ts";
-import { executeDescription, runExecute, type ScriptRunner } from "./execute.ts";
+import { executeDescription, type ExecuteOptions, runExecute, type ScriptRunner } from "./execute.ts";
 import { AgentRelay } from "./agent_relay.ts";
 import { ToolConfirmer } from "./_confirm.ts";
 import { ProgressThrottle } from "./_progress.ts";
 import { Coalescer, LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
 import { configProblemLines } from "./_problems.ts";
 import { type ConnectedShell, createServerShell, type ToolHandlers } from "./shell.ts";
+import { requestEra } from "./_request_era.ts";
+import { answerWaitingExecute } from "./waiting_execute.ts";
 
 export { LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
 export {
@@ -202,7 +204,7 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   if (server.getClientVersion()) logAgent();
   else server.oninitialized = logAgent;
   const setLevel = (level: Parameters<ToolHandlers["setLevel"]>[0]) => relay.setLevel(level);
-  const session: ExecuteSession = { server, options, logger, checker, confirmer, sessionNotices };
+  const session: ExecuteSession = { server, options, logger, checker, confirmer, sessionNotices, relay };
   const listTools = async () => {
     await refreshQuietly(catalog, logger, true); // `execute`'s description names the servers in scope now
     return { tools: listedTools(catalog) };
@@ -210,6 +212,9 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   const callTool: ToolHandlers["callTool"] = async (request, ctx) => {
     const name = request.params.name;
     const signal = ctx.mcpReq.signal;
+    // A modern agent's capabilities, for the servers this call may start (`list_tools` starts some).
+    const era = requestEra({ envelope: ctx.mcpReq.envelope, _meta: request.params._meta });
+    if (era.era === "modern") relay.noteModernAgent(era.capabilities);
     if (name === "list_tools") {
       const text = await renderListTools(catalog, parseListToolsArgs(request.params.arguments), signal);
       return { content: [{ type: "text", text }] };
@@ -248,6 +253,13 @@ interface ExecuteSession {
   confirmer: ToolConfirmer;
   /** The `config.toml` problems not told yet in an `execute` result. */
   sessionNotices: () => string[];
+  relay: AgentRelay;
+}
+
+/** The options every `execute` of the session shares. */
+function executeOptions(session: ExecuteSession): ExecuteOptions {
+  const { checker, logger, confirmer, sessionNotices } = session;
+  return { checker, logger, confirmer, sessionNotices };
 }
 
 /**
@@ -279,12 +291,26 @@ async function answerExecute(
       }),
     { intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS, flushGapMs: PROGRESS_FLUSH_MS },
   );
+  const era = requestEra({ envelope: ctx.mcpReq.envelope, _meta: request.params._meta });
+  if (era.era === "modern") {
+    const params = request.params as Record<string, unknown>; // the SDK lifts the retry fields into ctx
+    const answer = await answerWaitingExecute(session.relay, {
+      requestState: ctx.mcpReq.requestState() ?? params.requestState,
+      inputResponses: ctx.mcpReq.inputResponses ?? params.inputResponses,
+      script,
+      capabilities: era.capabilities,
+      signal,
+      timeoutMs: options.catalog.config.scriptTimeoutSecs * 1000,
+      onProgress: progress ? (report) => progress.report(report) : undefined,
+      run: (extra) =>
+        runExecute(options.catalog, options.runner, script, { ...executeOptions(session), ...extra }),
+    });
+    await progress?.finish();
+    return answer as CallToolResult; // `input_required` is a result of tools/call in MCP 2026-07-28
+  }
   const result = await runExecute(options.catalog, options.runner, script, {
+    ...executeOptions(session),
     signal,
-    checker: session.checker,
-    logger,
-    confirmer: session.confirmer,
-    sessionNotices: session.sessionNotices,
     onProgress: progress ? (report) => progress.report(report) : undefined,
   });
   await progress?.finish();

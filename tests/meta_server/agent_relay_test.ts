@@ -175,3 +175,41 @@ Deno.test("checkElicitationUrl() allows https: and loopback http: only", () => {
   ].map((url) => checkElicitationUrl(url).ok);
   assert.deepEqual(verdicts, [true, true, true, true, false, false, false, false, false, false]);
 });
+
+Deno.test("AgentRelay sends a modern agent no request: a question goes to the run that calls its server", async () => {
+  // Never initialized: the agent speaks MCP 2026-07-28 and declared its capabilities in `_meta`.
+  const server = new Server({ name: "s", version: "1" }, { capabilities: {} });
+  const relay = new AgentRelay(server);
+  relay.noteModernAgent({ elicitation: { form: {} }, sampling: {} });
+  const peer = relay.peerFor("fx");
+  assert.deepEqual(peer.capabilities(), { elicitation: { form: { applyDefaults: true } }, sampling: {} });
+  // Sampling is offered only to a server started while the agent declares it.
+  relay.noteModernAgent({ elicitation: { form: {} } });
+  assert.deepEqual(peer.capabilities(), { elicitation: { form: { applyDefaults: true } } });
+  const signal = new AbortController().signal;
+  const question = { message: "Pick\u202e", requestedSchema: { type: "object" as const, properties: {} } };
+  await assert.rejects(peer.elicit(question, signal), /fx asked outside a script's call to it/);
+  await assert.rejects(
+    peer.sample({ messages: [], maxTokens: 1 }, signal),
+    /fx asked outside a script's call to it/,
+  );
+  await assert.rejects(relay.elicit(question), /asked only while an execute waits/);
+  const answer = await relay.runs.answer(
+    { tool: "execute", script: "s", timeoutMs: 60_000, signal },
+    async (hooks) => {
+      const ended = hooks.callStarted("fx");
+      try {
+        return {
+          content: [{ type: "text", text: JSON.stringify(await peer.elicit(question, hooks.signal)) }],
+        };
+      } finally {
+        ended();
+      }
+    },
+  ) as { resultType: string; inputRequests: Record<string, { params: Record<string, unknown> }> };
+  assert.equal(answer.resultType, "input_required");
+  const asked = answer.inputRequests["fx/1"]!.params;
+  assert.equal(asked.message, "[fx] Pick");
+  assert.deepEqual(asked._meta, { "symposium/server": "fx" });
+  relay.close();
+});
