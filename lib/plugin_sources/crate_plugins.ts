@@ -3,9 +3,12 @@
  * manifest, merged as upstream documents it (defaults → `[package.metadata.symposium]` of the
  * crate's `Cargo.toml` → its `SYMPOSIUM.toml`), from the crate's folder on this machine
  * (`locateCrate()`). Only trusted plugins chain. A crate from crates.io needs no trust of its own
- * (the plugin that names it is trusted, and the registry's content is checksummed by Cargo); a path,
- * git or other-registry crate's manifest is content this workspace controls, so it needs
- * `cargo agents trust` like a workspace manifest.
+ * (the plugin that names it is trusted, and the registry's content is checksummed by Cargo), and a
+ * crate counts as crates.io's only when Cargo.lock says so, it lies in crates.io's own folder under
+ * `$CARGO_HOME/registry/src`, and no Cargo configuration replaces crates.io (a cloned repository can
+ * ship a `.cargo/config.toml` that swaps in a registry of its own while Cargo.lock still says
+ * crates.io). Every other crate (path, git, another registry, crates.io replaced) holds content this
+ * workspace may control, so its manifest needs `cargo agents trust` like a workspace manifest.
  *
  * @module
  */
@@ -94,7 +97,7 @@ export async function loadCratePlugins(
           continue;
         }
         const loaded = await readCrateManifest(where.dir, ref.crate, options.fs);
-        out.files.push(...loaded.files);
+        out.files.push(...loaded.files, ...(where.configFiles ?? []));
         if (!loaded.ok) {
           for (const problem of loaded.problems) {
             out.refused.push({ ...problem, server: ref.crate, plugin: ref.crate, source });
@@ -132,6 +135,11 @@ export async function loadCratePlugins(
             version: where.version,
           },
         };
+        if (where.why !== undefined) {
+          out.notes.push(
+            `${source} (${where.dir}) is not taken as a crates.io crate: ${where.why}; its manifest needs your trust`,
+          );
+        }
         out.plugins.push(plugin);
         next.push(plugin);
       }
