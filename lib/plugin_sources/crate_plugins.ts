@@ -28,6 +28,7 @@ import {
 import {
   evaluateGate,
   locateCrate,
+  MAX_CARGO_TOML_BYTES,
   parsePredicate,
   type PredicateContext,
   type Workspace,
@@ -178,15 +179,15 @@ async function readCrateManifest(dir: string, crate: string, fs: FileSystem): Pr
   };
   try {
     let metadata: TomlTable | undefined;
-    const read = async (file: string) => {
+    const read = async (file: string, capBytes: number) => {
       const size = (await fs.stat(file))?.size;
-      if (size !== undefined && size > MAX_MANIFEST_BYTES * 4) {
-        throw new Error(`Cannot read ${file}: it is ${size} bytes`);
+      if (size !== undefined && size > capBytes) {
+        throw new Error(`Cannot read ${file}: it is ${size} bytes, over the cap of ${capBytes} bytes`);
       }
       return await fs.readTextFile(file);
     };
     if ((await fs.stat(cargoToml))?.isFile) {
-      const text = await read(cargoToml);
+      const text = await read(cargoToml, MAX_CARGO_TOML_BYTES);
       const pkg =
         parseTomlDocument(text, cargoToml, { code: "CARGO_TOML_INVALID", what: "Cargo.toml" }).value.package;
       const found = isTable(pkg) && isTable(pkg.metadata) ? pkg.metadata.symposium : undefined;
@@ -198,7 +199,7 @@ async function readCrateManifest(dir: string, crate: string, fs: FileSystem): Pr
     }
     let fileText: string | undefined;
     if ((await fs.stat(symposiumToml))?.isFile) {
-      fileText = await read(symposiumToml);
+      fileText = await read(symposiumToml, MAX_MANIFEST_BYTES);
       files.unshift(symposiumToml);
       texts.unshift({ file: symposiumToml, text: fileText });
     }

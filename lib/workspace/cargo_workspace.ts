@@ -6,6 +6,7 @@
  */
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { UserError } from "../diagnostics.ts";
+import { SliceClock } from "../time_slices.ts";
 import { denoFileSystem, type FileSystem } from "../file_system.ts";
 import {
   isTable,
@@ -16,6 +17,7 @@ import {
 } from "../toml_position.ts";
 import { cargoRequirementToRange, highestMatching } from "./_cargo_semver.ts";
 import { expandPattern } from "./_member_globs.ts";
+import { type LockPackage, readCargoLock } from "./_cargo_lock.ts";
 
 /** Which dependency table a dependency comes from (target-specific tables count as their kind). */
 export type DependencyKind = "normal" | "dev" | "build";
@@ -69,6 +71,14 @@ export const NO_WORKSPACE: Readonly<Workspace> = Object.freeze({
   dependencies: [],
   problems: [],
 });
+
+/**
+ * Largest `Cargo.toml` read, in bytes (512 KiB: generated manifests with thousands of features stay
+ * below it, and one parse of it takes tens of ms on the host thread).
+ */
+export const MAX_CARGO_TOML_BYTES = 512 * 1024;
+/** Pauses reading between files, so many members do not hold the host thread. */
+const clock = new SliceClock();
 
 const DEPENDENCY_TABLES: readonly (readonly [string, DependencyKind])[] = [
   ["dependencies", "normal"],
@@ -135,7 +145,7 @@ export async function loadWorkspace(cwd: string, fs: FileSystem = denoFileSystem
     collected ??= await collectMembers(fs, nearest, nearestDoc, problems);
   }
   const lockfile = await lockfileOf(fs, collected.rootDir);
-  const lock = lockfile === null ? [] : await readLock(fs, lockfile, problems);
+  const lock = lockfile === null ? [] : await readCargoLock(fs, lockfile, problems);
   const dependencies = listDependencies(collected, lock);
   const manifests = [
     ...new Set([collected.rootManifest, ...[...collected.members.values()].map((m) => m.manifest)]),
@@ -340,14 +350,6 @@ function packageIdentity(member: Member, ws: TomlTable | null): { name: string; 
   return { name, version };
 }
 
-interface LockPackage {
-  name: string;
-  version: string;
-  source: string | null;
-  /** Entries as written: `"name"`, `"name version"` or `"name version (source)"`. */
-  dependencies: string[];
-}
-
 function lockedVersion(dep: Declared, ownEntry: LockPackage | undefined, lock: LockPackage[]): string | null {
   const range = dep.requirement === null ? null : cargoRequirementToRange(dep.requirement);
   const all = lock.filter((p) => p.name === dep.name).map((p) => p.version);
@@ -361,29 +363,25 @@ function lockedVersion(dep: Declared, ownEntry: LockPackage | undefined, lock: L
   return highestMatching(all, range);
 }
 
-async function readLock(fs: FileSystem, file: string, problems: UserError[]): Promise<LockPackage[]> {
-  const toml = (await readToml(fs, file, problems, "CARGO_LOCK_INVALID"))?.value;
-  if (!toml || !Array.isArray(toml.package)) return [];
-  return toml.package.filter(isTable).flatMap((p) =>
-    typeof p.name === "string" && typeof p.version === "string"
-      ? [{
-        name: p.name,
-        version: p.version,
-        source: typeof p.source === "string" ? p.source : null,
-        dependencies: stringArray(p.dependencies),
-      }]
-      : []
-  );
-}
-
-async function readToml(
-  fs: FileSystem,
-  file: string,
-  problems: UserError[],
-  code = "CARGO_TOML_INVALID",
-): Promise<TomlDocument | null> {
+/**
+ * Reads and parses one `Cargo.toml`: `null` (with a problem) when it is over
+ * {@link MAX_CARGO_TOML_BYTES}, not TOML or not UTF-8. Pauses at a slice boundary after each file, so a
+ * workspace of many members does not hold the host thread.
+ */
+async function readToml(fs: FileSystem, file: string, problems: UserError[]): Promise<TomlDocument | null> {
+  await clock.pause();
   try {
-    return parseTomlDocument(await fs.readTextFile(file), file, { code, what: basename(file) });
+    const size = (await fs.stat(file))?.size;
+    if (size !== undefined && size > MAX_CARGO_TOML_BYTES) {
+      problems.push(cargoTomlTooLarge(file, size));
+      return null;
+    }
+    const text = await fs.readTextFile(file);
+    if (text.length > MAX_CARGO_TOML_BYTES) {
+      problems.push(cargoTomlTooLarge(file, text.length));
+      return null;
+    }
+    return parseTomlDocument(text, file, { code: "CARGO_TOML_INVALID", what: basename(file) });
   } catch (error) {
     if (error instanceof UserError) {
       problems.push(error);
@@ -392,6 +390,20 @@ async function readToml(
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;
   }
+}
+
+/** The problem of a `Cargo.toml` over {@link MAX_CARGO_TOML_BYTES}. */
+export function cargoTomlTooLarge(file: string, bytes: number): UserError {
+  return new UserError(
+    "CARGO_TOML_TOO_LARGE",
+    `Cannot read ${file}: it is ${bytes} bytes, over the cap of ${MAX_CARGO_TOML_BYTES} bytes for a Cargo.toml`,
+    {
+      hint:
+        "the crate it declares is left out of the workspace; a Cargo.toml that large is not hand-written, " +
+        "check where it came from",
+      location: { file, line: 1, column: 1 },
+    },
+  );
 }
 
 async function lockfileOf(fs: FileSystem, root: string): Promise<string | null> {

@@ -13,7 +13,7 @@ import { isTable, parseTomlDocument } from "../toml_position.ts";
 import { cargoRequirementToRange, highestMatching } from "./_cargo_semver.ts";
 import { cratesIoReplacement } from "./cargo_config.ts";
 import { normalizeCrateName } from "./depends_on.ts";
-import type { LockedPackage, Workspace } from "./cargo_workspace.ts";
+import { type LockedPackage, MAX_CARGO_TOML_BYTES, type Workspace } from "./cargo_workspace.ts";
 
 /** Where a crate's source was found. */
 export interface CrateLocation {
@@ -215,7 +215,8 @@ async function findPackageDir(
   depth: number,
 ): Promise<string | undefined> {
   const manifest = join(dir, "Cargo.toml");
-  if ((await fs.stat(manifest))?.isFile) {
+  const info = await fs.stat(manifest);
+  if (info?.isFile && (info.size ?? 0) <= MAX_CARGO_TOML_BYTES) {
     try {
       const pkg = parseTomlDocument(await fs.readTextFile(manifest), manifest, {
         code: "CARGO_TOML_INVALID",

@@ -14,6 +14,7 @@ export {
   type DependencyKind,
   loadWorkspace,
   type LockedPackage,
+  MAX_CARGO_TOML_BYTES,
   NO_WORKSPACE,
   type Workspace,
 } from "./cargo_workspace.ts";
@@ -34,6 +35,7 @@ export {
   type PredicateContext,
   type PredicateVerdict,
 } from "./predicates.ts";
+export { MAX_CARGO_LOCK_BYTES } from "./_cargo_lock.ts";
 export { type CrateLocation, type CrateMissing, CRATES_IO_SRC_DIRS, locateCrate } from "./crate_location.ts";
 export {
   cargoConfigPaths,
