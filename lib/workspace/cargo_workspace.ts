@@ -16,7 +16,7 @@ import {
   type TomlTable,
 } from "../toml_position.ts";
 import { cargoRequirementToRange, highestMatching } from "./_cargo_semver.ts";
-import { expandPattern } from "./_member_globs.ts";
+import { expandPattern, globBudget, MAX_MEMBER_GLOB_FOLDERS } from "./_member_globs.ts";
 import { type LockPackage, readCargoLock } from "./_cargo_lock.ts";
 
 /** Which dependency table a dependency comes from (target-specific tables count as their kind). */
@@ -77,6 +77,8 @@ export const NO_WORKSPACE: Readonly<Workspace> = Object.freeze({
  * below it, and one parse of it takes tens of ms on the host thread).
  */
 export const MAX_CARGO_TOML_BYTES = 512 * 1024;
+/** Most workspace members read (members and path dependencies inside the root); the rest are left out with a problem. */
+export const MAX_WORKSPACE_MEMBERS = 2000;
 /** Pauses reading between files, so many members do not hold the host thread. */
 const clock = new SliceClock();
 
@@ -219,37 +221,29 @@ async function collectMembers(
   const excludes = stringArray(ws?.exclude).map((p) => resolve(rootDir, p));
   const isExcluded = (dir: string) => excludes.some((ex) => dir === ex || dir.startsWith(ex + sep));
   const queue: Member[] = [];
+  let full = false;
+  /** Whether the member cap is reached (said once, as a problem). */
+  const isFull = () => {
+    if (members.size < MAX_WORKSPACE_MEMBERS) return false;
+    if (!full) problems.push(tooManyMembers(rootManifest, locate));
+    full = true;
+    return true;
+  };
   const add = (member: Member) => {
-    if (members.has(member.dir)) return;
+    if (members.has(member.dir) || isFull()) return;
     members.set(member.dir, member);
     queue.push(member);
   };
   if (isTable(rootToml.package)) add({ manifest: rootManifest, dir: rootDir, toml: rootToml });
   if (ws) {
-    for (const pattern of stringArray(ws.members)) {
-      for (const dir of await expandPattern(fs, rootDir, pattern)) {
-        if (isExcluded(dir) || members.has(dir)) continue;
-        const manifest = join(dir, "Cargo.toml");
-        if (!(await fs.stat(manifest))?.isFile) {
-          problems.push(
-            new UserError(
-              "CARGO_MEMBER_MISSING",
-              `Cannot load workspace member ${dir} (from "${pattern}"): it has no Cargo.toml`,
-              {
-                hint: `add a Cargo.toml there, or list it in workspace.exclude of ${rootManifest}`,
-                location: { file: rootManifest, ...locate(["workspace", "members"]) },
-              },
-            ),
-          );
-          continue;
-        }
-        const doc = await readToml(fs, manifest, problems);
-        if (doc) add({ manifest, dir, toml: doc.value });
-      }
-    }
+    await addGlobbedMembers(
+      fs,
+      { rootDir, rootManifest, ws, locate, isExcluded, isFull, members, add },
+      problems,
+    );
   }
   // Path dependencies inside the root are members too (Cargo's implicit members).
-  while (ws && queue.length > 0) {
+  while (ws && queue.length > 0 && !full) {
     const member = queue.shift()!;
     for (const dep of declaredDependencies(member, ws, rootDir)) {
       if (dep.path === null || members.has(dep.path) || isExcluded(dep.path)) continue;
@@ -261,6 +255,91 @@ async function collectMembers(
     }
   }
   return { members, rootDir, rootManifest, rootToml };
+}
+
+/** Most `CARGO_MEMBER_MISSING` problems listed one by one; past them, one more says how many were left out. */
+const MAX_MISSING_MEMBER_PROBLEMS = 10;
+
+async function addGlobbedMembers(
+  fs: FileSystem,
+  at: {
+    rootDir: string;
+    rootManifest: string;
+    ws: TomlTable;
+    locate: (path: TomlPath) => { line: number; column: number };
+    isExcluded: (dir: string) => boolean;
+    isFull: () => boolean;
+    members: Map<string, Member>;
+    add: (member: Member) => void;
+  },
+  problems: UserError[],
+): Promise<void> {
+  const location = { file: at.rootManifest, ...at.locate(["workspace", "members"]) };
+  const budget = globBudget();
+  let missing = 0;
+  for (const pattern of stringArray(at.ws.members)) {
+    for (const dir of await expandPattern(fs, at.rootDir, pattern, budget)) {
+      if (at.isExcluded(dir) || at.members.has(dir)) continue;
+      if (at.isFull()) return;
+      const manifest = join(dir, "Cargo.toml");
+      if (!(await fs.stat(manifest))?.isFile) {
+        if (++missing <= MAX_MISSING_MEMBER_PROBLEMS) {
+          problems.push(
+            new UserError(
+              "CARGO_MEMBER_MISSING",
+              `Cannot load workspace member ${dir} (from "${pattern}"): it has no Cargo.toml`,
+              {
+                hint: `add a Cargo.toml there, or list it in workspace.exclude of ${at.rootManifest}`,
+                location,
+              },
+            ),
+          );
+        }
+        continue;
+      }
+      const doc = await readToml(fs, manifest, problems);
+      if (doc) at.add({ manifest, dir, toml: doc.value });
+    }
+  }
+  if (missing > MAX_MISSING_MEMBER_PROBLEMS) {
+    problems.push(
+      new UserError(
+        "CARGO_MEMBER_MISSING",
+        `${
+          missing - MAX_MISSING_MEMBER_PROBLEMS
+        } more folders matched by workspace.members of ${at.rootManifest} ` +
+          "have no Cargo.toml",
+        { hint: "narrow the globs in workspace.members, or list the folders in workspace.exclude", location },
+      ),
+    );
+  }
+  if (budget.exhausted) {
+    problems.push(
+      new UserError(
+        "CARGO_MEMBER_GLOB_TOO_WIDE",
+        `Cannot expand workspace.members of ${at.rootManifest} fully: its globs listed ` +
+          `${MAX_MEMBER_GLOB_FOLDERS} folders, the cap; members in folders beyond it are left out`,
+        { hint: "narrow the globs (a `**` over a large tree), or list the members by path", location },
+      ),
+    );
+  }
+}
+
+function tooManyMembers(
+  rootManifest: string,
+  locate: (path: TomlPath) => { line: number; column: number },
+): UserError {
+  return new UserError(
+    "CARGO_MEMBERS_TOO_MANY",
+    `Cannot load every member of the workspace of ${rootManifest}: it has more than ${MAX_WORKSPACE_MEMBERS} ` +
+      "members, the cap; the others are left out",
+    {
+      hint:
+        "narrow the globs in workspace.members; if the workspace truly is this large, open the agent in a " +
+        "smaller one",
+      location: { file: rootManifest, ...locate(["workspace", "members"]) },
+    },
+  );
 }
 
 interface Declared {

@@ -15,6 +15,7 @@ export {
   loadWorkspace,
   type LockedPackage,
   MAX_CARGO_TOML_BYTES,
+  MAX_WORKSPACE_MEMBERS,
   NO_WORKSPACE,
   type Workspace,
 } from "./cargo_workspace.ts";
@@ -36,6 +37,7 @@ export {
   type PredicateVerdict,
 } from "./predicates.ts";
 export { MAX_CARGO_LOCK_BYTES } from "./_cargo_lock.ts";
+export { MAX_MEMBER_GLOB_FOLDERS } from "./_member_globs.ts";
 export { type CrateLocation, type CrateMissing, CRATES_IO_SRC_DIRS, locateCrate } from "./crate_location.ts";
 export {
   cargoConfigPaths,

@@ -6,6 +6,8 @@ import {
   loadWorkspace,
   MAX_CARGO_LOCK_BYTES,
   MAX_CARGO_TOML_BYTES,
+  MAX_MEMBER_GLOB_FOLDERS,
+  MAX_WORKSPACE_MEMBERS,
 } from "../../lib/workspace/mod.ts";
 import { memoryFileSystem } from "../_fakes_foundation.ts";
 
@@ -301,4 +303,80 @@ Deno.test("loadWorkspace(): a large Cargo.lock under the cap is read in slices (
   assert.equal(ws.packages?.length, 50_002);
   // One parse of the whole 10 MB lets no timer run until it ends; reading in slices lets them run.
   assert.ok(ticks >= 10, `timers ran ${ticks} times while a 10 MB Cargo.lock was read`);
+});
+
+/** A temporary folder holding a workspace whose root Cargo.toml has `members`, removed after `body`. */
+async function withWorkspace(members: string[], body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "ws-globs-" }));
+  try {
+    await Deno.writeTextFile(`${dir}/Cargo.toml`, `[workspace]\nmembers = ${JSON.stringify(members)}\n`);
+    await body(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Runs `make` for every item, 64 at a time. */
+async function inBatches<T>(items: T[], make: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += 64) await Promise.all(items.slice(i, i + 64).map(make));
+}
+
+async function crate(dir: string, name: string): Promise<void> {
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(`${dir}/Cargo.toml`, `[package]\nname = "${name}"\nversion = "0.1.0"\n`);
+}
+
+Deno.test('loadWorkspace(): members = ["loop/**"] with links back up lists each real folder once and does not follow the links', async () => {
+  await withWorkspace(["loop/**"], async (dir) => {
+    await crate(`${dir}/loop`, "top");
+    await crate(`${dir}/loop/inner`, "inner");
+    // Three links back up: to the folder itself, to its parent, to the workspace root.
+    await Deno.symlink(".", `${dir}/loop/self`);
+    await Deno.symlink("..", `${dir}/loop/inner/up`);
+    await Deno.symlink(dir, `${dir}/loop/inner/root`);
+    const ws = await loadWorkspace(dir);
+    assert.deepEqual(ws.members?.map((m) => [m.name, m.dir]), [["top", `${dir}/loop`], [
+      "inner",
+      `${dir}/loop/inner`,
+    ]]);
+    assert.deepEqual(ws.problems, []);
+  });
+});
+
+Deno.test("loadWorkspace(): a folder reached by two globs (one through a link) is one member", async () => {
+  await withWorkspace(["crates/*", "alias/*"], async (dir) => {
+    await crate(`${dir}/crates/a`, "a");
+    await Deno.symlink(`${dir}/crates`, `${dir}/alias`);
+    const ws = await loadWorkspace(dir);
+    assert.deepEqual(ws.members?.map((m) => m.name), ["a"]);
+  });
+});
+
+Deno.test("loadWorkspace(): past the member cap the rest are left out with a problem", async () => {
+  await withWorkspace(["crates/*"], async (dir) => {
+    const names = Array.from({ length: MAX_WORKSPACE_MEMBERS + 1 }, (_, i) => `c${i}`);
+    await inBatches(names, (name) => crate(`${dir}/crates/${name}`, name));
+    const ws = await loadWorkspace(dir);
+    assert.equal(ws.members?.length, MAX_WORKSPACE_MEMBERS);
+    assert.deepEqual(ws.problems.map((p) => p.code), ["CARGO_MEMBERS_TOO_MANY"]);
+    assert.match(ws.problems[0]!.message, new RegExp(`more than ${MAX_WORKSPACE_MEMBERS} members`));
+    assert.equal(ws.problems[0]!.location?.file, `${dir}/Cargo.toml`);
+  });
+});
+
+Deno.test("loadWorkspace(): a ** glob over more folders than the cap stops there with a problem", async () => {
+  await withWorkspace(["tree/**/leaf"], async (dir) => {
+    // More folders than the cap, none a member: only the walk costs.
+    const tops = MAX_MEMBER_GLOB_FOLDERS / 100;
+    const paths = Array.from(
+      { length: (tops + 1) * 100 },
+      (_, i) => `${dir}/tree/d${Math.floor(i / 100)}/e${i % 100}`,
+    );
+    await inBatches(paths, (path) => Deno.mkdir(path, { recursive: true }));
+    const ws = await loadWorkspace(dir);
+    assert.deepEqual(ws.members, []);
+    const problem = ws.problems.find((p) => p.code === "CARGO_MEMBER_GLOB_TOO_WIDE");
+    assert.ok(problem, ws.problems.map((p) => p.message).join("\n"));
+    assert.match(problem.message, new RegExp(`listed ${MAX_MEMBER_GLOB_FOLDERS} folders, the cap`));
+  });
 });
