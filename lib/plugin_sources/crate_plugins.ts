@@ -1,7 +1,7 @@
 /**
  * Crate plugins: a plugin's `[[plugins]] source.cargo = "name"` entry chains to the crate's own
- * manifest, merged as upstream documents it (defaults → `[package.metadata.symposium]` of the
- * crate's `Cargo.toml` → its `SYMPOSIUM.toml`), from the crate's folder on this machine
+ * manifest, layered as upstream does (defaults → `[package.metadata.symposium]` of the crate's
+ * `Cargo.toml` → its `SYMPOSIUM.toml`: lists such as `mcp_servers` append, metadata first), from the crate's folder on this machine
  * (`locateCrate()`). Only trusted plugins chain. A crate from crates.io needs no trust of its own
  * (the plugin that names it is trusted, and the registry's content is checksummed by Cargo), and a
  * crate counts as crates.io's only when Cargo.lock says so, it lies in crates.io's own folder under
@@ -17,6 +17,7 @@ import { stringify } from "smol-toml";
 import type { FileSystem } from "../file_system.ts";
 import { isTable, parseTomlDocument, type TomlTable } from "../toml_position.ts";
 import {
+  layerManifests,
   type LoadedPlugin,
   ManifestError,
   MAX_MANIFEST_BYTES,
@@ -210,12 +211,13 @@ async function readCrateManifest(dir: string, crate: string, fs: FileSystem): Pr
     if (metadata === undefined) {
       return { ok: true, files, texts, manifest: parseManifest(fileText!, symposiumToml, options) };
     }
-    // Both or only the metadata: merged at the top level (the file's keys win), then read as one manifest.
+    // Both or only the metadata: layered as upstream does (lists append, metadata first, then the
+    // file; the file's other keys win), then read as one manifest.
     const own = fileText === undefined ? {} : parseTomlDocument(fileText, symposiumToml, {
       code: "MANIFEST_SYNTAX",
       what: "plugin manifest",
     }).value;
-    const merged = { ...metadata, ...own };
+    const merged = layerManifests(metadata, own);
     const label = fileText === undefined
       ? `${cargoToml} [package.metadata.symposium]`
       : `${symposiumToml} (merged with ${cargoToml})`;

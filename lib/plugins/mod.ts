@@ -19,6 +19,7 @@ import type { Refusal } from "./server_spec.ts";
 export { type ConfirmToolsMode, DEFAULT_MCP_CONFIG, type McpConfig } from "./config_types.ts";
 export { expandVars } from "./expand_vars.ts";
 export {
+  layerManifests,
   ManifestError,
   type ManifestNote,
   type McpServerDecl,

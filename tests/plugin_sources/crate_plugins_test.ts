@@ -250,3 +250,34 @@ Deno.test("crate plugins: a crates.io-locked crate is crates.io's only in crates
     });
   }
 });
+
+Deno.test("crate plugins: [package.metadata.symposium] and SYMPOSIUM.toml layer additively (lists append, metadata first; the file's name wins)", async () => {
+  const dirs = await makeDirs();
+  const cargoHome = `${dirs.root}/cargo-home`;
+  await chainTo(dirs.home, "serde");
+  const crate = `${cargoHome}/registry/src/index.crates.io-1949cf8c6b5b557f/serde-1.0.219`;
+  await write(
+    `${crate}/Cargo.toml`,
+    '[package]\nname = "serde"\nversion = "1.0.219"\n\n[package.metadata.symposium]\nname = "from-metadata"\n' +
+      'depends-on = "serde"\n\n[[package.metadata.symposium.mcp_servers]]\nname = "meta-srv"\ncommand = "meta-server"\n',
+  );
+  await write(
+    `${crate}/SYMPOSIUM.toml`,
+    'name = "serde-plugin"\ndepends-on = ["*"]\n\n[[mcp_servers]]\nname = "file-srv"\ncommand = "file-server"\n',
+  );
+  await Deno.writeTextFile(
+    `${dirs.ws}/Cargo.lock`,
+    'version = 3\n\n[[package]]\nname = "demo"\nversion = "0.1.0"\n\n[[package]]\nname = "serde"\n' +
+      'version = "1.0.219"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\n',
+  );
+  const loaded = await loadResolution({
+    cwd: dirs.ws,
+    env: { SYMPOSIUM_HOME: dirs.home, CARGO_HOME: cargoHome },
+    homeDir: dirs.root,
+  });
+  const plugin = loaded.plugins.find((p) => p.source === "crate serde");
+  assert.equal(plugin?.name, "serde-plugin");
+  assert.deepEqual(plugin!.manifest.mcpServers.map((s) => s.name), ["meta-srv", "file-srv"]);
+  assert.deepEqual(loaded.resolution.servers.map((s) => s.name), ["file-srv", "meta-srv"]);
+  await dirs.remove();
+});
