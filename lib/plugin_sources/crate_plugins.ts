@@ -99,7 +99,9 @@ export async function loadCratePlugins(
           continue;
         }
         const loaded = await readCrateManifest(where.dir, ref.crate, options.fs);
-        out.files.push(...loaded.files, ...(where.configFiles ?? []));
+        for (const file of [...loaded.files, ...(where.configFiles ?? [])]) {
+          if (!out.files.includes(file)) out.files.push(file);
+        }
         if (!loaded.ok) {
           for (const problem of loaded.problems) {
             out.refused.push({ ...problem, server: ref.crate, plugin: ref.crate, source });

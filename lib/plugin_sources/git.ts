@@ -187,7 +187,14 @@ async function runGit(
     try {
       Deno.kill(-child.pid, "SIGKILL");
     } catch {
-      // No process of the group is left.
+      // No process of the group is left (or no process groups here, as on Windows: git itself is killed below).
+    }
+    if (!exited) {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // git exited meanwhile.
+      }
     }
   };
   const stop = () => {

@@ -26,7 +26,7 @@ export interface CratesIoReplacement {
   file?: string | undefined;
   /** Why, e.g. `[source.crates-io] replace-with = "vendored"`, or why the file could not be read. */
   reason?: string | undefined;
-  /** Every configuration file that exists, in Cargo's reading order: their change means re-resolution. */
+  /** Every configuration file Cargo would read, existing or not, in its order: their change means re-resolution. */
   files: string[];
 }
 
@@ -62,11 +62,10 @@ export async function cratesIoReplacement(
   cargoHome: string,
   fs: FileSystem = denoFileSystem,
 ): Promise<CratesIoReplacement> {
-  const result: CratesIoReplacement = { replaced: false, files: [] };
-  for (const file of cargoConfigPaths(dir, cargoHome)) {
+  const result: CratesIoReplacement = { replaced: false, files: cargoConfigPaths(dir, cargoHome) };
+  for (const file of result.files) {
     const verdict = await readReplacement(file, fs);
     if (verdict === null) continue;
-    result.files.push(file);
     if (verdict.replaced && !result.replaced) {
       result.replaced = true;
       result.file = file;
