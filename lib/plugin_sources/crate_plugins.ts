@@ -1,11 +1,14 @@
 /**
  * Crate plugins: a plugin's `[[plugins]] source.cargo = "name"` entry chains to the crate's own
- * manifest, merged as upstream documents it (defaults → `[package.metadata.symposium]` of the
- * crate's `Cargo.toml` → its `SYMPOSIUM.toml`), from the crate's folder on this machine
+ * manifest, layered as upstream does (defaults → `[package.metadata.symposium]` of the crate's
+ * `Cargo.toml` → its `SYMPOSIUM.toml`: lists such as `mcp_servers` append, metadata first), from the crate's folder on this machine
  * (`locateCrate()`). Only trusted plugins chain. A crate from crates.io needs no trust of its own
- * (the plugin that names it is trusted, and the registry's content is checksummed by Cargo); a path,
- * git or other-registry crate's manifest is content this workspace controls, so it needs
- * `cargo agents trust` like a workspace manifest.
+ * (the plugin that names it is trusted, and the registry's content is checksummed by Cargo), and a
+ * crate counts as crates.io's only when Cargo.lock says so, it lies in crates.io's own folder under
+ * `$CARGO_HOME/registry/src`, and no Cargo configuration replaces crates.io (a cloned repository can
+ * ship a `.cargo/config.toml` that swaps in a registry of its own while Cargo.lock still says
+ * crates.io). Every other crate (path, git, another registry, crates.io replaced) holds content this
+ * workspace may control, so its manifest needs `cargo agents trust` like a workspace manifest.
  *
  * @module
  */
@@ -14,6 +17,7 @@ import { stringify } from "smol-toml";
 import type { FileSystem } from "../file_system.ts";
 import { isTable, parseTomlDocument, type TomlTable } from "../toml_position.ts";
 import {
+  layerManifests,
   type LoadedPlugin,
   ManifestError,
   MAX_MANIFEST_BYTES,
@@ -25,6 +29,7 @@ import {
 import {
   evaluateGate,
   locateCrate,
+  MAX_CARGO_TOML_BYTES,
   parsePredicate,
   type PredicateContext,
   type Workspace,
@@ -94,7 +99,9 @@ export async function loadCratePlugins(
           continue;
         }
         const loaded = await readCrateManifest(where.dir, ref.crate, options.fs);
-        out.files.push(...loaded.files);
+        for (const file of [...loaded.files, ...(where.configFiles ?? [])]) {
+          if (!out.files.includes(file)) out.files.push(file);
+        }
         if (!loaded.ok) {
           for (const problem of loaded.problems) {
             out.refused.push({ ...problem, server: ref.crate, plugin: ref.crate, source });
@@ -132,6 +139,11 @@ export async function loadCratePlugins(
             version: where.version,
           },
         };
+        if (where.why !== undefined) {
+          out.notes.push(
+            `${source} (${where.dir}) is not taken as a crates.io crate: ${where.why}; its manifest needs your trust`,
+          );
+        }
         out.plugins.push(plugin);
         next.push(plugin);
       }
@@ -170,15 +182,15 @@ async function readCrateManifest(dir: string, crate: string, fs: FileSystem): Pr
   };
   try {
     let metadata: TomlTable | undefined;
-    const read = async (file: string) => {
+    const read = async (file: string, capBytes: number) => {
       const size = (await fs.stat(file))?.size;
-      if (size !== undefined && size > MAX_MANIFEST_BYTES * 4) {
-        throw new Error(`Cannot read ${file}: it is ${size} bytes`);
+      if (size !== undefined && size > capBytes) {
+        throw new Error(`Cannot read ${file}: it is ${size} bytes, over the cap of ${capBytes} bytes`);
       }
       return await fs.readTextFile(file);
     };
     if ((await fs.stat(cargoToml))?.isFile) {
-      const text = await read(cargoToml);
+      const text = await read(cargoToml, MAX_CARGO_TOML_BYTES);
       const pkg =
         parseTomlDocument(text, cargoToml, { code: "CARGO_TOML_INVALID", what: "Cargo.toml" }).value.package;
       const found = isTable(pkg) && isTable(pkg.metadata) ? pkg.metadata.symposium : undefined;
@@ -190,7 +202,7 @@ async function readCrateManifest(dir: string, crate: string, fs: FileSystem): Pr
     }
     let fileText: string | undefined;
     if ((await fs.stat(symposiumToml))?.isFile) {
-      fileText = await read(symposiumToml);
+      fileText = await read(symposiumToml, MAX_MANIFEST_BYTES);
       files.unshift(symposiumToml);
       texts.unshift({ file: symposiumToml, text: fileText });
     }
@@ -201,12 +213,13 @@ async function readCrateManifest(dir: string, crate: string, fs: FileSystem): Pr
     if (metadata === undefined) {
       return { ok: true, files, texts, manifest: parseManifest(fileText!, symposiumToml, options) };
     }
-    // Both or only the metadata: merged at the top level (the file's keys win), then read as one manifest.
+    // Both or only the metadata: layered as upstream does (lists append, metadata first, then the
+    // file; the file's other keys win), then read as one manifest.
     const own = fileText === undefined ? {} : parseTomlDocument(fileText, symposiumToml, {
       code: "MANIFEST_SYNTAX",
       what: "plugin manifest",
     }).value;
-    const merged = { ...metadata, ...own };
+    const merged = layerManifests(metadata, own);
     const label = fileText === undefined
       ? `${cargoToml} [package.metadata.symposium]`
       : `${symposiumToml} (merged with ${cargoToml})`;

@@ -4,7 +4,9 @@
  * rename), so a force-pushed history, a changed URL or an interrupted fetch never leaves a mixed tree,
  * and a fetch that fails (offline, the repository gone, a timeout) keeps the last copy. Each attempt is
  * recorded in `<name>.fetch.json` beside it. Only `plugin sync` and the daily auto-update run this:
- * never `mcp-serve`'s request path.
+ * never `mcp-serve`'s request path. Every `git` run is bounded as a process group (killed whole at its
+ * timeout, with git's http low-speed limit set too), so a server that accepts and never answers costs
+ * one timeout: the failure is recorded and the lock released.
  *
  * @module
  */
@@ -91,36 +93,147 @@ export interface SyncOptions {
   nowMs?: number | undefined;
 }
 
+/** Longest output kept from one `git` run's stdout, in bytes (a commit id is 40). */
+const MAX_GIT_STDOUT_BYTES = 64 * 1024;
+/** Longest stderr read from one `git` run, in bytes (its tail is kept: {@link MAX_GIT_ERROR_CHARS}). */
+const MAX_GIT_STDERR_BYTES = 256 * 1024;
+/**
+ * git's own low-speed limit over http(s): a transfer slower than this many bytes per second for
+ * {@link gitLowSpeedSecs} is abandoned by git itself (`http.lowSpeedLimit`).
+ */
+const GIT_LOW_SPEED_BYTES_PER_SEC = 1000;
+
+/** `http.lowSpeedTime`, in whole seconds: a third of the run's timeout, between 1 and 30. */
+function gitLowSpeedSecs(timeoutMs: number): number {
+  return Math.max(1, Math.min(30, Math.floor(timeoutMs / 3000)));
+}
+
+/**
+ * Reads a stream to its end or until `cancelled` resolves, keeping at most `maxBytes` (the tail when
+ * `keepTail`). A cancelled read releases the pipe: a grandchild that still holds its other end no
+ * longer keeps us waiting.
+ */
+async function readBounded(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  cancelled: Promise<void>,
+  keepTail: boolean,
+): Promise<string> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  void cancelled.then(() => reader.cancel().catch(() => {})); // A released reader: nothing to cancel.
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      bytes += value.length;
+      while (bytes > maxBytes && chunks.length > 1 && keepTail) bytes -= chunks.shift()!.length;
+      if (bytes > maxBytes && !keepTail) break;
+    }
+  } catch {
+    // Cancelled (the run was killed): what was read so far is all there is.
+  }
+  reader.releaseLock();
+  const all = new Uint8Array(bytes);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c.subarray(0, Math.min(c.length, bytes - at)), at);
+    at += c.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/**
+ * Runs `git` bounded as a whole process group: it gets its own group (`detached`), and at the timeout
+ * or `options.signal` the group is killed whole (git's `remote-http` helpers included) and our ends
+ * of its pipes are closed, so a server that accepts and never answers cannot keep the run, or the
+ * sync holding its lock, alive. Over http(s), git's own low-speed limit applies too.
+ */
 async function runGit(
   args: string[],
   options: SyncOptions,
 ): Promise<{ ok: true; stdout: string } | { ok: false; error: string }> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
-  const signals = [AbortSignal.timeout(timeoutMs), ...(options.signal ? [options.signal] : [])];
-  const signal = AbortSignal.any(signals);
+  const lowSpeed = [
+    "-c",
+    `http.lowSpeedLimit=${GIT_LOW_SPEED_BYTES_PER_SEC}`,
+    "-c",
+    `http.lowSpeedTime=${gitLowSpeedSecs(timeoutMs)}`,
+  ];
+  let child: Deno.ChildProcess;
   try {
-    const out = await new Deno.Command(options.git ?? "git", {
-      args: ["-c", "protocol.ext.allow=never", "-c", "core.hooksPath=/dev/null", ...args],
+    child = new Deno.Command(options.git ?? "git", {
+      args: ["-c", "protocol.ext.allow=never", "-c", "core.hooksPath=/dev/null", ...lowSpeed, ...args],
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
-      signal,
+      detached: true, // its own process group: killed whole at the timeout
       // No password prompt: a registry that needs credentials must get them from a helper.
       env: { GIT_TERMINAL_PROMPT: "0", GIT_ASKPASS: "", SSH_ASKPASS: "", GCM_INTERACTIVE: "never" },
-    }).output();
-    if (out.success) return { ok: true, stdout: new TextDecoder().decode(out.stdout).trim() };
-    if (signal.aborted) return { ok: false, error: `git ${args[0]} did not finish within ${timeoutMs} ms` };
-    const stderr = new TextDecoder().decode(out.stderr).trim();
-    return {
-      ok: false,
-      error: stderr.slice(-MAX_GIT_ERROR_CHARS) || `git ${args[0]} exited with code ${out.code}`,
-    };
+    }).spawn();
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       return { ok: false, error: "the `git` program is not installed" };
     }
-    if (signal.aborted) return { ok: false, error: `git ${args[0]} did not finish within ${timeoutMs} ms` };
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+  let timedOut = false;
+  let exited = false;
+  let release!: () => void;
+  const cancelled = new Promise<void>((resolve) => (release = resolve));
+  const killGroup = () => {
+    try {
+      Deno.kill(-child.pid, "SIGKILL");
+    } catch {
+      // No process of the group is left (or no process groups here, as on Windows: git itself is killed below).
+    }
+    if (!exited) {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // git exited meanwhile.
+      }
+    }
+  };
+  const stop = () => {
+    if (!exited) {
+      timedOut = true;
+      killGroup();
+    }
+    release(); // Stop reading: a descendant outside the group must not keep the pipes, and us, waiting.
+  };
+  const timer = setTimeout(stop, timeoutMs);
+  options.signal?.addEventListener("abort", stop, { once: true });
+  if (options.signal?.aborted) stop();
+  try {
+    const [status, stdout, stderr] = await Promise.all([
+      child.status.then((s) => {
+        exited = true;
+        killGroup(); // git is gone: a helper it left in the group must not hold the pipes open.
+        return s;
+      }),
+      readBounded(child.stdout, MAX_GIT_STDOUT_BYTES, cancelled, false),
+      readBounded(child.stderr, MAX_GIT_STDERR_BYTES, cancelled, true),
+    ]);
+    if (timedOut) {
+      return {
+        ok: false,
+        error: options.signal?.aborted
+          ? `git ${args[0]} was stopped`
+          : `git ${args[0]} did not finish within ${timeoutMs} ms`,
+      };
+    }
+    if (status.success) return { ok: true, stdout: stdout.trim() };
+    return {
+      ok: false,
+      error: stderr.trim().slice(-MAX_GIT_ERROR_CHARS) || `git ${args[0]} exited with code ${status.code}`,
+    };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", stop);
+    release();
   }
 }
 

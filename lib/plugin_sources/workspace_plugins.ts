@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import type { FileSystem } from "../file_system.ts";
 import { type LoadedPlugin, PLUGIN_MANIFEST_NAME, readPluginManifest, type Refusal } from "../plugins/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
@@ -32,7 +32,8 @@ export function workspaceManifestPaths(workspace: Workspace): string[] {
  *
  * @returns Plugins (source {@link WORKSPACE_SOURCE}, `trust` set, `isWorkspaceMember: true`) and the
  *   problems of manifests that could not be used (`PLUGIN_INVALID`, `PLUGIN_TOO_LARGE`,
- *   `PLUGIN_LINK_OUTSIDE` for a link out of the workspace).
+ *   `PLUGIN_LINK_OUTSIDE` for a manifest that is a link out of the workspace, `PLUGIN_MEMBER_OUTSIDE`
+ *   for one in a member folder outside the workspace root).
  */
 export async function loadWorkspacePlugins(
   workspace: Workspace,
@@ -54,6 +55,20 @@ export async function loadWorkspacePlugins(
     const dir = dirname(file);
     const member = workspace.members?.find((m) => m.dir === dir);
     const defaultName = member?.name ?? basename(dir);
+    const outside = await memberOutside(dir, workspace.root, realRoot, fs);
+    if (outside !== undefined) {
+      refused.push({
+        code: "PLUGIN_MEMBER_OUTSIDE",
+        reason: `Cannot load ${file} as a workspace plugin: ${outside}`,
+        hint: `a workspace plugin must be inside the workspace: move the member under ${workspace.root}, ` +
+          "or make the plugin a registry or user plugin",
+        location: { file, line: 1, column: 1 },
+        server: defaultName,
+        plugin: defaultName,
+        source: WORKSPACE_SOURCE,
+      });
+      continue;
+    }
     const loaded = await readPluginManifest(file, fs, realRoot, { defaultName, requireGate: false });
     if (!loaded.ok) {
       for (const { detailCode: _, ...problem } of loaded.problems) {
@@ -77,4 +92,29 @@ export async function loadWorkspacePlugins(
     });
   }
   return { plugins, refused };
+}
+
+/**
+ * Why member folder `dir` is outside the workspace root, or `undefined` when it is inside: a member
+ * listed outside the root (`members = ["../x"]`), or a member folder that is a symbolic link out of it.
+ */
+async function memberOutside(
+  dir: string,
+  root: string,
+  realRoot: string,
+  fs: FileSystem,
+): Promise<string | undefined> {
+  if (dir === root) return undefined;
+  const inside = (path: string, base: string) => {
+    const rel = relative(base, path);
+    return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+  };
+  if (!inside(dir, root)) {
+    return `its member folder ${dir} is outside the workspace root ${root} (workspace.members lists a folder outside it)`;
+  }
+  const realDir = await fs.realPath(dir).catch(() => dir);
+  if (!inside(realDir, realRoot)) {
+    return `its member folder ${dir} is a symbolic link to ${realDir}, outside the workspace root ${root}`;
+  }
+  return undefined;
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { UserError } from "../diagnostics.ts";
-import { parseTomlDocument, type TomlDocument } from "../toml_position.ts";
+import { isTable, parseTomlDocument, type TomlDocument } from "../toml_position.ts";
 import { Checker } from "./_manifest_checker.ts";
 import { ManifestError, type ManifestOptions, type PluginManifest } from "./manifest_types.ts";
 
@@ -57,4 +57,48 @@ export function parseManifest(text: string, file: string, options: ManifestOptio
     throw new ManifestError(error.code, error.message, error);
   }
   return new Checker(doc, file, options).plugin();
+}
+
+/** Top-level keys whose lists a layer appends to (upstream's `RawPluginManifest::merge`). */
+const LAYERED_LIST_KEYS = [
+  "mcp_servers",
+  "plugins",
+  "installations",
+  "hooks",
+  "skills",
+  "predicate",
+  "predicates",
+];
+
+/**
+ * Layers manifest `over` on top of `base`, as upstream combines a crate's `[package.metadata.symposium]`
+ * (base) with its `SYMPOSIUM.toml` (over) in `RawPluginManifest::merge` (symposium-dev/symposium
+ * `src/plugins.rs`): lists (`mcp_servers`, `plugins`, `installations`, `hooks`, `skills`, `predicate`,
+ * `predicates`) append, base first; `depends-on` lists append too (a single atom counts as a list of
+ * one); the `subcommand` table takes `over`'s entry per name; any other key takes `over`'s value where
+ * it sets one. Neither input is changed; values are not validated here (the caller parses the result).
+ *
+ * @example
+ * ```ts
+ * import { layerManifests } from "./manifest.ts";
+ * const merged = layerManifests({ mcp_servers: [{ name: "a" }] }, { name: "p", mcp_servers: [{ name: "b" }] });
+ * if (JSON.stringify(merged.mcp_servers) !== '[{"name":"a"},{"name":"b"}]') throw new Error("not layered");
+ * ```
+ */
+export function layerManifests(
+  base: Readonly<Record<string, unknown>>,
+  over: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+  for (const [key, value] of Object.entries(over)) {
+    const had = out[key];
+    if (had === undefined) out[key] = value;
+    else if (LAYERED_LIST_KEYS.includes(key) && Array.isArray(had) && Array.isArray(value)) {
+      out[key] = [...had, ...value];
+    } else if (key === "depends-on") out[key] = [...asList(had), ...asList(value)];
+    else if (key === "subcommand" && isTable(had) && isTable(value)) out[key] = { ...had, ...value };
+    else out[key] = value;
+  }
+  return out;
 }

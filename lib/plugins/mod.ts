@@ -20,6 +20,7 @@ import { unsafeOwnerReason } from "./config.ts";
 export { type ConfirmToolsMode, DEFAULT_MCP_CONFIG, type McpConfig } from "./config_types.ts";
 export { expandVars } from "./expand_vars.ts";
 export {
+  layerManifests,
   ManifestError,
   type ManifestNote,
   type McpServerDecl,

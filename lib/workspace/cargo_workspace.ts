@@ -6,6 +6,7 @@
  */
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { UserError } from "../diagnostics.ts";
+import { SliceClock } from "../time_slices.ts";
 import { denoFileSystem, type FileSystem } from "../file_system.ts";
 import {
   isTable,
@@ -15,7 +16,8 @@ import {
   type TomlTable,
 } from "../toml_position.ts";
 import { cargoRequirementToRange, highestMatching } from "./_cargo_semver.ts";
-import { expandPattern } from "./_member_globs.ts";
+import { expandPattern, globBudget, MAX_MEMBER_GLOB_FOLDERS } from "./_member_globs.ts";
+import { type LockPackage, readCargoLock } from "./_cargo_lock.ts";
 
 /** Which dependency table a dependency comes from (target-specific tables count as their kind). */
 export type DependencyKind = "normal" | "dev" | "build";
@@ -69,6 +71,16 @@ export const NO_WORKSPACE: Readonly<Workspace> = Object.freeze({
   dependencies: [],
   problems: [],
 });
+
+/**
+ * Largest `Cargo.toml` read, in bytes (512 KiB: generated manifests with thousands of features stay
+ * below it, and one parse of it takes tens of ms on the host thread).
+ */
+export const MAX_CARGO_TOML_BYTES = 512 * 1024;
+/** Most workspace members read (members and path dependencies inside the root); the rest are left out with a problem. */
+export const MAX_WORKSPACE_MEMBERS = 2000;
+/** Pauses reading between files, so many members do not hold the host thread. */
+const clock = new SliceClock();
 
 const DEPENDENCY_TABLES: readonly (readonly [string, DependencyKind])[] = [
   ["dependencies", "normal"],
@@ -135,7 +147,7 @@ export async function loadWorkspace(cwd: string, fs: FileSystem = denoFileSystem
     collected ??= await collectMembers(fs, nearest, nearestDoc, problems);
   }
   const lockfile = await lockfileOf(fs, collected.rootDir);
-  const lock = lockfile === null ? [] : await readLock(fs, lockfile, problems);
+  const lock = lockfile === null ? [] : await readCargoLock(fs, lockfile, problems);
   const dependencies = listDependencies(collected, lock);
   const manifests = [
     ...new Set([collected.rootManifest, ...[...collected.members.values()].map((m) => m.manifest)]),
@@ -209,37 +221,29 @@ async function collectMembers(
   const excludes = stringArray(ws?.exclude).map((p) => resolve(rootDir, p));
   const isExcluded = (dir: string) => excludes.some((ex) => dir === ex || dir.startsWith(ex + sep));
   const queue: Member[] = [];
+  let full = false;
+  /** Whether the member cap is reached (said once, as a problem). */
+  const isFull = () => {
+    if (members.size < MAX_WORKSPACE_MEMBERS) return false;
+    if (!full) problems.push(tooManyMembers(rootManifest, locate));
+    full = true;
+    return true;
+  };
   const add = (member: Member) => {
-    if (members.has(member.dir)) return;
+    if (members.has(member.dir) || isFull()) return;
     members.set(member.dir, member);
     queue.push(member);
   };
   if (isTable(rootToml.package)) add({ manifest: rootManifest, dir: rootDir, toml: rootToml });
   if (ws) {
-    for (const pattern of stringArray(ws.members)) {
-      for (const dir of await expandPattern(fs, rootDir, pattern)) {
-        if (isExcluded(dir) || members.has(dir)) continue;
-        const manifest = join(dir, "Cargo.toml");
-        if (!(await fs.stat(manifest))?.isFile) {
-          problems.push(
-            new UserError(
-              "CARGO_MEMBER_MISSING",
-              `Cannot load workspace member ${dir} (from "${pattern}"): it has no Cargo.toml`,
-              {
-                hint: `add a Cargo.toml there, or list it in workspace.exclude of ${rootManifest}`,
-                location: { file: rootManifest, ...locate(["workspace", "members"]) },
-              },
-            ),
-          );
-          continue;
-        }
-        const doc = await readToml(fs, manifest, problems);
-        if (doc) add({ manifest, dir, toml: doc.value });
-      }
-    }
+    await addGlobbedMembers(
+      fs,
+      { rootDir, rootManifest, ws, locate, isExcluded, isFull, members, add },
+      problems,
+    );
   }
   // Path dependencies inside the root are members too (Cargo's implicit members).
-  while (ws && queue.length > 0) {
+  while (ws && queue.length > 0 && !full) {
     const member = queue.shift()!;
     for (const dep of declaredDependencies(member, ws, rootDir)) {
       if (dep.path === null || members.has(dep.path) || isExcluded(dep.path)) continue;
@@ -251,6 +255,91 @@ async function collectMembers(
     }
   }
   return { members, rootDir, rootManifest, rootToml };
+}
+
+/** Most `CARGO_MEMBER_MISSING` problems listed one by one; past them, one more says how many were left out. */
+const MAX_MISSING_MEMBER_PROBLEMS = 10;
+
+async function addGlobbedMembers(
+  fs: FileSystem,
+  at: {
+    rootDir: string;
+    rootManifest: string;
+    ws: TomlTable;
+    locate: (path: TomlPath) => { line: number; column: number };
+    isExcluded: (dir: string) => boolean;
+    isFull: () => boolean;
+    members: Map<string, Member>;
+    add: (member: Member) => void;
+  },
+  problems: UserError[],
+): Promise<void> {
+  const location = { file: at.rootManifest, ...at.locate(["workspace", "members"]) };
+  const budget = globBudget();
+  let missing = 0;
+  for (const pattern of stringArray(at.ws.members)) {
+    for (const dir of await expandPattern(fs, at.rootDir, pattern, budget)) {
+      if (at.isExcluded(dir) || at.members.has(dir)) continue;
+      if (at.isFull()) return;
+      const manifest = join(dir, "Cargo.toml");
+      if (!(await fs.stat(manifest))?.isFile) {
+        if (++missing <= MAX_MISSING_MEMBER_PROBLEMS) {
+          problems.push(
+            new UserError(
+              "CARGO_MEMBER_MISSING",
+              `Cannot load workspace member ${dir} (from "${pattern}"): it has no Cargo.toml`,
+              {
+                hint: `add a Cargo.toml there, or list it in workspace.exclude of ${at.rootManifest}`,
+                location,
+              },
+            ),
+          );
+        }
+        continue;
+      }
+      const doc = await readToml(fs, manifest, problems);
+      if (doc) at.add({ manifest, dir, toml: doc.value });
+    }
+  }
+  if (missing > MAX_MISSING_MEMBER_PROBLEMS) {
+    problems.push(
+      new UserError(
+        "CARGO_MEMBER_MISSING",
+        `${
+          missing - MAX_MISSING_MEMBER_PROBLEMS
+        } more folders matched by workspace.members of ${at.rootManifest} ` +
+          "have no Cargo.toml",
+        { hint: "narrow the globs in workspace.members, or list the folders in workspace.exclude", location },
+      ),
+    );
+  }
+  if (budget.exhausted) {
+    problems.push(
+      new UserError(
+        "CARGO_MEMBER_GLOB_TOO_WIDE",
+        `Cannot expand workspace.members of ${at.rootManifest} fully: its globs listed ` +
+          `${MAX_MEMBER_GLOB_FOLDERS} folders, the cap; members in folders beyond it are left out`,
+        { hint: "narrow the globs (a `**` over a large tree), or list the members by path", location },
+      ),
+    );
+  }
+}
+
+function tooManyMembers(
+  rootManifest: string,
+  locate: (path: TomlPath) => { line: number; column: number },
+): UserError {
+  return new UserError(
+    "CARGO_MEMBERS_TOO_MANY",
+    `Cannot load every member of the workspace of ${rootManifest}: it has more than ${MAX_WORKSPACE_MEMBERS} ` +
+      "members, the cap; the others are left out",
+    {
+      hint:
+        "narrow the globs in workspace.members; if the workspace truly is this large, open the agent in a " +
+        "smaller one",
+      location: { file: rootManifest, ...locate(["workspace", "members"]) },
+    },
+  );
 }
 
 interface Declared {
@@ -340,14 +429,6 @@ function packageIdentity(member: Member, ws: TomlTable | null): { name: string; 
   return { name, version };
 }
 
-interface LockPackage {
-  name: string;
-  version: string;
-  source: string | null;
-  /** Entries as written: `"name"`, `"name version"` or `"name version (source)"`. */
-  dependencies: string[];
-}
-
 function lockedVersion(dep: Declared, ownEntry: LockPackage | undefined, lock: LockPackage[]): string | null {
   const range = dep.requirement === null ? null : cargoRequirementToRange(dep.requirement);
   const all = lock.filter((p) => p.name === dep.name).map((p) => p.version);
@@ -361,29 +442,25 @@ function lockedVersion(dep: Declared, ownEntry: LockPackage | undefined, lock: L
   return highestMatching(all, range);
 }
 
-async function readLock(fs: FileSystem, file: string, problems: UserError[]): Promise<LockPackage[]> {
-  const toml = (await readToml(fs, file, problems, "CARGO_LOCK_INVALID"))?.value;
-  if (!toml || !Array.isArray(toml.package)) return [];
-  return toml.package.filter(isTable).flatMap((p) =>
-    typeof p.name === "string" && typeof p.version === "string"
-      ? [{
-        name: p.name,
-        version: p.version,
-        source: typeof p.source === "string" ? p.source : null,
-        dependencies: stringArray(p.dependencies),
-      }]
-      : []
-  );
-}
-
-async function readToml(
-  fs: FileSystem,
-  file: string,
-  problems: UserError[],
-  code = "CARGO_TOML_INVALID",
-): Promise<TomlDocument | null> {
+/**
+ * Reads and parses one `Cargo.toml`: `null` (with a problem) when it is over
+ * {@link MAX_CARGO_TOML_BYTES}, not TOML or not UTF-8. Pauses at a slice boundary after each file, so a
+ * workspace of many members does not hold the host thread.
+ */
+async function readToml(fs: FileSystem, file: string, problems: UserError[]): Promise<TomlDocument | null> {
+  await clock.pause();
   try {
-    return parseTomlDocument(await fs.readTextFile(file), file, { code, what: basename(file) });
+    const size = (await fs.stat(file))?.size;
+    if (size !== undefined && size > MAX_CARGO_TOML_BYTES) {
+      problems.push(cargoTomlTooLarge(file, size));
+      return null;
+    }
+    const text = await fs.readTextFile(file);
+    if (text.length > MAX_CARGO_TOML_BYTES) {
+      problems.push(cargoTomlTooLarge(file, text.length));
+      return null;
+    }
+    return parseTomlDocument(text, file, { code: "CARGO_TOML_INVALID", what: basename(file) });
   } catch (error) {
     if (error instanceof UserError) {
       problems.push(error);
@@ -392,6 +469,20 @@ async function readToml(
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;
   }
+}
+
+/** The problem of a `Cargo.toml` over {@link MAX_CARGO_TOML_BYTES}. */
+export function cargoTomlTooLarge(file: string, bytes: number): UserError {
+  return new UserError(
+    "CARGO_TOML_TOO_LARGE",
+    `Cannot read ${file}: it is ${bytes} bytes, over the cap of ${MAX_CARGO_TOML_BYTES} bytes for a Cargo.toml`,
+    {
+      hint:
+        "the crate it declares is left out of the workspace; a Cargo.toml that large is not hand-written, " +
+        "check where it came from",
+      location: { file, line: 1, column: 1 },
+    },
+  );
 }
 
 async function lockfileOf(fs: FileSystem, root: string): Promise<string | null> {

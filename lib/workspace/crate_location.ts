@@ -11,8 +11,9 @@ import { join } from "node:path";
 import { denoFileSystem, type FileSystem } from "../file_system.ts";
 import { isTable, parseTomlDocument } from "../toml_position.ts";
 import { cargoRequirementToRange, highestMatching } from "./_cargo_semver.ts";
+import { cratesIoReplacement } from "./cargo_config.ts";
 import { normalizeCrateName } from "./depends_on.ts";
-import type { LockedPackage, Workspace } from "./cargo_workspace.ts";
+import { type LockedPackage, MAX_CARGO_TOML_BYTES, type Workspace } from "./cargo_workspace.ts";
 
 /** Where a crate's source was found. */
 export interface CrateLocation {
@@ -20,12 +21,19 @@ export interface CrateLocation {
   /** Absolute folder holding the crate's `Cargo.toml`. */
   dir: string;
   /**
-   * `member` (a workspace member), `path` (a path dependency), `registry` (crates.io),
-   * `other-registry` (an alternative registry), `git` (a git dependency's checkout).
+   * `member` (a workspace member), `path` (a path dependency), `registry` (crates.io: locked as
+   * crates.io, unpacked in crates.io's own folder, crates.io not replaced), `replaced` (locked as
+   * crates.io, but crates.io is replaced in Cargo's configuration or the crate was unpacked from
+   * another index), `other-registry` (an alternative registry), `git` (a git dependency's checkout).
+   * Only `registry` is content the workspace does not control.
    */
-  origin: "member" | "path" | "registry" | "other-registry" | "git";
+  origin: "member" | "path" | "registry" | "replaced" | "other-registry" | "git";
   /** The locked version, when it came from `Cargo.lock`. */
   version?: string | undefined;
+  /** `replaced`: why the crate is not taken as crates.io's, e.g. `crates.io is replaced in /w/.cargo/config.toml (…)`. */
+  why?: string | undefined;
+  /** Cargo configuration files read to decide the origin (their change means re-resolution). */
+  configFiles?: string[] | undefined;
 }
 
 /** Why a crate's source was not found. */
@@ -41,8 +49,17 @@ const CRATES_IO_SOURCES = [
   "registry+https://github.com/rust-lang/crates.io-index",
   "sparse+https://index.crates.io/",
 ];
-/** How Cargo names crates.io's folders under `registry/src`. */
-const CRATES_IO_DIR = /^(index\.crates\.io|github\.com)-[0-9a-f]+$/;
+/**
+ * The folders Cargo unpacks crates.io's crates into, under `$CARGO_HOME/registry/src`: the index's
+ * host, `-`, and a hash of its source id (its kind and URL; the hash function changed in Cargo 1.85).
+ * Any other folder, a look-alike host with another hash included, holds crates of another source.
+ */
+export const CRATES_IO_SRC_DIRS: ReadonlySet<string> = new Set([
+  "index.crates.io-1949cf8c6b5b557f", // sparse+https://index.crates.io/, Cargo 1.85 and later
+  "index.crates.io-6f17d22bba15001f", // sparse+https://index.crates.io/, Cargo 1.68 to 1.84
+  "github.com-25cdd57fae9f0462", // registry+https://github.com/rust-lang/crates.io-index, Cargo 1.85 and later
+  "github.com-1ecc6299db9ec823", // registry+https://github.com/rust-lang/crates.io-index, before Cargo 1.85
+]);
 /** Folder levels searched inside a git checkout for the crate's `Cargo.toml`. */
 const MAX_CHECKOUT_DEPTH = 3;
 
@@ -87,16 +104,12 @@ export async function locateCrate(
     };
   }
   const source = pkg.source!;
-  const found = source.startsWith("git+")
-    ? await findGitCheckout(fs, options.cargoHome, pkg)
-    : await findRegistryCrate(fs, options.cargoHome, pkg);
-  if (found !== undefined) {
-    const origin = source.startsWith("git+")
-      ? "git"
-      : CRATES_IO_SOURCES.includes(source)
-      ? "registry"
-      : "other-registry";
-    return { ok: true, dir: found, origin, version: pkg.version };
+  if (source.startsWith("git+")) {
+    const found = await findGitCheckout(fs, options.cargoHome, pkg);
+    if (found !== undefined) return { ok: true, dir: found, origin: "git", version: pkg.version };
+  } else {
+    const found = await locateRegistryCrate(fs, options.cargoHome, workspace.root, pkg);
+    if (found !== undefined) return found;
   }
   return {
     ok: false,
@@ -115,21 +128,57 @@ async function listNames(fs: FileSystem, dir: string): Promise<string[]> {
   }
 }
 
+/**
+ * A registry crate's folder and origin: `registry` only when Cargo.lock names crates.io, no Cargo
+ * configuration replaces crates.io, and the folder is one of {@link CRATES_IO_SRC_DIRS}.
+ */
+async function locateRegistryCrate(
+  fs: FileSystem,
+  cargoHome: string,
+  root: string | null,
+  pkg: LockedPackage,
+): Promise<CrateLocation | undefined> {
+  const lockedCratesIo = CRATES_IO_SOURCES.includes(pkg.source ?? "");
+  const replacement = lockedCratesIo && root !== null
+    ? await cratesIoReplacement(root, cargoHome, fs)
+    : { replaced: false, files: [] as string[] };
+  // Where Cargo would have unpacked it: crates.io's folders first for crates.io not replaced, else the others.
+  const wantCratesIo = lockedCratesIo && !replacement.replaced;
+  const found = await findRegistryCrate(fs, cargoHome, pkg, wantCratesIo);
+  if (found === undefined) return undefined;
+  const base = { ok: true as const, dir: found.dir, version: pkg.version, configFiles: replacement.files };
+  if (!lockedCratesIo) return { ...base, origin: "other-registry" };
+  if (replacement.replaced) {
+    return {
+      ...base,
+      origin: "replaced",
+      why: `crates.io is replaced in ${replacement.file} (${replacement.reason})`,
+    };
+  }
+  if (!CRATES_IO_SRC_DIRS.has(found.index)) {
+    return {
+      ...base,
+      origin: "replaced",
+      why: `it was unpacked under ${join(cargoHome, "registry", "src", found.index)}, not a crates.io folder`,
+    };
+  }
+  return { ...base, origin: "registry" };
+}
+
 async function findRegistryCrate(
   fs: FileSystem,
   cargoHome: string,
   pkg: LockedPackage,
-): Promise<string | undefined> {
+  cratesIoFirst: boolean,
+): Promise<{ dir: string; index: string } | undefined> {
   const src = join(cargoHome, "registry", "src");
   const indexes = await listNames(fs, src);
-  const cratesIo = CRATES_IO_SOURCES.includes(pkg.source ?? "");
-  // crates.io's folders first for a crates.io package; for another registry, the others first.
   const ordered = [...indexes].sort((a, b) =>
-    Number(CRATES_IO_DIR.test(b) === cratesIo) - Number(CRATES_IO_DIR.test(a) === cratesIo)
+    Number(CRATES_IO_SRC_DIRS.has(b) === cratesIoFirst) - Number(CRATES_IO_SRC_DIRS.has(a) === cratesIoFirst)
   );
   for (const index of ordered) {
     const dir = join(src, index, `${pkg.name}-${pkg.version}`);
-    if ((await fs.stat(join(dir, "Cargo.toml")))?.isFile) return dir;
+    if ((await fs.stat(join(dir, "Cargo.toml")))?.isFile) return { dir, index };
   }
   return undefined;
 }
@@ -166,7 +215,8 @@ async function findPackageDir(
   depth: number,
 ): Promise<string | undefined> {
   const manifest = join(dir, "Cargo.toml");
-  if ((await fs.stat(manifest))?.isFile) {
+  const info = await fs.stat(manifest);
+  if (info?.isFile && (info.size ?? 0) <= MAX_CARGO_TOML_BYTES) {
     try {
       const pkg = parseTomlDocument(await fs.readTextFile(manifest), manifest, {
         code: "CARGO_TOML_INVALID",

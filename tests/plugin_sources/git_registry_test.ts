@@ -194,6 +194,48 @@ Deno.test("plugin sync gives up on a registry that hangs, within its timeout, an
   }
 });
 
+/** Command lines of the processes alive now that contain `needle` (from `ps`). */
+async function processesWith(needle: string): Promise<string[]> {
+  const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="], stdout: "piped" }).output();
+  return new TextDecoder().decode(out.stdout).split("\n").filter((l) =>
+    l.includes(needle) && !l.includes(" ps ")
+  );
+}
+
+Deno.test("plugin sync over http to a server that accepts and never answers: the git process group is killed whole, the failure recorded, the lock released", async () => {
+  const dirs = await makeDirs();
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) held.push(conn); // accepts and never answers
+  })().catch(() => {});
+  const url = `http://127.0.0.1:${port}/remote.git`;
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await registryConfig(dirs, url);
+    const out: string[] = [];
+    // git's remote-http helper, a grandchild, holds git's pipes: killing git alone left the run waiting.
+    // (Under 1 s, the timeout comes before git's own low-speed limit, whose least is 1 s.)
+    const sync = runPluginSync({ names: ["team"], timeoutMs: 800 }, context(dirs, out));
+    const stuck = new Promise<"stuck">((resolve) => (guard = setTimeout(() => resolve("stuck"), 60_000)));
+    assert.equal(await Promise.race([sync, stuck]), 1, "plugin sync was still running after 60 s");
+    assert.match(out.join(""), /did not finish within 800 ms/);
+    const record = await readFetchRecord(dirs.home, "team");
+    assert.equal(record?.url, url);
+    assert.match(record?.error ?? "", /did not finish within 800 ms/);
+    const leftovers = [...Deno.readDirSync(`${dirs.home}/cache/plugin-sources`)].map((e) => e.name);
+    assert.deepEqual(leftovers, ["team.fetch.json"]); // no lock, no partial copy
+    assert.deepEqual(await processesWith(`127.0.0.1:${port}`), []);
+  } finally {
+    clearTimeout(guard);
+    listener.close();
+    for (const conn of held) conn.close();
+    await accepting;
+    await dirs.remove();
+  }
+});
+
 Deno.test("status updates a day-old copy in the background (auto-update) and answers without waiting", async () => {
   const dirs = await makeDirs();
   const { src } = await makeRemote(dirs, "old-server");
@@ -260,6 +302,29 @@ Deno.test("Catalog.refreshIfChanged() sees a registry copy swapped in by plugin 
     assert.deepEqual(catalog.servers.map((s) => s.name), ["extra-server", "v2-server"]);
   } finally {
     await catalog.close();
+    await dirs.remove();
+  }
+});
+
+Deno.test("plugin sync over http: git's own low-speed limit (a third of the timeout) ends a stalled fetch before the kill", async () => {
+  const dirs = await makeDirs();
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) held.push(conn); // accepts and never answers
+  })().catch(() => {});
+  try {
+    await registryConfig(dirs, `http://127.0.0.1:${port}/remote.git`);
+    const out: string[] = [];
+    // A 20 s timeout: git gives up by itself after 6 s without 1000 bytes/s.
+    assert.equal(await runPluginSync({ names: ["team"], timeoutMs: 20_000 }, context(dirs, out)), 1);
+    assert.match(out.join(""), /Operation too slow/);
+    assert.match((await readFetchRecord(dirs.home, "team"))?.error ?? "", /Operation too slow/);
+  } finally {
+    listener.close();
+    for (const conn of held) conn.close();
+    await accepting;
     await dirs.remove();
   }
 });

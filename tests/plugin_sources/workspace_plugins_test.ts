@@ -185,3 +185,33 @@ Deno.test("git-ignore detection honours core.excludesFile, core.ignorecase and t
   }
   await dirs.remove();
 });
+
+Deno.test("a member folder outside the workspace root is refused as what it is, not as a link", async (t) => {
+  for (const how of ["listed outside", "linked outside"]) {
+    await t.step(how, async () => {
+      const dirs = await world();
+      const outside = `${dirs.root}/elsewhere`;
+      await Deno.mkdir(outside);
+      await Deno.writeTextFile(`${outside}/Cargo.toml`, '[package]\nname = "far"\nversion = "0.1.0"\n');
+      await Deno.writeTextFile(`${outside}/SYMPOSIUM.toml`, server("far-srv"));
+      if (how === "listed outside") {
+        await Deno.writeTextFile(`${dirs.ws}/Cargo.toml`, '[workspace]\nmembers = ["../elsewhere"]\n');
+      } else {
+        await Deno.writeTextFile(`${dirs.ws}/Cargo.toml`, '[workspace]\nmembers = ["far"]\n');
+        await Deno.symlink(outside, `${dirs.ws}/far`);
+      }
+      const loaded = await load(dirs);
+      const refusal = loaded.resolution.refused.find((r) => r.plugin === "far");
+      assert.equal(refusal?.code, "PLUGIN_MEMBER_OUTSIDE", JSON.stringify(loaded.resolution.refused));
+      assert.doesNotMatch(refusal.reason, /symbolic link that leads outside/);
+      assert.match(
+        refusal.reason,
+        how === "listed outside"
+          ? /member folder .*elsewhere is outside the workspace root .*\(workspace\.members lists a folder outside it\)/
+          : /member folder .*\/far is a symbolic link to .*elsewhere, outside the workspace root/,
+      );
+      assert.deepEqual(loaded.resolution.servers, []);
+      await dirs.remove();
+    });
+  }
+});

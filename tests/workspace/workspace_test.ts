@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Dependency, loadWorkspace } from "../../lib/workspace/mod.ts";
+import {
+  type Dependency,
+  loadWorkspace,
+  MAX_CARGO_LOCK_BYTES,
+  MAX_CARGO_TOML_BYTES,
+  MAX_MEMBER_GLOB_FOLDERS,
+  MAX_WORKSPACE_MEMBERS,
+} from "../../lib/workspace/mod.ts";
 import { memoryFileSystem } from "../_fakes_foundation.ts";
 
 const FIXTURES = fileURLToPath(new URL("../../testdata/workspace/", import.meta.url));
@@ -211,4 +218,165 @@ Deno.test("loadWorkspace() reports a broken Cargo.lock and lists the dependencie
   const ws = await loadWorkspace("/p", fs);
   assert.deepEqual(rows(ws.dependencies), [["serde", null, "1", "normal", "p"]]);
   assert.equal(ws.problems[0]?.code, "CARGO_LOCK_INVALID");
+});
+
+/** A Cargo.lock in Cargo's layout with `count` registry packages (about 240 bytes each). */
+function bigLock(count: number): string {
+  const parts = [
+    'version = 4\n\n[[package]]\nname = "p"\nversion = "0.1.0"\ndependencies = [\n "serde",\n]\n',
+  ];
+  for (let i = 0; i < count; i++) {
+    parts.push(
+      `\n[[package]]\nname = "crate-${i}"\nversion = "1.0.${i}"\n` +
+        `source = "registry+https://github.com/rust-lang/crates.io-index"\nchecksum = "${
+          "ab".repeat(32)
+        }"\n` +
+        `dependencies = [\n "serde",\n]\n`,
+    );
+  }
+  parts.push(
+    '\n[[package]]\nname = "serde"\nversion = "1.0.219"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\n',
+  );
+  return parts.join("");
+}
+
+Deno.test("loadWorkspace(): a Cargo.lock or Cargo.toml over its cap is a problem naming the file and the cap, and is not read", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ws-caps-" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/Cargo.toml`,
+      '[workspace]\nmembers = ["a", "huge"]\n\n[package]\nname = "p"\nversion = "0.1.0"\n[dependencies]\nserde = "1"\n',
+    );
+    await Deno.mkdir(`${dir}/a`);
+    await Deno.writeTextFile(`${dir}/a/Cargo.toml`, '[package]\nname = "a"\n[dependencies]\nlog = "0.4"\n');
+    await Deno.mkdir(`${dir}/huge`);
+    await Deno.writeTextFile(
+      `${dir}/huge/Cargo.toml`,
+      '[package]\nname = "huge"\n[features]\n' + 'f = ["a", "b"]\n'.repeat(40_000) + "",
+    );
+    await Deno.writeTextFile(`${dir}/Cargo.lock`, bigLock(Math.ceil(MAX_CARGO_LOCK_BYTES / 200)));
+    const ws = await loadWorkspace(dir);
+    const byCode = Object.fromEntries(ws.problems.map((p) => [p.code, p]));
+    assert.match(
+      byCode.CARGO_LOCK_TOO_LARGE!.message,
+      new RegExp(`${dir}/Cargo\\.lock: .*cap of ${MAX_CARGO_LOCK_BYTES} bytes`),
+    );
+    assert.equal(byCode.CARGO_LOCK_TOO_LARGE!.location?.file, `${dir}/Cargo.lock`);
+    assert.match(
+      byCode.CARGO_TOML_TOO_LARGE!.message,
+      new RegExp(`${dir}/huge/Cargo\\.toml: .*cap of ${MAX_CARGO_TOML_BYTES} bytes`),
+    );
+    // What could be read is still used: the other member, the dependencies without versions.
+    assert.deepEqual(ws.members?.map((m) => m.name), ["p", "a"]);
+    assert.deepEqual(rows(ws.dependencies), [["log", null, "0.4", "normal", "a"], [
+      "serde",
+      null,
+      "1",
+      "normal",
+      "p",
+    ]]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("loadWorkspace(): a large Cargo.lock under the cap is read in slices (timers run while it is read)", async () => {
+  const lock = bigLock(50_000);
+  assert.ok(lock.length > 10_000_000 && lock.length < MAX_CARGO_LOCK_BYTES);
+  // In memory, reading the file itself never waits: every timer that runs meanwhile runs between slices.
+  const fs = memoryFileSystem({
+    "/p/Cargo.toml": '[package]\nname = "p"\nversion = "0.1.0"\n[dependencies]\nserde = "1"\n',
+    "/p/Cargo.lock": lock,
+  });
+  let ticks = 0;
+  let reading = true;
+  const tick = () => {
+    if (!reading) return;
+    ticks++;
+    setTimeout(tick, 0);
+  };
+  setTimeout(tick, 0);
+  const ws = await loadWorkspace("/p", fs);
+  reading = false;
+  assert.deepEqual(ws.problems, []);
+  assert.deepEqual(rows(ws.dependencies), [["serde", "1.0.219", "1", "normal", "p"]]);
+  assert.equal(ws.packages?.length, 50_002);
+  // One parse of the whole 10 MB lets no timer run until it ends; reading in slices lets them run.
+  assert.ok(ticks >= 10, `timers ran ${ticks} times while a 10 MB Cargo.lock was read`);
+});
+
+/** A temporary folder holding a workspace whose root Cargo.toml has `members`, removed after `body`. */
+async function withWorkspace(members: string[], body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "ws-globs-" }));
+  try {
+    await Deno.writeTextFile(`${dir}/Cargo.toml`, `[workspace]\nmembers = ${JSON.stringify(members)}\n`);
+    await body(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Runs `make` for every item, 64 at a time. */
+async function inBatches<T>(items: T[], make: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += 64) await Promise.all(items.slice(i, i + 64).map(make));
+}
+
+async function crate(dir: string, name: string): Promise<void> {
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(`${dir}/Cargo.toml`, `[package]\nname = "${name}"\nversion = "0.1.0"\n`);
+}
+
+Deno.test('loadWorkspace(): members = ["loop/**"] with links back up lists each real folder once and does not follow the links', async () => {
+  await withWorkspace(["loop/**"], async (dir) => {
+    await crate(`${dir}/loop`, "top");
+    await crate(`${dir}/loop/inner`, "inner");
+    // Three links back up: to the folder itself, to its parent, to the workspace root.
+    await Deno.symlink(".", `${dir}/loop/self`);
+    await Deno.symlink("..", `${dir}/loop/inner/up`);
+    await Deno.symlink(dir, `${dir}/loop/inner/root`);
+    const ws = await loadWorkspace(dir);
+    assert.deepEqual(ws.members?.map((m) => [m.name, m.dir]), [["top", `${dir}/loop`], [
+      "inner",
+      `${dir}/loop/inner`,
+    ]]);
+    assert.deepEqual(ws.problems, []);
+  });
+});
+
+Deno.test("loadWorkspace(): a folder reached by two globs (one through a link) is one member", async () => {
+  await withWorkspace(["crates/*", "alias/*"], async (dir) => {
+    await crate(`${dir}/crates/a`, "a");
+    await Deno.symlink(`${dir}/crates`, `${dir}/alias`);
+    const ws = await loadWorkspace(dir);
+    assert.deepEqual(ws.members?.map((m) => m.name), ["a"]);
+  });
+});
+
+Deno.test("loadWorkspace(): past the member cap the rest are left out with a problem", async () => {
+  await withWorkspace(["crates/*"], async (dir) => {
+    const names = Array.from({ length: MAX_WORKSPACE_MEMBERS + 1 }, (_, i) => `c${i}`);
+    await inBatches(names, (name) => crate(`${dir}/crates/${name}`, name));
+    const ws = await loadWorkspace(dir);
+    assert.equal(ws.members?.length, MAX_WORKSPACE_MEMBERS);
+    assert.deepEqual(ws.problems.map((p) => p.code), ["CARGO_MEMBERS_TOO_MANY"]);
+    assert.match(ws.problems[0]!.message, new RegExp(`more than ${MAX_WORKSPACE_MEMBERS} members`));
+    assert.equal(ws.problems[0]!.location?.file, `${dir}/Cargo.toml`);
+  });
+});
+
+Deno.test("loadWorkspace(): a ** glob over more folders than the cap stops there with a problem", async () => {
+  await withWorkspace(["tree/**/leaf"], async (dir) => {
+    // More folders than the cap, none a member: only the walk costs.
+    const tops = MAX_MEMBER_GLOB_FOLDERS / 100;
+    const paths = Array.from(
+      { length: (tops + 1) * 100 },
+      (_, i) => `${dir}/tree/d${Math.floor(i / 100)}/e${i % 100}`,
+    );
+    await inBatches(paths, (path) => Deno.mkdir(path, { recursive: true }));
+    const ws = await loadWorkspace(dir);
+    assert.deepEqual(ws.members, []);
+    const problem = ws.problems.find((p) => p.code === "CARGO_MEMBER_GLOB_TOO_WIDE");
+    assert.ok(problem, ws.problems.map((p) => p.message).join("\n"));
+    assert.match(problem.message, new RegExp(`listed ${MAX_MEMBER_GLOB_FOLDERS} folders, the cap`));
+  });
 });
