@@ -6,9 +6,11 @@
  */
 import {
   buildDiscoveryUrls,
+  checkResourceAllowed,
   discoverOAuthServerInfo,
   type FetchLike,
   type OAuthDiscoveryState,
+  resourceUrlFromServerUrl,
 } from "@modelcontextprotocol/client";
 import { UserError } from "../diagnostics.ts";
 import { type CredentialRecord } from "./credentials.ts";
@@ -169,6 +171,7 @@ export async function discover(
       },
     );
   }
+  checkResource(server, info.resourceMetadata?.resource);
   const hasCimd = metadata.client_id_metadata_document_supported === true && !!server.clientMetadataUrl;
   if (!metadata.registration_endpoint && !server.clientId && !hasCimd) {
     throw new UserError(
@@ -190,6 +193,36 @@ export async function discover(
     },
     revocation: await findRevocationEndpoint(info.authorizationServerUrl, metadata.issuer, fetchFn),
   };
+}
+
+/**
+ * RFC 9728 §3.3 / RFC 8707: the protected-resource metadata's `resource` must designate this server
+ * (same origin, and its path a prefix of the server's path, as the SDK's `checkResourceAllowed`);
+ * it is then sent verbatim as the `resource` of the authorization and token requests.
+ *
+ * @throws {UserError} `LOGIN_RESOURCE_MISMATCH` when it designates another server.
+ */
+function checkResource(server: OAuthServer, resource: string | undefined): void {
+  if (resource === undefined) return;
+  const requested = resourceUrlFromServerUrl(server.url);
+  let allowed = false;
+  try {
+    allowed = checkResourceAllowed({ requestedResource: requested, configuredResource: resource });
+  } catch {
+    // Not a URL: refused below.
+  }
+  if (!allowed) {
+    throw new UserError(
+      "LOGIN_RESOURCE_MISMATCH",
+      `Cannot sign in to "${server.name}": its metadata describes resource ${
+        JSON.stringify(resource.slice(0, 200))
+      }, not ${requested.href}`,
+      {
+        hint:
+          "check the server URL in the manifest; the server's protected-resource metadata names another resource",
+      },
+    );
+  }
 }
 
 /**

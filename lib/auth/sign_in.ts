@@ -1,13 +1,13 @@
 /**
  * The interactive sign-in `mcp login` runs: RFC 9728 discovery seeded from the 401 challenge,
  * RFC 8414/OIDC metadata, RFC 7591 registration or the manifest client, PKCE S256, RFC 8707
- * `resource`, `state`/`iss` checked, loopback redirect; the tokens are stored by `credentials.ts`.
+ * `resource`, `state` checked, `iss` checked before the code is used (RFC 9207), loopback redirect;
+ * the tokens are stored by `credentials.ts`.
  *
  * @module
  */
 import {
   auth,
-  checkResourceAllowed,
   type FetchLike,
   IssuerMismatchError,
   type OAuthClientMetadata,
@@ -106,6 +106,12 @@ export async function signIn(server: OAuthServer, options: SignInOptions): Promi
   try {
     const challenge = await probeChallenge(server, fetchFn, options.signal);
     const discovery = await discover(server, challenge.resourceMetadataUrl, fetchFn);
+    // RFC 9207: the issuer recorded with the state and verifier, checked on the redirect before the code is used.
+    const asMetadata = discovery.state.authorizationServerMetadata;
+    callback.expectIssuer(
+      asMetadata?.issuer,
+      asMetadata?.authorization_response_iss_parameter_supported === true,
+    );
     const provider = new SignInProvider(server, {
       configDir: options.configDir,
       redirectUrl: callback.redirectUrl,
@@ -189,6 +195,9 @@ class SignInProvider implements OAuthClientProvider {
     this.#options = options;
     this.#discovery = options.discovery.state;
     if (server.clientMetadataUrl) this.clientMetadataUrl = server.clientMetadataUrl;
+    if (!options.discovery.state.resourceMetadata) {
+      this.validateResourceURL = (serverUrl) => Promise.resolve(resourceUrlFromServerUrl(serverUrl));
+    }
     const issuer = options.discovery.state.authorizationServerMetadata?.issuer;
     if (server.clientId) {
       // The manifest client, stamped with the issuer so the SDK binds it without a warning.
@@ -291,20 +300,12 @@ class SignInProvider implements OAuthClientProvider {
   }
 
   /**
-   * RFC 8707: always send a resource (the SDK omits it without protected-resource metadata), and
-   * accept the metadata's `resource` only when it designates this server (RFC 9728 §3.3).
+   * RFC 8707 without protected-resource metadata: the SDK would send no `resource`, so this sends the
+   * server's own URL (without fragment). Set only then: with metadata, `discover()` has checked the
+   * metadata's `resource` designates this server (RFC 9728 §3.3) and the SDK sends it verbatim, as
+   * published (a pathless `https://h` stays without the `/` a URL parser would add).
    */
-  validateResourceURL(serverUrl: string | URL, resource?: string): Promise<URL | undefined> {
-    const requested = resourceUrlFromServerUrl(serverUrl);
-    if (resource === undefined) return Promise.resolve(requested);
-    if (!checkResourceAllowed({ requestedResource: requested, configuredResource: resource })) {
-      throw new UserError(
-        "LOGIN_RESOURCE_MISMATCH",
-        `Cannot sign in to "${this.#server.name}": its metadata describes resource ${resource}, not ${requested.href}`,
-      );
-    }
-    return Promise.resolve(new URL(resource));
-  }
+  validateResourceURL?: (serverUrl: string | URL, resource?: string) => Promise<URL | undefined>;
 
   invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
     if ((scope === "all" || scope === "client") && !this.#server.clientId) this.#client = undefined;
