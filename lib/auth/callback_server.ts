@@ -72,11 +72,16 @@ export interface CallbackServerOptions {
   serverName: string;
   /** Longest wait of the page for {@link CallbackServer.finish}, in ms. @default DEFAULT_OUTCOME_WAIT_MS */
   outcomeWaitMs?: number;
+  /**
+   * Listen on this port when it is free (the port of a stored client's registered redirect URI, so
+   * that client can be used again); a random one otherwise. @default a random port
+   */
+  preferredPort?: number | undefined;
 }
 
 /**
- * Binds the listener on `127.0.0.1:0` at once (so the port is known before the authorization URL is
- * built) and answers: a `Host` other than `127.0.0.1:<port>` with 400; `GET
+ * Binds the listener on `127.0.0.1` at once (so the port is known before the authorization URL is
+ * built; `preferredPort` if free, else a random one) and answers: a `Host` other than `127.0.0.1:<port>` with 400; `GET
  * /callback?state=<expected>&code=…` with the outcome the caller reports through
  * {@link CallbackServer.finish} ("Signed in", or what failed and that the terminal has details; if
  * none comes within `outcomeWaitMs`, that the outcome is not known yet); a redirect whose `iss` fails
@@ -102,7 +107,7 @@ export function startCallbackServer(options: CallbackServerOptions): CallbackSer
   let expectedHost = "";
   let issuer: { expected: string | undefined; required: boolean } = { expected: undefined, required: false };
 
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+  const handler = async (request: Request): Promise<Response> => {
     if (request.headers.get("host") !== expectedHost) {
       return page(400, "Wrong host", "This page answers only at the address cargo-agents opened.");
     }
@@ -176,7 +181,8 @@ export function startCallbackServer(options: CallbackServerOptions): CallbackSer
       "Signed in",
       `Signed in to ${options.serverName}. You can close this tab and go back to the terminal.`,
     );
-  });
+  };
+  const server = listen(options.preferredPort, handler);
   /** A response from another issuer (a mix-up attack, RFC 9207 §1): nothing of it is used or shown. */
   const refuseIssuer = (mismatch: IssuerMismatchError): Response => {
     const what = mismatch.received === undefined ? "carries no `iss`" : "names another issuer";
@@ -242,6 +248,21 @@ export function startCallbackServer(options: CallbackServerOptions): CallbackSer
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** Serves `handler` on `127.0.0.1:<preferredPort>`, or on a random port when that one is taken or not given. */
+function listen(
+  preferredPort: number | undefined,
+  handler: (request: Request) => Promise<Response>,
+): Deno.HttpServer<Deno.NetAddr> {
+  const serve = (port: number) => Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, handler);
+  if (!preferredPort) return serve(0);
+  try {
+    return serve(preferredPort);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AddrInUse)) throw error;
+    return serve(0); // Taken: a new port, so a new redirect URI (the caller registers again).
+  }
 }
 
 /** Strips control characters and caps the length of text taken from a redirect or an error. */

@@ -431,7 +431,7 @@ Deno.test("mcp login signs in through a real browser and the stored sign-in serv
           body: new URLSearchParams({
             token: record.tokens!.refresh_token!,
             token_type_hint: "refresh_token",
-            client_id: record.client!.client_id,
+            client_id: record.clients![record.issuer!]!.client_id,
           }),
         });
         await revoke.body?.cancel();
@@ -499,7 +499,7 @@ Deno.test("mcp login uses the manifest client-id and client-secret when the serv
     const { code, stderr } = await run.done;
     assert.equal(code, 0, stderr);
     const record = (await readCredentials(home, SERVER))!;
-    assert.deepEqual(record.client, { client_id: "preregistered", issuer: fx.issuer });
+    assert.deepEqual(record.clients, { [fx.issuer]: { client_id: "preregistered", issuer: fx.issuer } });
     assert.ok(!(await Deno.readTextFile(credentialPath(home, SERVER))).includes("preregistered-secret"));
     // A refresh authenticates with the manifest secret.
     await writeCredentials(home, { ...record, expiresAtMs: Date.now() });

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import type { FetchLike } from "@modelcontextprotocol/client";
 import { signIn, type SignInResult } from "../../lib/auth/mod.ts";
-import { readCredentials } from "../../lib/auth/credentials.ts";
+import { type CredentialRecord, readCredentials, writeCredentials } from "../../lib/auth/credentials.ts";
 import { UserError } from "../../lib/diagnostics.ts";
 
 const ORIGIN = "https://mcp.example.com";
@@ -223,5 +223,134 @@ Deno.test("signIn() still reports an error response that carries the recorded is
     const server = scripted({ metadata: { authorization_response_iss_parameter_supported: true } });
     const outcome = await signInThrough(dir, server, () => ({ error: "access_denied", iss: AS }));
     assert.match(failedWith(outcome, "LOGIN_DENIED").message, /access_denied/);
+  });
+});
+
+/** The client ids the authorization and token requests of `server` presented, and where. */
+async function clientIdsSeen(server: Scripted): Promise<string[]> {
+  const ids: string[] = [];
+  for (const request of server.seen) {
+    const url = new URL(request.url);
+    if (url.pathname === "/token") {
+      ids.push(`${url.origin} ${new URLSearchParams(await request.text()).get("client_id")}`);
+    }
+  }
+  return ids;
+}
+
+Deno.test("signIn() files its client under the issuer and uses it again with that issuer only", async () => {
+  await withTempDir(async (dir) => {
+    const first = scripted();
+    const one = await signInThrough(dir, first, () => ({ code: "c1", iss: AS }));
+    assert.equal(one.result.ok, true);
+    const afterFirst = await readCredentials(dir, "svc");
+    assert.equal(afterFirst?.version, 2);
+    assert.deepEqual(Object.keys(afterFirst?.clients ?? {}), [AS]);
+    assert.equal(afterFirst?.clients?.[AS]?.client_id, "client-of-auth.example.com");
+
+    // The same authorization server again: its client is used, nothing is registered.
+    const again = scripted();
+    const two = await signInThrough(dir, again, () => ({ code: "c2", iss: AS }));
+    assert.equal(two.result.ok, true);
+    assert.equal(again.registrations().length, 0, "no second registration with the same issuer");
+    assert.equal(two.authorize.searchParams.get("client_id"), "client-of-auth.example.com");
+    assert.equal(
+      two.authorize.searchParams.get("redirect_uri"),
+      one.authorize.searchParams.get("redirect_uri"),
+    );
+
+    // The protected-resource metadata now names another authorization server: register there.
+    const moved = scripted({ issuer: AS2 });
+    const three = await signInThrough(dir, moved, () => ({ code: "c3", iss: AS2 }));
+    assert.equal(three.result.ok, true);
+    assert.deepEqual(moved.registrations().map((r) => new URL(r.url).origin), [AS2]);
+    assert.equal(three.authorize.searchParams.get("client_id"), "client-of-login.other.example");
+    assert.deepEqual(await clientIdsSeen(moved), [`${AS2} client-of-login.other.example`]);
+    const record = await readCredentials(dir, "svc");
+    assert.equal(record?.issuer, AS2);
+    assert.deepEqual(
+      Object.keys(record?.clients ?? {}).sort(),
+      [AS, AS2].sort(),
+      "each client under its issuer",
+    );
+  });
+});
+
+Deno.test("signIn() registers again when the stored client's redirect port is taken", async () => {
+  await withTempDir(async (dir) => {
+    const one = await signInThrough(dir, scripted(), () => ({ code: "c1", iss: AS }));
+    const port = Number(new URL(one.authorize.searchParams.get("redirect_uri")!).port);
+    using _busy = Deno.listen({ hostname: "127.0.0.1", port });
+    const again = scripted();
+    const two = await signInThrough(dir, again, () => ({ code: "c2", iss: AS }));
+    assert.equal(two.result.ok, true);
+    assert.equal(again.registrations().length, 1, "a new redirect URI, so a new registration");
+  });
+});
+
+Deno.test("signIn() stops offering a stored client that did not carry a sign-in through", async () => {
+  await withTempDir(async (dir) => {
+    await signInThrough(dir, scripted(), () => ({ code: "c1", iss: AS }));
+    const denied = await signInThrough(dir, scripted(), () => ({ error: "unauthorized_client", iss: AS }));
+    failedWith(denied, "LOGIN_DENIED");
+    assert.deepEqual((await readCredentials(dir, "svc"))?.clients, {});
+    const again = scripted();
+    assert.equal((await signInThrough(dir, again, () => ({ code: "c3", iss: AS }))).result.ok, true);
+    assert.equal(again.registrations().length, 1);
+  });
+});
+
+Deno.test("credential files of format 1 still load, their client filed under its issuer", async () => {
+  await withTempDir(async (dir) => {
+    const v1 = {
+      version: 1,
+      server: "svc",
+      serverUrl: MCP,
+      issuer: AS,
+      resource: MCP,
+      client: { client_id: "old-client", client_secret: "old-secret-1234", issuer: AS },
+      tokens: { access_token: "old-at", token_type: "Bearer", refresh_token: "old-rt" },
+    };
+    await Deno.mkdir(`${dir}/credentials`, { mode: 0o700 });
+    await Deno.writeTextFile(`${dir}/credentials/svc.json`, JSON.stringify(v1), { mode: 0o600 });
+    const record = await readCredentials(dir, "svc");
+    assert.equal(record?.version, 2);
+    assert.deepEqual(record?.clients, { [AS]: v1.client });
+    assert.equal(record?.tokens?.refresh_token, "old-rt");
+    assert.equal((record as unknown as { client?: unknown }).client, undefined);
+    // A format-1 client without any issuer stamp is filed under the record's issuer.
+    const { issuer: _, ...unstamped } = v1.client;
+    await Deno.writeTextFile(`${dir}/credentials/svc.json`, JSON.stringify({ ...v1, client: unstamped }));
+    assert.deepEqual((await readCredentials(dir, "svc"))?.clients, { [AS]: { ...unstamped, issuer: AS } });
+  });
+});
+
+Deno.test("signIn() refuses to present the manifest client-id to an authorization server it was not used with", async () => {
+  await withTempDir(async (dir) => {
+    const record: CredentialRecord = {
+      version: 2,
+      server: "svc",
+      serverUrl: MCP,
+      issuer: AS,
+      clients: { [AS]: { client_id: "pre-registered", issuer: AS } },
+    };
+    await writeCredentials(dir, record);
+    const moved = scripted({ issuer: AS2 });
+    await assert.rejects(
+      signIn({ name: "svc", url: MCP, clientId: "pre-registered" }, {
+        configDir: dir,
+        fetch: moved.fetch,
+        onAuthorizationUrl: () => assert.fail("no authorization URL"),
+      }),
+      (e: unknown) =>
+        e instanceof UserError && e.code === "LOGIN_CLIENT_ISSUER_CHANGED" &&
+        e.message.includes(AS2) && /mcp logout svc/.test(e.hint ?? ""),
+    );
+    assert.equal(moved.seen.filter((r) => r.url.startsWith(AS2) && !r.url.includes("well-known")).length, 0);
+    // With the same issuer it signs in.
+    const same = await signInThrough(dir, scripted(), () => ({ code: "c", iss: AS }), {
+      clientId: "pre-registered",
+    });
+    assert.equal(same.result.ok, true);
   });
 });
