@@ -40,6 +40,8 @@ interface ScriptOptions {
   resource?: string;
   /** Where the protected-resource metadata is: the challenge's URL, or only the root well-known one. */
   prmAtRoot?: boolean;
+  /** Answers the MCP endpoint instead of a 401 to every request. */
+  mcp?: Route;
 }
 
 function metadataOf(issuer: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -59,13 +61,13 @@ function scripted(options: ScriptOptions = {}): Scripted {
   const issuer = options.issuer ?? AS;
   const prm = () => Response.json({ resource: options.resource ?? MCP, authorization_servers: [issuer] });
   const routes: Record<string, Route> = {
-    [`POST ${MCP}`]: () =>
+    [`POST ${MCP}`]: options.mcp ?? (() =>
       new Response("{}", {
         status: 401,
         headers: {
           "www-authenticate": options.prmAtRoot ? "Bearer" : `Bearer resource_metadata="${ORIGIN}/prm"`,
         },
-      }),
+      })),
     [`GET ${ORIGIN}${options.prmAtRoot ? "/.well-known/oauth-protected-resource" : "/prm"}`]: prm,
   };
   for (const as of [AS, AS2]) {
@@ -353,4 +355,39 @@ Deno.test("signIn() refuses to present the manifest client-id to an authorizatio
     });
     assert.equal(same.result.ok, true);
   });
+});
+
+/** A server that refuses only requests with `method` (401 with a scope), and answers others 200 or 400. */
+function refusing(method: string, other: number): Route {
+  return async (request) => {
+    const body = await request.json();
+    if (body.method !== method) {
+      return Response.json({ jsonrpc: "2.0", id: 0, result: {} }, { status: other });
+    }
+    return new Response("{}", {
+      status: 401,
+      headers: { "www-authenticate": `Bearer scope="from-${method}", resource_metadata="${ORIGIN}/prm"` },
+    });
+  };
+}
+
+Deno.test("signIn() takes the challenge from the request of either era the server refuses", async () => {
+  for (
+    const [mcp, scope] of [
+      // 2026-07-28: `initialize` is let through; the modern opening request is refused.
+      [refusing("server/discover", 200), "from-server/discover"],
+      // 2025-11-25: `server/discover` is a bad request; `initialize` is refused.
+      [refusing("initialize", 400), "from-initialize"],
+    ] as const
+  ) {
+    await withTempDir(async (dir) => {
+      const server = scripted({ mcp });
+      const outcome = await signInThrough(dir, server, () => ({ code: "c", iss: AS }));
+      assert.equal(outcome.result.ok, true);
+      assert.equal(outcome.authorize.searchParams.get("scope"), scope);
+      const [first] = server.seen;
+      assert.equal(first!.headers.get("mcp-protocol-version"), "2026-07-28", "the modern request first");
+      assert.equal(first!.headers.get("authorization"), null);
+    });
+  }
 });
