@@ -129,7 +129,12 @@ export function startCallbackServer(options: CallbackServerOptions): CallbackSer
       });
     } catch (mismatch) {
       if (!(mismatch instanceof IssuerMismatchError)) throw mismatch;
-      return refuseIssuer(mismatch);
+      deliver({ ok: false, error: issuerMismatchError(options.serverName, mismatch) });
+      return page(
+        200,
+        "Sign-in refused",
+        `This response did not come from the authorization server cargo-agents asked (${mismatch.expected}), so it was not used. Go back to the terminal.`,
+      );
     }
     const error = params.get("error");
     if (error !== null) {
@@ -183,26 +188,6 @@ export function startCallbackServer(options: CallbackServerOptions): CallbackSer
     );
   };
   const server = listen(options.preferredPort, handler);
-  /** A response from another issuer (a mix-up attack, RFC 9207 §1): nothing of it is used or shown. */
-  const refuseIssuer = (mismatch: IssuerMismatchError): Response => {
-    const what = mismatch.received === undefined ? "carries no `iss`" : "names another issuer";
-    deliver({
-      ok: false,
-      error: new UserError(
-        "LOGIN_ISSUER_MISMATCH",
-        `Cannot sign in to "${options.serverName}": the authorization response ${what}; expected ${mismatch.expected} (RFC 9207), so its code was not used`,
-        {
-          hint: "the response may come from another authorization server (a mix-up attack); " +
-            "if this repeats, tell the server's operator; run the command again to retry",
-        },
-      ),
-    });
-    return page(
-      200,
-      "Sign-in refused",
-      `This response did not come from the authorization server cargo-agents asked (${mismatch.expected}), so it was not used. Go back to the terminal.`,
-    );
-  };
   const redirectUrl = `http://127.0.0.1:${server.addr.port}${CALLBACK_PATH}`;
   expectedHost = `127.0.0.1:${server.addr.port}`;
   let closed: Promise<void> | undefined;
@@ -248,6 +233,19 @@ export function startCallbackServer(options: CallbackServerOptions): CallbackSer
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** A response from another issuer (a mix-up attack, RFC 9207 §1): nothing of it is used or shown. */
+function issuerMismatchError(serverName: string, mismatch: IssuerMismatchError): UserError {
+  const what = mismatch.received === undefined ? "carries no `iss`" : "names another issuer";
+  return new UserError(
+    "LOGIN_ISSUER_MISMATCH",
+    `Cannot sign in to "${serverName}": the authorization response ${what}; expected ${mismatch.expected} (RFC 9207), so its code was not used`,
+    {
+      hint: "the response may come from another authorization server (a mix-up attack); " +
+        "if this repeats, tell the server's operator; run the command again to retry",
+    },
+  );
 }
 
 /** Serves `handler` on `127.0.0.1:<preferredPort>`, or on a random port when that one is taken or not given. */
