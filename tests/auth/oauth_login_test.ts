@@ -275,6 +275,22 @@ Deno.test("mcp login signs in through a real browser and the stored sign-in serv
       assert.equal((await stats(fx)).registrations, 1);
     });
 
+    await t.step(
+      "a second mcp login to the same authorization server uses its registered client again",
+      async () => {
+        const before = (await readCredentials(home, SERVER))!;
+        const run = runCli(["mcp", "login", SERVER], env, cwd);
+        const url = new URL(await run.url);
+        assert.equal(url.searchParams.get("client_id"), before.clients![fx.issuer]!.client_id);
+        assert.match(await page.complete(url.href), /Signed in to fx\./);
+        assert.equal((await run.done).code, 0);
+        assert.equal((await stats(fx)).registrations, 1, "no second registration with the same issuer");
+        const after = (await readCredentials(home, SERVER))!;
+        assert.notEqual(after.tokens!.access_token, before.tokens!.access_token);
+        assert.deepEqual(Object.keys(after.clients!), [fx.issuer]);
+      },
+    );
+
     await t.step("a tool call sends the stored bearer token", async () => {
       const { client, close } = await connectClient(fx.mcpUrl, home);
       try {
