@@ -6,9 +6,14 @@
  */
 import {
   buildDiscoveryUrls,
+  checkResourceAllowed,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   discoverOAuthServerInfo,
   type FetchLike,
   type OAuthDiscoveryState,
+  PROTOCOL_VERSION_META_KEY,
+  resourceUrlFromServerUrl,
 } from "@modelcontextprotocol/client";
 import { UserError } from "../diagnostics.ts";
 import { type CredentialRecord } from "./credentials.ts";
@@ -20,38 +25,66 @@ export interface Challenge {
   scope?: string;
 }
 
-/** Sends `initialize` without a token to learn the server's `WWW-Authenticate` challenge. */
+/** The two requests a connection may open with (MCP 2026-07-28 first, then 2025-11-25), unauthenticated. */
+const PROBES = [
+  {
+    method: "server/discover",
+    headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" },
+    params: {
+      _meta: {
+        [PROTOCOL_VERSION_META_KEY]: "2026-07-28",
+        [CLIENT_CAPABILITIES_META_KEY]: {},
+        [CLIENT_INFO_META_KEY]: { name: "symposium", version: "0" },
+      },
+    },
+  },
+  {
+    method: "initialize",
+    headers: {},
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "symposium", version: "0" },
+    },
+  },
+] as const;
+
+/**
+ * Learns the server's `WWW-Authenticate` challenge by sending, without a token, what a connection
+ * opens with: a 2026-07-28 `server/discover`, and when that is not refused with 401/403, a
+ * 2025-11-25 `initialize` (a server may let one era's opening request through unauthenticated).
+ *
+ * @returns The challenge's `resource_metadata` and `scope`; empty when neither request was refused.
+ */
 export async function probeChallenge(
   server: OAuthServer,
   fetchFn: FetchLike,
   signal?: AbortSignal,
 ): Promise<Challenge> {
-  const headers = new Headers(server.headers ?? {});
-  headers.delete("authorization");
-  headers.set("content-type", "application/json");
-  headers.set("accept", "application/json, text/event-stream");
-  const response = await fetchFn(server.url, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "symposium", version: "0" },
-      },
-    }),
-    ...(signal ? { signal } : {}),
-  });
-  await response.body?.cancel().catch(() => {}); // Only the headers matter.
-  if (response.status !== 401 && response.status !== 403) return {};
+  for (const probe of PROBES) {
+    const headers = new Headers(server.headers ?? {});
+    headers.delete("authorization");
+    headers.set("content-type", "application/json");
+    headers.set("accept", "application/json, text/event-stream");
+    for (const [name, value] of Object.entries(probe.headers)) headers.set(name, value);
+    const response = await fetchFn(server.url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: probe.method, params: probe.params }),
+      ...(signal ? { signal } : {}),
+    });
+    await response.body?.cancel().catch(() => {}); // Only the headers matter.
+    if (response.status === 401 || response.status === 403) return challengeOf(response, server.url);
+  }
+  return {};
+}
+
+function challengeOf(response: Response, serverUrl: string): Challenge {
   const params = parseBearerChallenge(response.headers.get("www-authenticate") ?? "");
   const out: Challenge = {};
   if (params.resource_metadata) {
     try {
-      out.resourceMetadataUrl = new URL(params.resource_metadata, server.url);
+      out.resourceMetadataUrl = new URL(params.resource_metadata, serverUrl);
     } catch {
       // A malformed URL is ignored: the well-known locations are tried instead.
     }
@@ -169,6 +202,7 @@ export async function discover(
       },
     );
   }
+  checkResource(server, info.resourceMetadata?.resource);
   const hasCimd = metadata.client_id_metadata_document_supported === true && !!server.clientMetadataUrl;
   if (!metadata.registration_endpoint && !server.clientId && !hasCimd) {
     throw new UserError(
@@ -190,6 +224,36 @@ export async function discover(
     },
     revocation: await findRevocationEndpoint(info.authorizationServerUrl, metadata.issuer, fetchFn),
   };
+}
+
+/**
+ * RFC 9728 §3.3 / RFC 8707: the protected-resource metadata's `resource` must designate this server
+ * (same origin, and its path a prefix of the server's path, as the SDK's `checkResourceAllowed`);
+ * it is then sent verbatim as the `resource` of the authorization and token requests.
+ *
+ * @throws {UserError} `LOGIN_RESOURCE_MISMATCH` when it designates another server.
+ */
+function checkResource(server: OAuthServer, resource: string | undefined): void {
+  if (resource === undefined) return;
+  const requested = resourceUrlFromServerUrl(server.url);
+  let allowed = false;
+  try {
+    allowed = checkResourceAllowed({ requestedResource: requested, configuredResource: resource });
+  } catch {
+    // Not a URL: refused below.
+  }
+  if (!allowed) {
+    throw new UserError(
+      "LOGIN_RESOURCE_MISMATCH",
+      `Cannot sign in to "${server.name}": its metadata describes resource ${
+        JSON.stringify(resource.slice(0, 200))
+      }, not ${requested.href}`,
+      {
+        hint:
+          "check the server URL in the manifest; the server's protected-resource metadata names another resource",
+      },
+    );
+  }
 }
 
 /**

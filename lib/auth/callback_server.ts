@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { IssuerMismatchError, validateAuthorizationResponseIssuer } from "@modelcontextprotocol/client";
 import { UserError } from "../diagnostics.ts";
 import { maskSecrets, processSecrets } from "../secrets/mod.ts";
 
@@ -35,10 +36,21 @@ export interface CallbackServer {
   /**
    * Resolves with the first redirect to `/callback` that carries the expected `state` and a `code`.
    *
-   * @throws {UserError} `LOGIN_DENIED` for an `error=` redirect (its code and description in the
-   *   message); `LOGIN_TIMEOUT` when nothing arrives within `timeoutMs`; the signal's reason when aborted.
+   * @throws {UserError} `LOGIN_ISSUER_MISMATCH` for a redirect whose `iss` fails the check (see
+   *   {@link CallbackServer.expectIssuer}); `LOGIN_DENIED` for an `error=` redirect (its code and
+   *   description in the message); `LOGIN_TIMEOUT` when nothing arrives within `timeoutMs`; the signal's reason when aborted.
    */
   waitForCallback(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<CallbackResult>;
+  /**
+   * Records the issuer the authorization request goes to (RFC 9207, MCP 2026-07-28 "Authorization
+   * Response Validation"); call it before the authorization URL is shown. From then on every
+   * redirect, `code` or `error`, is checked first: an `iss` present must equal `issuer` exactly (no
+   * normalisation), and one absent is refused when `required` (the metadata's
+   * `authorization_response_iss_parameter_supported: true`). A response that fails ends the wait
+   * with `LOGIN_ISSUER_MISMATCH`; its code is never handed out and its `error` text never shown.
+   * Without a call (or with `issuer` undefined: a server without metadata) nothing is checked.
+   */
+  expectIssuer(issuer: string | undefined, required: boolean): void;
   /**
    * Reports how the sign-in ended, after the code was exchanged (or failed to be): only now does
    * the browser's page say "Signed in" or what failed. Later calls are ignored.
@@ -60,14 +72,21 @@ export interface CallbackServerOptions {
   serverName: string;
   /** Longest wait of the page for {@link CallbackServer.finish}, in ms. @default DEFAULT_OUTCOME_WAIT_MS */
   outcomeWaitMs?: number;
+  /**
+   * Listen on this port when it is free (the port of a stored client's registered redirect URI, so
+   * that client can be used again); a random one otherwise. @default a random port
+   */
+  preferredPort?: number | undefined;
 }
 
 /**
- * Binds the listener on `127.0.0.1:0` at once (so the port is known before the authorization URL is
- * built) and answers: a `Host` other than `127.0.0.1:<port>` with 400; `GET
+ * Binds the listener on `127.0.0.1` at once (so the port is known before the authorization URL is
+ * built; `preferredPort` if free, else a random one) and answers: a `Host` other than `127.0.0.1:<port>` with 400; `GET
  * /callback?state=<expected>&code=…` with the outcome the caller reports through
  * {@link CallbackServer.finish} ("Signed in", or what failed and that the terminal has details; if
- * none comes within `outcomeWaitMs`, that the outcome is not known yet); `…&error=…` with a failure
+ * none comes within `outcomeWaitMs`, that the outcome is not known yet); a redirect whose `iss` fails
+ * the check {@link CallbackServer.expectIssuer} set up with a refusal that shows nothing of it (the
+ * wait then ends with `LOGIN_ISSUER_MISMATCH`); `…&error=…` with a failure
  * page (the wait then ends with that error); any other path (a browser's `/favicon.ico`) with 404;
  * a wrong or missing `state` with 400; other methods with 405.
  */
@@ -86,8 +105,9 @@ export function startCallbackServer(options: CallbackServerOptions): CallbackSer
   const outcome = new Promise<SignInOutcome>((resolve) => (reportOutcome = resolve));
   const outcomeWaitMs = options.outcomeWaitMs ?? DEFAULT_OUTCOME_WAIT_MS;
   let expectedHost = "";
+  let issuer: { expected: string | undefined; required: boolean } = { expected: undefined, required: false };
 
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+  const handler = async (request: Request): Promise<Response> => {
     if (request.headers.get("host") !== expectedHost) {
       return page(400, "Wrong host", "This page answers only at the address cargo-agents opened.");
     }
@@ -100,6 +120,21 @@ export function startCallbackServer(options: CallbackServerOptions): CallbackSer
     const params = url.searchParams;
     if (params.get("state") !== options.expectedState) {
       return page(400, "Unexpected sign-in response", "This is not the sign-in cargo-agents is waiting for.");
+    }
+    try {
+      validateAuthorizationResponseIssuer({
+        iss: params.get("iss") ?? undefined,
+        expectedIssuer: issuer.expected,
+        issParameterSupported: issuer.required,
+      });
+    } catch (mismatch) {
+      if (!(mismatch instanceof IssuerMismatchError)) throw mismatch;
+      deliver({ ok: false, error: issuerMismatchError(options.serverName, mismatch) });
+      return page(
+        200,
+        "Sign-in refused",
+        `This response did not come from the authorization server cargo-agents asked (${mismatch.expected}), so it was not used. Go back to the terminal.`,
+      );
     }
     const error = params.get("error");
     if (error !== null) {
@@ -151,7 +186,8 @@ export function startCallbackServer(options: CallbackServerOptions): CallbackSer
       "Signed in",
       `Signed in to ${options.serverName}. You can close this tab and go back to the terminal.`,
     );
-  });
+  };
+  const server = listen(options.preferredPort, handler);
   const redirectUrl = `http://127.0.0.1:${server.addr.port}${CALLBACK_PATH}`;
   expectedHost = `127.0.0.1:${server.addr.port}`;
   let closed: Promise<void> | undefined;
@@ -190,10 +226,41 @@ export function startCallbackServer(options: CallbackServerOptions): CallbackSer
         settle = finish;
       });
     },
+    expectIssuer(expected, required) {
+      issuer = { expected, required };
+    },
     finish,
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** A response from another issuer (a mix-up attack, RFC 9207 §1): nothing of it is used or shown. */
+function issuerMismatchError(serverName: string, mismatch: IssuerMismatchError): UserError {
+  const what = mismatch.received === undefined ? "carries no `iss`" : "names another issuer";
+  return new UserError(
+    "LOGIN_ISSUER_MISMATCH",
+    `Cannot sign in to "${serverName}": the authorization response ${what}; expected ${mismatch.expected} (RFC 9207), so its code was not used`,
+    {
+      hint: "the response may come from another authorization server (a mix-up attack); " +
+        "if this repeats, tell the server's operator; run the command again to retry",
+    },
+  );
+}
+
+/** Serves `handler` on `127.0.0.1:<preferredPort>`, or on a random port when that one is taken or not given. */
+function listen(
+  preferredPort: number | undefined,
+  handler: (request: Request) => Promise<Response>,
+): Deno.HttpServer<Deno.NetAddr> {
+  const serve = (port: number) => Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, handler);
+  if (!preferredPort) return serve(0);
+  try {
+    return serve(preferredPort);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AddrInUse)) throw error;
+    return serve(0); // Taken: a new port, so a new redirect URI (the caller registers again).
+  }
 }
 
 /** Strips control characters and caps the length of text taken from a redirect or an error. */

@@ -20,8 +20,11 @@ import { ensurePrivateDir, processSecrets, writePrivateFile } from "../secrets/m
 
 /** Name of the folder under the config dir that holds credential files. */
 export const CREDENTIALS_DIR_NAME = "credentials";
-/** Format version written into every credential file. */
-export const CREDENTIALS_FORMAT_VERSION = 1;
+/**
+ * Format version written into every credential file. Version 1 (one `client`, whatever its issuer)
+ * is still read: its client is filed under the issuer it was registered with.
+ */
+export const CREDENTIALS_FORMAT_VERSION = 2;
 /** A lock older than this is taken to be left behind by a dead process, in milliseconds. */
 export const DEFAULT_LOCK_STALE_MS = 30_000;
 /** Longest wait for another process's lock, in milliseconds. */
@@ -35,12 +38,17 @@ export interface CredentialRecord {
   server: string;
   /** The server URL the sign-in was made for; a record for another URL is not used. */
   serverUrl: string;
-  /** The authorization server's `issuer`; tokens and client are bound to it. */
+  /** The `issuer` of the authorization server that issued `tokens`; they are used with its client only. */
   issuer?: string | undefined;
   /** RFC 8707 resource indicator sent with the sign-in (and with every refresh). */
   resource?: string | undefined;
-  /** The OAuth client: from dynamic registration, or the manifest `client-id` (its secret is never stored). */
-  client?: StoredOAuthClientInformation | undefined;
+  /**
+   * OAuth clients by the `issuer` of the authorization server they were registered with (MCP
+   * 2026-07-28 "Authorization Server Binding"): from dynamic registration, a Client ID Metadata
+   * Document, or the manifest `client-id` (its secret is never stored). A client is only ever used
+   * with its own issuer; see {@link clientFor}.
+   */
+  clients?: Record<string, StoredOAuthClientInformation> | undefined;
   /** The token response, with `refresh_token` kept across refreshes that do not rotate it. */
   tokens?: StoredOAuthTokens | undefined;
   /** When `tokens` were received, milliseconds since the epoch. */
@@ -108,12 +116,44 @@ function parseRecord(text: string, server: string): CredentialRecord | undefined
     return undefined; // An unreadable file counts as absent; the next sign-in rewrites it.
   }
   if (typeof value !== "object" || value === null) return undefined;
-  const r = value as Partial<CredentialRecord>;
+  const r = (value as { version?: unknown }).version === 1
+    ? migrateVersion1(value as Partial<CredentialRecord> & { client?: StoredOAuthClientInformation })
+    : value as Partial<CredentialRecord>;
   if (r.version !== CREDENTIALS_FORMAT_VERSION || r.server !== server || typeof r.serverUrl !== "string") {
     return undefined;
   }
   registerRecordSecrets(r);
   return r as CredentialRecord;
+}
+
+/**
+ * A version 1 record as version 2: its one `client` filed under the issuer it was registered with
+ * (its own `issuer` stamp, else the record's, else the authorization server URL of its discovery);
+ * a client whose issuer cannot be told is dropped (the next sign-in registers again).
+ */
+function migrateVersion1(
+  old: Partial<CredentialRecord> & { client?: StoredOAuthClientInformation },
+): Partial<CredentialRecord> {
+  const { client, ...rest } = old;
+  const issuer = client?.issuer ?? old.issuer ?? old.discovery?.authorizationServerUrl;
+  return {
+    ...rest,
+    version: CREDENTIALS_FORMAT_VERSION,
+    ...(client && issuer ? { clients: { [issuer]: { ...client, issuer } } } : {}),
+  };
+}
+
+/**
+ * The client `record` holds for the authorization server `issuer`, if any: never one registered
+ * with another issuer (its key and its own `issuer` stamp must both be `issuer`).
+ */
+export function clientFor(
+  record: Pick<CredentialRecord, "clients"> | undefined,
+  issuer: string | undefined,
+): StoredOAuthClientInformation | undefined {
+  if (issuer === undefined || !Object.hasOwn(record?.clients ?? {}, issuer)) return undefined;
+  const client = record!.clients![issuer]!;
+  return client.issuer === undefined || client.issuer === issuer ? client : undefined;
 }
 
 /** Registers the tokens and client secret of a record (read or about to be written) as secrets. */
@@ -123,8 +163,10 @@ function registerRecordSecrets(record: Partial<CredentialRecord>): void {
     const value = tokens?.[key];
     if (typeof value === "string") processSecrets.register(value);
   }
-  const secret = (record.client as Record<string, unknown> | undefined)?.client_secret;
-  if (typeof secret === "string") processSecrets.register(secret);
+  for (const client of Object.values(record.clients ?? {})) {
+    const secret = (client as Record<string, unknown> | undefined)?.client_secret;
+    if (typeof secret === "string") processSecrets.register(secret);
+  }
 }
 
 /**

@@ -1,13 +1,13 @@
 /**
  * The interactive sign-in `mcp login` runs: RFC 9728 discovery seeded from the 401 challenge,
  * RFC 8414/OIDC metadata, RFC 7591 registration or the manifest client, PKCE S256, RFC 8707
- * `resource`, `state`/`iss` checked, loopback redirect; the tokens are stored by `credentials.ts`.
+ * `resource`, `state` checked, `iss` checked before the code is used (RFC 9207), loopback redirect;
+ * the tokens are stored by `credentials.ts`.
  *
  * @module
  */
 import {
   auth,
-  checkResourceAllowed,
   type FetchLike,
   IssuerMismatchError,
   type OAuthClientMetadata,
@@ -21,12 +21,15 @@ import {
 } from "@modelcontextprotocol/client";
 import { UserError } from "../diagnostics.ts";
 import { processSecrets } from "../secrets/mod.ts";
-import { startCallbackServer } from "./callback_server.ts";
+import { type CallbackServer, startCallbackServer } from "./callback_server.ts";
 import {
+  clientFor,
   type CredentialLockOptions,
   type CredentialRecord,
   CREDENTIALS_FORMAT_VERSION,
   loadCredentials,
+  loginCommand,
+  readCredentials,
   withCredentialLock,
   writeCredentials,
 } from "./credentials.ts";
@@ -39,7 +42,13 @@ import {
   randomToken,
   withTimeout,
 } from "./_oauth_common.ts";
-import { discover, type Discovery, parseBearerChallenge, probeChallenge } from "./_discovery.ts";
+import {
+  type Challenge,
+  discover,
+  type Discovery,
+  parseBearerChallenge,
+  probeChallenge,
+} from "./_discovery.ts";
 export { parseBearerChallenge };
 
 /** Options of {@link signIn}. */
@@ -101,22 +110,44 @@ export interface SignInResult {
  */
 export async function signIn(server: OAuthServer, options: SignInOptions): Promise<SignInResult> {
   const fetchFn = withTimeout(options.fetch, options.requestTimeoutMs ?? DEFAULT_AUTH_REQUEST_TIMEOUT_MS);
-  const state = randomToken();
-  await using callback = startCallbackServer({ expectedState: state, serverName: server.name });
+  let challenge: Challenge, discovery: Discovery, previous: CredentialRecord | undefined;
   try {
-    const challenge = await probeChallenge(server, fetchFn, options.signal);
-    const discovery = await discover(server, challenge.resourceMetadataUrl, fetchFn);
+    challenge = await probeChallenge(server, fetchFn, options.signal);
+    discovery = await discover(server, challenge.resourceMetadataUrl, fetchFn);
+    previous = await loadCredentials(options.configDir, server);
+  } catch (error) {
+    throw describeFlowError(server.name, error);
+  }
+  const issuer = issuerOf(discovery);
+  checkManifestClient(server, previous, issuer);
+  // A client registered with this issuer before is used again if its redirect URI can be bound again.
+  const stored = server.clientId ? undefined : clientFor(previous, issuer);
+  const state = randomToken();
+  await using callback = startCallbackServer({
+    expectedState: state,
+    serverName: server.name,
+    preferredPort: redirectPortOf(stored),
+  });
+  const reused = stored && redirectUrisOf(stored).includes(callback.redirectUrl) ? stored : undefined;
+  try {
+    // RFC 9207: the issuer recorded with the state and verifier, checked on the redirect before the code is used.
+    const asMetadata = discovery.state.authorizationServerMetadata;
+    callback.expectIssuer(
+      asMetadata?.issuer,
+      asMetadata?.authorization_response_iss_parameter_supported === true,
+    );
     const provider = new SignInProvider(server, {
       configDir: options.configDir,
       redirectUrl: callback.redirectUrl,
       state,
       discovery,
+      clients: previous?.clients ?? {},
+      ...(reused ? { reused } : {}),
       now: options.now ?? Date.now,
       onAuthorizationUrl: options.onAuthorizationUrl,
       ...(options.lock ? { lock: options.lock } : {}),
     });
     // After a step-up challenge, the union of what is asked now, what was granted and what the server asked for.
-    const previous = await loadCredentials(options.configDir, server);
     const base = server.scopes?.length ? server.scopes : scopeTokens(challenge.scope);
     const { scope, added } = signInScope(base, previous?.tokens?.scope, previous?.stepUpScopes);
     if (added.length > 0) options.onStepUpScopes?.(added);
@@ -126,28 +157,13 @@ export async function signIn(server: OAuthServer, options: SignInOptions): Promi
       ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
       ...(scope ? { scope } : {}),
     };
-    const first = await auth(provider, common);
-    if (first !== "REDIRECT" || !provider.authorizationUrlShown) {
-      throw new UserError(
-        "LOGIN_FAILED",
-        `Cannot sign in to "${server.name}": the authorization flow did not start`,
-      );
-    }
-    const { code, iss } = await callback.waitForCallback({
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    const second = await auth(provider, { ...common, authorizationCode: code, ...(iss ? { iss } : {}) });
-    const saved = provider.savedRecord;
-    if (second !== "AUTHORIZED" || saved?.tokens === undefined) {
-      throw new UserError("LOGIN_FAILED", `Cannot sign in to "${server.name}": no token was issued`);
-    }
+    const saved = await runFlow(server.name, provider, callback, common, options);
     callback.finish({ ok: true }); // Only now, with the tokens stored, does the browser say "Signed in".
     return {
       issuer: saved.issuer ?? "",
-      hasRefreshToken: saved.tokens.refresh_token !== undefined,
+      hasRefreshToken: saved.tokens!.refresh_token !== undefined,
       ...(saved.expiresAtMs === undefined ? {} : { expiresAtMs: saved.expiresAtMs }),
-      ...(saved.tokens.scope === undefined ? {} : { scope: saved.tokens.scope }),
+      ...(saved.tokens!.scope === undefined ? {} : { scope: saved.tokens!.scope }),
     };
   } catch (error) {
     const described = describeFlowError(server.name, error);
@@ -155,8 +171,95 @@ export async function signIn(server: OAuthServer, options: SignInOptions): Promi
       ? described.message.replace(/^Cannot sign in to "[^"]*": /, "")
       : "";
     callback.finish({ ok: false, reason: reason || "the sign-in failed" });
+    // A stored client that did not carry a sign-in through is not offered again: the next one registers anew.
+    if (reused) await forgetClient(options, server.name, issuer).catch(() => {}); // Best effort.
     throw described;
   }
+}
+
+/** The two legs of the SDK flow: the authorization URL, then the code exchanged; returns the stored record. */
+async function runFlow(
+  serverName: string,
+  provider: SignInProvider,
+  callback: CallbackServer,
+  common: Parameters<typeof auth>[1],
+  options: SignInOptions,
+): Promise<CredentialRecord> {
+  const first = await auth(provider, common);
+  if (first !== "REDIRECT" || !provider.authorizationUrlShown) {
+    throw new UserError(
+      "LOGIN_FAILED",
+      `Cannot sign in to "${serverName}": the authorization flow did not start`,
+    );
+  }
+  const { code, iss } = await callback.waitForCallback({
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const second = await auth(provider, { ...common, authorizationCode: code, ...(iss ? { iss } : {}) });
+  const saved = provider.savedRecord;
+  if (second !== "AUTHORIZED" || saved?.tokens === undefined) {
+    throw new UserError("LOGIN_FAILED", `Cannot sign in to "${serverName}": no token was issued`);
+  }
+  return saved;
+}
+
+/** The issuer the SDK binds clients and tokens to: the metadata's, else the authorization server URL. */
+function issuerOf(discovery: Discovery): string {
+  return discovery.state.authorizationServerMetadata?.issuer ??
+    String(discovery.state.authorizationServerUrl);
+}
+
+function redirectUrisOf(client: StoredOAuthClientInformation): string[] {
+  const uris = (client as { redirect_uris?: unknown }).redirect_uris;
+  return Array.isArray(uris) ? uris.filter((u): u is string => typeof u === "string") : [];
+}
+
+/** The port of a stored client's loopback redirect URI (`http://127.0.0.1:<port>/callback`), if it has one. */
+function redirectPortOf(client: StoredOAuthClientInformation | undefined): number | undefined {
+  for (const uri of client ? redirectUrisOf(client) : []) {
+    const match = /^http:\/\/127\.0\.0\.1:(\d+)\/callback$/.exec(uri);
+    if (match) return Number(match[1]);
+  }
+  return undefined;
+}
+
+/**
+ * MCP 2026-07-28 "Authorization Server Binding": a pre-registered client (manifest `client-id`) is
+ * specific to the authorization server it was registered with. When the last sign-in used it with
+ * another issuer than the one the server names now, say so rather than present it there.
+ *
+ * @throws {UserError} `LOGIN_CLIENT_ISSUER_CHANGED`.
+ */
+function checkManifestClient(
+  server: OAuthServer,
+  previous: CredentialRecord | undefined,
+  issuer: string,
+): void {
+  if (!server.clientId || clientFor(previous, issuer)?.client_id === server.clientId) return;
+  const before = Object.entries(previous?.clients ?? {}).find(([, c]) => c.client_id === server.clientId)
+    ?.[0];
+  if (before === undefined) return; // Never used: this is its first sign-in.
+  throw new UserError(
+    "LOGIN_CLIENT_ISSUER_CHANGED",
+    `Cannot sign in to "${server.name}": its authorization server changed from ${before} to ${issuer}, and the manifest's client-id was registered with ${before}`,
+    {
+      hint:
+        `register a client with ${issuer} and set it as \`client-id\` in the manifest; if the same client-id is valid there, run \`${
+          loginCommand(server.name).replace(" login ", " logout ")
+        }\` first`,
+    },
+  );
+}
+
+/** Removes the client filed under `issuer` from the server's credential file (under its lock). */
+async function forgetClient(options: SignInOptions, serverName: string, issuer: string): Promise<void> {
+  await withCredentialLock(options.configDir, serverName, async () => {
+    const record = await readCredentials(options.configDir, serverName);
+    if (!record?.clients || !Object.hasOwn(record.clients, issuer)) return;
+    const { [issuer]: _dropped, ...rest } = record.clients;
+    await writeCredentials(options.configDir, { ...record, clients: rest });
+  }, options.lock);
 }
 
 interface SignInProviderOptions {
@@ -164,6 +267,10 @@ interface SignInProviderOptions {
   redirectUrl: string;
   state: string;
   discovery: Discovery;
+  /** The clients stored for this server, by issuer (kept, with this sign-in's added or replaced). */
+  clients: Record<string, StoredOAuthClientInformation>;
+  /** A stored client registered with this issuer, for this redirect URI: used instead of registering. */
+  reused?: StoredOAuthClientInformation;
   now: () => number;
   onAuthorizationUrl(url: string): void | Promise<void>;
   lock?: CredentialLockOptions;
@@ -189,6 +296,9 @@ class SignInProvider implements OAuthClientProvider {
     this.#options = options;
     this.#discovery = options.discovery.state;
     if (server.clientMetadataUrl) this.clientMetadataUrl = server.clientMetadataUrl;
+    if (!options.discovery.state.resourceMetadata) {
+      this.validateResourceURL = (serverUrl) => Promise.resolve(resourceUrlFromServerUrl(serverUrl));
+    }
     const issuer = options.discovery.state.authorizationServerMetadata?.issuer;
     if (server.clientId) {
       // The manifest client, stamped with the issuer so the SDK binds it without a warning.
@@ -197,6 +307,8 @@ class SignInProvider implements OAuthClientProvider {
         ...(server.clientSecret ? { client_secret: server.clientSecret } : {}),
         ...(issuer ? { issuer } : {}),
       };
+    } else if (options.reused) {
+      this.#client = options.reused;
     }
   }
 
@@ -234,17 +346,19 @@ class SignInProvider implements OAuthClientProvider {
   async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
     const now = this.#options.now();
     const { configDir } = this.#options;
+    const issuer = tokens.issuer ?? issuerOf({ ...this.#options.discovery, state: this.#discovery });
     const client = this.#server.clientId
       // The manifest's secret stays in the manifest.
-      ? { client_id: this.#server.clientId, ...(this.#client?.issuer ? { issuer: this.#client.issuer } : {}) }
-      : this.#client;
+      ? { client_id: this.#server.clientId, issuer }
+      : this.#client && { ...this.#client, issuer };
     const record: CredentialRecord = {
       version: CREDENTIALS_FORMAT_VERSION,
       server: this.#server.name,
       serverUrl: this.#server.url,
-      issuer: tokens.issuer ?? this.#discovery.authorizationServerMetadata?.issuer,
+      issuer,
       resource: this.#resource,
-      client,
+      // Clients of other issuers stay filed under theirs; this one under its own.
+      clients: { ...this.#options.clients, ...(client ? { [issuer]: client } : {}) },
       tokens,
       receivedAtMs: now,
       expiresAtMs: tokens.expires_in === undefined ? undefined : now + tokens.expires_in * 1000,
@@ -291,20 +405,12 @@ class SignInProvider implements OAuthClientProvider {
   }
 
   /**
-   * RFC 8707: always send a resource (the SDK omits it without protected-resource metadata), and
-   * accept the metadata's `resource` only when it designates this server (RFC 9728 §3.3).
+   * RFC 8707 without protected-resource metadata: the SDK would send no `resource`, so this sends the
+   * server's own URL (without fragment). Set only then: with metadata, `discover()` has checked the
+   * metadata's `resource` designates this server (RFC 9728 §3.3) and the SDK sends it verbatim, as
+   * published (a pathless `https://h` stays without the `/` a URL parser would add).
    */
-  validateResourceURL(serverUrl: string | URL, resource?: string): Promise<URL | undefined> {
-    const requested = resourceUrlFromServerUrl(serverUrl);
-    if (resource === undefined) return Promise.resolve(requested);
-    if (!checkResourceAllowed({ requestedResource: requested, configuredResource: resource })) {
-      throw new UserError(
-        "LOGIN_RESOURCE_MISMATCH",
-        `Cannot sign in to "${this.#server.name}": its metadata describes resource ${resource}, not ${requested.href}`,
-      );
-    }
-    return Promise.resolve(new URL(resource));
-  }
+  validateResourceURL?: (serverUrl: string | URL, resource?: string) => Promise<URL | undefined>;
 
   invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
     if ((scope === "all" || scope === "client") && !this.#server.clientId) this.#client = undefined;

@@ -5,6 +5,7 @@
  */
 import { type FetchLike } from "@modelcontextprotocol/client";
 import {
+  clientFor,
   type CredentialLockOptions,
   deleteCredentials,
   readCredentials,
@@ -50,8 +51,9 @@ export function signOut(
       if (!endpoint) {
         revocationNote = "the authorization server offers no token revocation";
       } else {
-        const clientId = server.clientId ?? record.client?.client_id;
-        const secret = server.clientId ? server.clientSecret : record.client?.client_secret;
+        const client = clientFor(record, record.issuer);
+        const clientId = server.clientId ?? client?.client_id;
+        const secret = server.clientId ? server.clientSecret : client?.client_secret;
         const methods = record.revocation?.authMethods;
         try {
           const pending: [string, string][] = [];

@@ -12,6 +12,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { UserError } from "../diagnostics.ts";
 import {
+  clientFor,
   type CredentialLockOptions,
   type CredentialRecord,
   isTokenExpiring,
@@ -140,7 +141,7 @@ export function refreshCredentials(
     if (!tokens.refresh_token) throw new SignInRequiredError(server.name, "its sign-in has expired");
     const client = server.clientId
       ? { client_id: server.clientId, ...(server.clientSecret ? { client_secret: server.clientSecret } : {}) }
-      : record.client;
+      : clientFor(record, record.issuer);
     if (!client) throw new SignInRequiredError(server.name, "its stored sign-in has no client registration");
     const metadata = record.discovery?.authorizationServerMetadata;
     const authorizationServerUrl = record.discovery?.authorizationServerUrl ?? record.issuer;

@@ -22,7 +22,7 @@ const URL_A = "https://mcp.example.com/mcp";
 
 function record(overrides: Partial<CredentialRecord> = {}): CredentialRecord {
   return {
-    version: 1,
+    version: 2,
     server: "linear",
     serverUrl: URL_A,
     issuer: "https://auth.example.com",
@@ -125,7 +125,9 @@ Deno.test("readCredentials() registers the tokens and client secret it reads as 
       token_type: "Bearer",
       refresh_token: "rt-registered-0002",
     };
-    stored.client = { client_id: "cid", client_secret: "cs-registered-0003" };
+    stored.clients = {
+      "https://auth.example.com": { client_id: "cid", client_secret: "cs-registered-0003" },
+    };
     await Deno.mkdir(credentialsDir(dir), { recursive: true });
     await Deno.writeTextFile(credentialPath(dir, "linear"), JSON.stringify(stored));
     await readCredentials(dir, "linear");

@@ -275,6 +275,22 @@ Deno.test("mcp login signs in through a real browser and the stored sign-in serv
       assert.equal((await stats(fx)).registrations, 1);
     });
 
+    await t.step(
+      "a second mcp login to the same authorization server uses its registered client again",
+      async () => {
+        const before = (await readCredentials(home, SERVER))!;
+        const run = runCli(["mcp", "login", SERVER], env, cwd);
+        const url = new URL(await run.url);
+        assert.equal(url.searchParams.get("client_id"), before.clients![fx.issuer]!.client_id);
+        assert.match(await page.complete(url.href), /Signed in to fx\./);
+        assert.equal((await run.done).code, 0);
+        assert.equal((await stats(fx)).registrations, 1, "no second registration with the same issuer");
+        const after = (await readCredentials(home, SERVER))!;
+        assert.notEqual(after.tokens!.access_token, before.tokens!.access_token);
+        assert.deepEqual(Object.keys(after.clients!), [fx.issuer]);
+      },
+    );
+
     await t.step("a tool call sends the stored bearer token", async () => {
       const { client, close } = await connectClient(fx.mcpUrl, home);
       try {
@@ -431,7 +447,7 @@ Deno.test("mcp login signs in through a real browser and the stored sign-in serv
           body: new URLSearchParams({
             token: record.tokens!.refresh_token!,
             token_type_hint: "refresh_token",
-            client_id: record.client!.client_id,
+            client_id: record.clients![record.issuer!]!.client_id,
           }),
         });
         await revoke.body?.cancel();
@@ -499,7 +515,7 @@ Deno.test("mcp login uses the manifest client-id and client-secret when the serv
     const { code, stderr } = await run.done;
     assert.equal(code, 0, stderr);
     const record = (await readCredentials(home, SERVER))!;
-    assert.deepEqual(record.client, { client_id: "preregistered", issuer: fx.issuer });
+    assert.deepEqual(record.clients, { [fx.issuer]: { client_id: "preregistered", issuer: fx.issuer } });
     assert.ok(!(await Deno.readTextFile(credentialPath(home, SERVER))).includes("preregistered-secret"));
     // A refresh authenticates with the manifest secret.
     await writeCredentials(home, { ...record, expiresAtMs: Date.now() });

@@ -69,12 +69,12 @@ async function withTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
 
 function stored(overrides: Partial<CredentialRecord> = {}): CredentialRecord {
   return {
-    version: 1,
+    version: 2,
     server: "svc",
     serverUrl: MCP,
     issuer: AS,
     resource: MCP,
-    client: { client_id: "dyn-client" },
+    clients: { [AS]: { client_id: "dyn-client", issuer: AS } },
     tokens: { access_token: "at-1", token_type: "Bearer", refresh_token: "rt-1", expires_in: 3600 },
     receivedAtMs: Date.now(),
     expiresAtMs: Date.now() + 3_600_000,
@@ -454,7 +454,7 @@ Deno.test("signOut() revokes refresh and access tokens with the client id, then 
 
 Deno.test("signOut() authenticates with the manifest secret using HTTP Basic", async () => {
   await withTempDir(async (dir) => {
-    await writeCredentials(dir, stored({ client: { client_id: "pre" } }));
+    await writeCredentials(dir, stored({ clients: { [AS]: { client_id: "pre", issuer: AS } } }));
     const fetch = fakeFetch({ [`POST ${AS}/revoke`]: () => new Response(null, { status: 200 }) });
     await signOut(dir, { name: "svc", clientId: "pre", clientSecret: "s3cret" }, { fetch });
     assert.equal(fetch.seen[0]!.headers.get("authorization"), `Basic ${btoa("pre:s3cret")}`);
