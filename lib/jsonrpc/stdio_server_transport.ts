@@ -105,9 +105,12 @@ export interface LineStdioServerTransportOptions {
  */
 export const DRAIN_AFTER_EOF_MS = 10_000;
 
+/** MCP 2026-07-28: a request whose answer ends a subscription (sent when the connection ends). */
+const LISTEN_METHOD = "subscriptions/listen";
+
 /**
  * Reads messages from `input` until EOF, then waits (at most {@link DRAIN_AFTER_EOF_MS}) until every
- * request it passed on has been answered, then `onclose`; writes each sent message as one line.
+ * request it passed on has been answered (but `subscriptions/listen`, answered at the close), then `onclose`; writes each sent message as one line.
  * Lines are handled in order; one that fails hygiene is answered here and never reaches the SDK.
  */
 export class LineStdioServerTransport implements Transport, ChecksMessages {
@@ -204,7 +207,10 @@ export class LineStdioServerTransport implements Transport, ChecksMessages {
     const classified = classifyLine(event.text);
     if (classified.kind === "message") {
       const m = classified.message as { id?: unknown; method?: unknown };
-      if (typeof m.method === "string" && m.id !== undefined) this.#unanswered.add(JSON.stringify(m.id));
+      // A `subscriptions/listen` is answered only when the connection ends: not a request to wait for.
+      if (typeof m.method === "string" && m.id !== undefined && m.method !== LISTEN_METHOD) {
+        this.#unanswered.add(JSON.stringify(m.id));
+      }
       try {
         this.onmessage?.(classified.message);
       } catch (error) {

@@ -61,13 +61,53 @@ export function claimedVersion(message: JSONRPCMessage): string | undefined {
   return typeof version === "string" ? version : undefined;
 }
 
+/** A modern `tools/call` retry's `inputResponses` and `requestState`, as the agent sent them. */
+export interface RetryFields {
+  inputResponses?: unknown;
+  requestState?: unknown;
+}
+
+/**
+ * Keeps the `inputResponses` and `requestState` of each modern `tools/call` as read from the wire, until
+ * its handler takes them: the SDK lifts them out of `params` (and drops malformed entries) before a
+ * handler runs, and the meta-server hands them on untouched. At most {@link TRACKED_REQUESTS_MAX} kept.
+ */
+export class RetryFieldsKeeper {
+  readonly #kept = new Map<string, RetryFields>();
+
+  /** Notes the fields of request `message`, if it is a `tools/call` that has any. */
+  note(message: Message): void {
+    const params = message.params as Message | undefined;
+    if (message.method !== "tools/call" || typeof params !== "object" || params === null) return;
+    if (!("inputResponses" in params) && !("requestState" in params)) return;
+    if (this.#kept.size >= TRACKED_REQUESTS_MAX) this.#kept.delete(this.#kept.keys().next().value!);
+    const fields: RetryFields = {};
+    if ("inputResponses" in params) fields.inputResponses = params.inputResponses;
+    if ("requestState" in params) fields.requestState = params.requestState;
+    this.#kept.set(JSON.stringify(message.id), fields);
+  }
+
+  /** The fields noted for request `id` (then forgotten), or `undefined`. */
+  take(id: unknown): RetryFields | undefined {
+    const key = JSON.stringify(id);
+    const fields = this.#kept.get(key);
+    this.#kept.delete(key);
+    return fields;
+  }
+}
+
 /**
  * Puts the modern-era rules on `wire`, whose `onmessage`, `send` and `onclose` the SDK's `serveStdio` has
  * just set: call it right after `serveStdio()`.
  *
  * @param eraOf The connection's era now (`undefined` until the opening message chose one).
+ * @param options.retryFields Where each modern `tools/call`'s retry fields are noted.
  */
-export function guardModernWire(wire: Transport, eraOf: () => Era | undefined): void {
+export function guardModernWire(
+  wire: Transport,
+  eraOf: () => Era | undefined,
+  options: { retryFields?: RetryFieldsKeeper } = {},
+): void {
   /** Modern requests not answered yet → the log level their `_meta` asked for (`null`: none). */
   const inFlight = new Map<string, LoggingLevel | null>();
   const deliver = wire.onmessage!;
@@ -86,6 +126,7 @@ export function guardModernWire(wire: Transport, eraOf: () => Era | undefined): 
           JSON.stringify(m.id),
           LEVELS.includes(level as LoggingLevel) ? level as LoggingLevel : null,
         );
+        options.retryFields?.note(m);
       }
     }
     deliver(message, extra);

@@ -70,6 +70,7 @@ export {
   MODERN_PROTOCOL_VERSIONS,
   SERVED_PROTOCOL_VERSIONS,
   type ServerShell,
+  type ToolCallRequest,
   type ToolHandlers,
   TOOLS_LIST_TTL_MS,
 } from "./shell.ts";

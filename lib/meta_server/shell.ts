@@ -20,6 +20,7 @@ import type {
   CallToolRequest,
   CallToolResult,
   InputRequests,
+  InputResponses,
   JSONRPCRequest,
   ListToolsResult,
   LoggingLevel,
@@ -28,12 +29,7 @@ import type {
   StandardSchemaV1,
   Transport,
 } from "@modelcontextprotocol/server";
-import {
-  type Era,
-  guardModernWire,
-  MODERN_PROTOCOL_VERSIONS,
-  SERVED_PROTOCOL_VERSIONS,
-} from "./_era_wire.ts";
+import { type Era, guardModernWire, RetryFieldsKeeper, SERVED_PROTOCOL_VERSIONS } from "./_era_wire.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 
 /** The version this server reports in `initialize` (`serverInfo.version`): the program's, from `deno.json`. */
@@ -81,6 +77,14 @@ export interface InputRequiredToolResult {
   [key: string]: unknown;
 }
 
+/**
+ * A `tools/call` request as the handlers get it: the agent's params untouched, typed with the modern
+ * retry's `inputResponses` (answers keyed as the `inputRequests` were) and `requestState` (echoed as sent).
+ */
+export interface ToolCallRequest extends CallToolRequest {
+  params: CallToolRequest["params"] & { inputResponses?: InputResponses; requestState?: string };
+}
+
 /** What answers `tools/list`, `tools/call` and `logging/setLevel` once the meta-server is loaded. */
 export interface ToolHandlers {
   listTools(): Promise<ListToolsResult>;
@@ -89,7 +93,7 @@ export interface ToolHandlers {
    * `inputResponses` and `requestState`); `call` tells the era.
    */
   callTool(
-    request: CallToolRequest,
+    request: ToolCallRequest,
     ctx: ServerContext,
     call: CallEra,
   ): Promise<CallToolResult | InputRequiredToolResult>;
@@ -177,6 +181,23 @@ const CALL_PARAMS: StandardSchemaV1<unknown, CallToolRequest["params"]> = {
   },
 };
 
+/**
+ * `params` with the modern retry's `inputResponses` and `requestState` put back where the agent sent them
+ * (the SDK lifted them out into `ctx.mcpReq`): as read from the wire when `kept` noted them, else as the
+ * SDK kept them.
+ */
+function withRetryFields(
+  params: CallToolRequest["params"],
+  ctx: ServerContext,
+  kept: RetryFieldsKeeper | undefined,
+): ToolCallRequest["params"] {
+  const fields = kept?.take(ctx.mcpReq.id) ?? {
+    ...(ctx.mcpReq.inputResponses !== undefined ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
+    ...(ctx.mcpReq.requestState() !== undefined ? { requestState: ctx.mcpReq.requestState() } : {}),
+  };
+  return Object.keys(fields).length === 0 ? params : { ...params, ...fields } as ToolCallRequest["params"];
+}
+
 /** A shell whose handlers come later (see {@link createServerShell}). */
 export interface ServerShell {
   server: Server;
@@ -201,8 +222,12 @@ export const EARLY_SCRIPTS_KEPT = 8;
  * {@link ServerShell.supply}. Not connected.
  *
  * @param options.onToolRequest Called when a `tools/list` or `tools/call` request arrives.
+ * @param options.retryFields Where the wire noted each modern `tools/call`'s `inputResponses` and
+ *   `requestState` as sent (else they are rebuilt from what the SDK lifted out of `params`).
  */
-export function createServerShell(options: { onToolRequest?: () => void } = {}): ServerShell {
+export function createServerShell(
+  options: { onToolRequest?: () => void; retryFields?: RetryFieldsKeeper } = {},
+): ServerShell {
   const { promise, resolve } = Promise.withResolvers<ToolHandlers>();
   // A rejection nobody awaits yet (no request came) must not end the process.
   promise.catch(() => {});
@@ -245,7 +270,11 @@ export function createServerShell(options: { onToolRequest?: () => void } = {}):
     options.onToolRequest?.();
     noteEarly(params);
     const call = callEraOf(server, ctx);
-    const result = await (await promise).callTool({ method: "tools/call", params }, ctx, call);
+    const request = {
+      method: "tools/call" as const,
+      params: withRetryFields(params, ctx, options.retryFields),
+    };
+    const result = await (await promise).callTool(request, ctx, call);
     if (result.resultType === "input_required" && call.era === "legacy") {
       throw new ProtocolError(
         ProtocolErrorCode.InternalError,
@@ -302,7 +331,8 @@ export async function connectServerShell(
   const { promise: firstAnswered, resolve: markAnswered } = Promise.withResolvers<void>();
   const timer = setTimeout(markAnswered, FIRST_ANSWER_WAIT_MS);
   void firstAnswered.then(() => clearTimeout(timer));
-  const shell = createServerShell({ onToolRequest: markAnswered });
+  const retryFields = new RetryFieldsKeeper();
+  const shell = createServerShell({ onToolRequest: markAnswered, retryFields });
   // The first answer is handed to the transport within the turn its request was read in.
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
@@ -321,9 +351,12 @@ export async function connectServerShell(
   });
   serveStdio((opening) => {
     era = opening?.era === "modern" ? "modern" : "legacy";
+    // After a `server/discover` probe, `initialize` reconnects the server the probe marked modern: unmark it,
+    // so that the SDK serves `initialize` (an era the SDK keeps in this field, set by `serveStdio`).
+    if (era === "legacy") (shell.server as unknown as LegacyMark)._negotiatedProtocolVersion = undefined;
     return product;
   }, { transport });
-  guardModernWire(transport, () => era);
+  guardModernWire(transport, () => era, { retryFields });
   const onclose = transport.onclose;
   transport.onclose = () => {
     onclose?.();
@@ -331,6 +364,11 @@ export async function connectServerShell(
   };
   await started;
   return { ...shell, firstAnswered, closed };
+}
+
+/** Where the SDK's `Server` keeps the protocol version of its era (a `Protocol` field). */
+interface LegacyMark {
+  _negotiatedProtocolVersion: string | undefined;
 }
 
 /**
