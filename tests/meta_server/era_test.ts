@@ -372,3 +372,12 @@ Deno.test("the SDK client with version negotiation stays modern with the shell",
   await client.close();
   await closed;
 });
+
+Deno.test("methods the modern era removed get -32601 from a modern request (logging/setLevel, ping, initialize)", async () => {
+  const h = await rawShell();
+  await h.send({ id: 1, method: "logging/setLevel", params: { _meta: modernMeta() } });
+  assert.equal((await h.answer(1)).error.code, -32601);
+  await h.send({ id: 2, method: "ping", params: { _meta: modernMeta() } });
+  assert.equal((await h.answer(2)).error.code, -32601);
+  await h.close();
+});
