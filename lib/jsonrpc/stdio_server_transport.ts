@@ -206,11 +206,13 @@ export class LineStdioServerTransport implements Transport, ChecksMessages {
     if (event.text.trim() === "") return;
     const classified = classifyLine(event.text);
     if (classified.kind === "message") {
-      const m = classified.message as { id?: unknown; method?: unknown };
+      const m = classified.message as { id?: unknown; method?: unknown; params?: unknown };
       // A `subscriptions/listen` is answered only when the connection ends: not a request to wait for.
       if (typeof m.method === "string" && m.id !== undefined && m.method !== LISTEN_METHOD) {
         this.#unanswered.add(JSON.stringify(m.id));
       }
+      // Nor is a request the agent cancelled: it gets no answer.
+      if (m.method === "notifications/cancelled" && m.id === undefined) this.#forget(m);
       try {
         this.onmessage?.(classified.message);
       } catch (error) {
@@ -220,6 +222,13 @@ export class LineStdioServerTransport implements Transport, ChecksMessages {
     }
     this.#logger.warn(`stdin: ${classified.reason}`);
     if (classified.kind === "reply") this.#reply(classified.reply);
+  }
+
+  /** Stops waiting for the answer to the request a `notifications/cancelled` names. */
+  #forget(notification: { params?: unknown }): void {
+    const requestId = (notification.params as { requestId?: unknown } | undefined)?.requestId;
+    if (requestId === undefined || !this.#unanswered.delete(JSON.stringify(requestId))) return;
+    if (this.#unanswered.size === 0) this.#allAnswered?.();
   }
 
   #reply(reply: ErrorReply): void {

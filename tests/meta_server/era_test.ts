@@ -381,3 +381,35 @@ Deno.test("methods the modern era removed get -32601 from a modern request (logg
   assert.equal((await h.answer(2)).error.code, -32601);
   await h.close();
 });
+
+Deno.test("a modern tools/call gets its progress notifications and can be cancelled, as today", async () => {
+  let aborted = false;
+  const h = await rawShell({
+    callTool: async (_request, ctx) => {
+      const progressToken = ctx.mcpReq._meta?.progressToken;
+      if (progressToken !== undefined) {
+        await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, progress: 1 } });
+        return { content: [] };
+      }
+      const signal = ctx.mcpReq.signal;
+      if (!signal.aborted) {
+        await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
+      }
+      aborted = true;
+      return { content: [] };
+    },
+  });
+  await h.send({
+    id: 1,
+    method: "tools/call",
+    params: { _meta: modernMeta({ progressToken: "p1" }), name: "execute" },
+  });
+  await h.answer(1);
+  const progress = h.lines.find((m) => m.method === "notifications/progress");
+  assert.equal(progress?.params.progressToken, "p1");
+  await h.send({ id: 2, method: "tools/call", params: { _meta: modernMeta(), name: "execute" } });
+  await h.send({ method: "notifications/cancelled", params: { requestId: 2, _meta: modernMeta() } });
+  for (let i = 0; i < 500 && !aborted; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(aborted, true, "the cancelled call's signal did not abort");
+  await h.close();
+});
