@@ -3,6 +3,9 @@
  * instructions and capabilities, so `mcp-serve` connects this shell before it loads the catalog, the
  * sandbox and the declarations (agents give a server 1 to 3 s: Codex's first turn, Cline's `initialize`);
  * `tools/list`, `tools/call` and `logging/setLevel` wait for the handlers the rest of the meta-server supplies.
+ * It speaks both eras of MCP on stdio, as the agent's first message chooses: `initialize` (2025-11-25 and
+ * earlier, a session) or a request with the 2026-07-28 `_meta` (`server/discover` first, as Claude Code and
+ * Copilot CLI open; every request then carries its own version, capabilities and identity).
  *
  * @module
  */
