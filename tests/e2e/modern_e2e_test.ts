@@ -74,6 +74,19 @@ Deno.test(
         [],
         "logs sent to an agent that asked for none",
       );
+
+      // A backing server that elicits: nothing is asked of a modern agent with a request of ours.
+      const capabilities = { elicitation: { form: {} }, sampling: {} };
+      await serve.request("tools/call", {
+        _meta: meta({ "io.modelcontextprotocol/clientCapabilities": capabilities }),
+        name: "execute",
+        arguments: { script: "try { return await fx.ask() } catch (e) { return String(e) }" },
+      });
+      assert.deepEqual(
+        serve.notifications.filter((m) => "id" in m),
+        [],
+        "a request was written to the agent",
+      );
     } finally {
       await serve.close();
     }
