@@ -326,10 +326,13 @@ export const FIRST_ANSWER_WAIT_MS = 1_000;
  * version check on every request, the log gate and the refusal of server→client requests.
  *
  * @param signal Ends {@link ConnectedShell.closed} early (SIGINT/SIGTERM).
+ * @param options.onError Told what the SDK's era entry refused or failed at (a 2025-era request on a
+ *   connection pinned modern, a message before the era was chosen…); reporting only. @default none
  */
 export async function connectServerShell(
   transport: Transport,
   signal?: AbortSignal,
+  options: { onError?: (error: Error) => void } = {},
 ): Promise<ConnectedShell> {
   const { promise: firstAnswered, resolve: markAnswered } = Promise.withResolvers<void>();
   const timer = setTimeout(markAnswered, FIRST_ANSWER_WAIT_MS);
@@ -358,7 +361,7 @@ export async function connectServerShell(
     // so that the SDK serves `initialize` (an era the SDK keeps in this field, set by `serveStdio`).
     if (era === "legacy") (shell.server as unknown as LegacyMark)._negotiatedProtocolVersion = undefined;
     return product;
-  }, { transport });
+  }, { transport, ...(options.onError ? { onerror: options.onError } : {}) });
   guardModernWire(transport, () => era, { retryFields });
   const onclose = transport.onclose;
   transport.onclose = () => {
