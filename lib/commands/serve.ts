@@ -46,7 +46,9 @@ export async function runServe(ctx: CommandContext): Promise<number> {
     maxMessageBytes: config.maxMessageMb * 1024 * 1024,
     logger: agentLog,
   });
-  const shell = await connectServerShell(maskOutgoing(transport), ctx.signal);
+  const shell = await connectServerShell(maskOutgoing(transport), ctx.signal, {
+    onError: (error) => agentLog.info(maskSecrets(error.message)),
+  });
   let session;
   try {
     await shell.firstAnswered;

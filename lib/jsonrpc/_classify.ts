@@ -145,7 +145,9 @@ export function classifyValue(value: unknown): Classified {
   if (isPlainRequest(record.method, request.params)) {
     return { kind: "message", message: request as JSONRPCMessage };
   }
-  if (hasId && Object.hasOwn(CHECKED_PARAMS, record.method)) {
+  if (
+    hasId && Object.hasOwn(CHECKED_PARAMS, record.method) && !isModernRemoved(record.method, request.params)
+  ) {
     const why = checkParams(record.method, request);
     if (why !== undefined) {
       return {
@@ -160,6 +162,18 @@ export function classifyValue(value: unknown): Classified {
   } catch (error) {
     return invalid(id, describeSchemaError(error));
   }
+}
+
+/** Methods the MCP 2026-07-28 revision removed: a modern request of one is the SDK's to refuse (`-32601`). */
+const REMOVED_IN_MODERN: ReadonlySet<string> = new Set(["logging/setLevel"]);
+
+/**
+ * Whether a request of `method` with `params` is a modern one (its `_meta` names a protocol version) of a
+ * method that revision removed: its params are not checked against the legacy schema.
+ */
+function isModernRemoved(method: string, params: unknown): boolean {
+  if (!REMOVED_IN_MODERN.has(method) || !isPlainObject(params) || !isPlainObject(params._meta)) return false;
+  return typeof params._meta["io.modelcontextprotocol/protocolVersion"] === "string";
 }
 
 /** A JSON object that is not an array (a `JSON.parse` object has the plain prototype). */

@@ -33,10 +33,19 @@ interface ProtocolDispatch {
  * the SDK's closure does after its probes; anything else still goes through the SDK's closure.
  *
  * @param protocol An SDK `Client` or `Server` (anything extending its `Protocol`), connected to `transport`.
+ * @param options.checked Install it although `transport` does not say {@link ChecksMessages}: it only
+ *   relays messages another transport that does checked (the SDK's `serveStdio` channel in front of the
+ *   agent's stdin). @default false
  * @returns Whether the fast dispatch was installed (`false` for a transport that does not check messages).
  */
-export function dispatchCheckedMessages(protocol: object, transport: Transport): boolean {
-  if ((transport as Partial<ChecksMessages>).checksMessages !== true) return false;
+export function dispatchCheckedMessages(
+  protocol: object,
+  transport: Transport,
+  options: { checked?: boolean } = {},
+): boolean {
+  if (options.checked !== true && (transport as Partial<ChecksMessages>).checksMessages !== true) {
+    return false;
+  }
   const viaSdk = transport.onmessage;
   const target = protocol as ProtocolDispatch;
   transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {

@@ -105,9 +105,12 @@ export interface LineStdioServerTransportOptions {
  */
 export const DRAIN_AFTER_EOF_MS = 10_000;
 
+/** MCP 2026-07-28: a request whose answer ends a subscription (sent when the connection ends). */
+const LISTEN_METHOD = "subscriptions/listen";
+
 /**
  * Reads messages from `input` until EOF, then waits (at most {@link DRAIN_AFTER_EOF_MS}) until every
- * request it passed on has been answered, then `onclose`; writes each sent message as one line.
+ * request it passed on has been answered (but `subscriptions/listen`, answered at the close), then `onclose`; writes each sent message as one line.
  * Lines are handled in order; one that fails hygiene is answered here and never reaches the SDK.
  */
 export class LineStdioServerTransport implements Transport, ChecksMessages {
@@ -203,8 +206,13 @@ export class LineStdioServerTransport implements Transport, ChecksMessages {
     if (event.text.trim() === "") return;
     const classified = classifyLine(event.text);
     if (classified.kind === "message") {
-      const m = classified.message as { id?: unknown; method?: unknown };
-      if (typeof m.method === "string" && m.id !== undefined) this.#unanswered.add(JSON.stringify(m.id));
+      const m = classified.message as { id?: unknown; method?: unknown; params?: unknown };
+      // A `subscriptions/listen` is answered only when the connection ends: not a request to wait for.
+      if (typeof m.method === "string" && m.id !== undefined && m.method !== LISTEN_METHOD) {
+        this.#unanswered.add(JSON.stringify(m.id));
+      }
+      // Nor is a request the agent cancelled: it gets no answer.
+      if (m.method === "notifications/cancelled" && m.id === undefined) this.#forget(m);
       try {
         this.onmessage?.(classified.message);
       } catch (error) {
@@ -214,6 +222,13 @@ export class LineStdioServerTransport implements Transport, ChecksMessages {
     }
     this.#logger.warn(`stdin: ${classified.reason}`);
     if (classified.kind === "reply") this.#reply(classified.reply);
+  }
+
+  /** Stops waiting for the answer to the request a `notifications/cancelled` names. */
+  #forget(notification: { params?: unknown }): void {
+    const requestId = (notification.params as { requestId?: unknown } | undefined)?.requestId;
+    if (requestId === undefined || !this.#unanswered.delete(JSON.stringify(requestId))) return;
+    if (this.#unanswered.size === 0) this.#allAnswered?.();
   }
 
   #reply(reply: ErrorReply): void {

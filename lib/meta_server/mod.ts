@@ -24,7 +24,13 @@ import { ToolConfirmer } from "./_confirm.ts";
 import { ProgressThrottle } from "./_progress.ts";
 import { Coalescer, LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
 import { configProblemLines } from "./_problems.ts";
-import { type ConnectedShell, createServerShell, type ToolHandlers } from "./shell.ts";
+import {
+  type CallEra,
+  type ConnectedShell,
+  createServerShell,
+  type ToolHandlers,
+  TOOLS_LIST_TTL_MS,
+} from "./shell.ts";
 import { requestEra } from "./_request_era.ts";
 import { answerWaitingExecute } from "./waiting_execute.ts";
 
@@ -52,15 +58,23 @@ export {
 } from "./execute.ts";
 
 export {
+  type CallEra,
   type ConnectedShell,
   connectServerShell,
   createServerShell,
+  DISCOVER_TTL_MS,
   EARLY_SCRIPTS_KEPT,
+  type Era,
   FIRST_ANSWER_WAIT_MS,
+  type InputRequiredToolResult,
   INSTRUCTIONS,
   META_SERVER_VERSION,
+  MODERN_PROTOCOL_VERSIONS,
+  SERVED_PROTOCOL_VERSIONS,
   type ServerShell,
+  type ToolCallRequest,
   type ToolHandlers,
+  TOOLS_LIST_TTL_MS,
 } from "./shell.ts";
 
 /** `list_tools`' description (upstream wording). */
@@ -209,7 +223,16 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     await refreshQuietly(catalog, logger, true); // `execute`'s description names the servers in scope now
     return { tools: listedTools(catalog) };
   };
-  const callTool: ToolHandlers["callTool"] = async (request, ctx) => {
+  let modernAgentLogged = false;
+  const callTool: ToolHandlers["callTool"] = async (request, ctx, call) => {
+    if (call?.era === "modern" && !modernAgentLogged) {
+      modernAgentLogged = true;
+      const client = call.clientInfo;
+      logger.info(
+        `agent (${call.protocolVersion}): ${client?.name ?? "unnamed client"} ${client?.version ?? ""}`
+          .trimEnd(),
+      );
+    }
     const name = request.params.name;
     const signal = ctx.mcpReq.signal;
     // A modern agent's capabilities, for the servers this call may start (`list_tools` starts some).
@@ -220,7 +243,7 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
       return { content: [{ type: "text", text }] };
     }
     if (name === "execute") {
-      return await answerExecute(session, request, ctx);
+      return await answerExecute(session, request, ctx, call);
     }
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
@@ -272,6 +295,7 @@ async function answerExecute(
   session: ExecuteSession,
   request: Parameters<ToolHandlers["callTool"]>[0],
   ctx: Parameters<ToolHandlers["callTool"]>[1],
+  call: CallEra | undefined,
 ): Promise<Awaited<ReturnType<typeof runExecute>>> {
   const { server, options, logger } = session;
   const signal = ctx.mcpReq.signal;
@@ -319,7 +343,8 @@ async function answerExecute(
   const line = `execute: ${outcome} in ${Date.now() - started} ms`;
   if (outcome === "ok") logger.debug(line);
   else logger.info(line);
-  if (WHOLE_RESULT_CLIENTS.test(server.getClientVersion()?.name ?? "")) delete result.structuredContent;
+  const client = call?.clientInfo ?? server.getClientVersion();
+  if (WHOLE_RESULT_CLIENTS.test(client?.name ?? "")) delete result.structuredContent;
   return result;
 }
 
@@ -335,7 +360,7 @@ export const SEARCH_PREPARE_DELAY_MS = 250;
  * aborts, then shuts every backing server down.
  *
  * @param options.watchIntervalMs How often the workspace, plugin and config files are checked for
- *   changes (then re-resolved, and the agent told), in ms. @default 2000
+ *   changes (then re-resolved, and the agent told), in ms. @default TOOLS_LIST_TTL_MS (2000)
  */
 export async function serveMetaServer(
   options: MetaServerOptions & { shell: ConnectedShell; watchIntervalMs?: number },
@@ -348,7 +373,7 @@ export async function serveMetaServer(
   );
   const watch = setInterval(
     () => void refreshQuietly(options.catalog, logger),
-    options.watchIntervalMs ?? 2_000,
+    options.watchIntervalMs ?? TOOLS_LIST_TTL_MS,
   );
   // The search index is built while the agent reads the tool list, so its first query does not wait.
   const preparing = new AbortController();
