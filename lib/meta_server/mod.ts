@@ -235,6 +235,8 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     }
     const name = request.params.name;
     const signal = ctx.mcpReq.signal;
+    // The session log says which era each call came in (the agent suite reads it: tests/agents).
+    logger.debug(`tools/call ${name}: ${call?.era ?? "legacy"} era, MCP ${call?.protocolVersion ?? "?"}`);
     // A modern agent's capabilities, for the servers this call may start (`list_tools` starts some).
     const era = requestEra({ envelope: ctx.mcpReq.envelope, _meta: request.params._meta });
     if (era.era === "modern") relay.noteModernAgent(era.capabilities);

@@ -62,6 +62,11 @@ export interface AgentCase {
   prompt?: (text: string) => string[];
   /** Why there is no end-to-end run (shown in the table). */
   noPromptReason?: string;
+  /**
+   * The MCP era the agent must use for every tool call of its run: `"modern"` for an agent that opens a
+   * stdio server with `server/discover` (MCP 2026-07-28) and stays modern where it is answered. Absent: any.
+   */
+  era?: "modern" | "legacy";
 }
 
 async function writeJson(path: string, value: unknown): Promise<void> {
@@ -98,6 +103,7 @@ export const AGENT_CASES: readonly AgentCase[] = [
       accepted: /^symposium: .*mcp-serve/m,
       connected: /^symposium: .*✔ Connected/m,
     }],
+    era: "modern",
     prompt: (text) => [
       "-p",
       text,
@@ -255,6 +261,7 @@ export const AGENT_CASES: readonly AgentCase[] = [
     }),
     checks: [{ args: ["mcp", "get", "symposium"], accepted: /Status: Enabled[\s\S]*Command: .*mcp-serve/ }],
     prompt: (text) => ["-p", text, "--disable-client-telemetry"],
+    era: "modern",
   },
   {
     id: "cline",

@@ -36,6 +36,8 @@ interface Row {
   connected: Cell;
   tools: Cell;
   e2e: Cell;
+  /** The MCP eras of the agent's tool calls, from the session log (`modern`, `legacy`, both, or `-`). */
+  era: string;
   /** Where each "yes" came from, or what failed. */
   notes: string[];
 }
@@ -61,6 +63,23 @@ async function serverLogs(world: AgentWorld): Promise<string> {
     parts.push("(no meta-server log: the agent never started it)");
   }
   return parts.join("\n");
+}
+
+/**
+ * The eras of the tool calls the meta-server served in this world, from its session logs (each call is
+ * logged as `tools/call <tool>: <era> era, MCP <version>`), e.g. `["modern"]`.
+ */
+async function callEras(world: AgentWorld): Promise<string[]> {
+  const eras = new Set<string>();
+  try {
+    for await (const entry of Deno.readDir(`${world.configDir}/logs`)) {
+      const text = await Deno.readTextFile(`${world.configDir}/logs/${entry.name}`);
+      for (const m of text.matchAll(/tools\/call \S+: (modern|legacy) era, MCP (\S+)/g)) eras.add(m[1]!);
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return [...eras].sort();
 }
 
 /** Whether a request offered both of our tools (as the agent spells them). */
@@ -164,6 +183,13 @@ async function runAgent(agent: AgentCase, row: Row): Promise<void> {
       const problem = checkResults(model, world);
       row.e2e = problem === undefined ? "yes" : "no";
       if (problem) row.notes.push(`end-to-end: ${problem}`);
+      const eras = await callEras(world);
+      row.era = eras.join("+") || "-";
+      row.notes.push(`era of its tool calls (session log): ${row.era}`);
+      if (agent.era && row.era !== agent.era) {
+        row.e2e = "no";
+        row.notes.push(`end-to-end: its tool calls were ${row.era}, expected ${agent.era} only`);
+      }
     } else {
       row.notes.push(`end-to-end: ${agent.noPromptReason ?? "no local model endpoint"}`);
     }
@@ -195,6 +221,7 @@ for (const agent of AGENT_CASES) {
         connected: "no",
         tools: "no",
         e2e: agent.prompt ? "no" : "n/a",
+        era: "-",
         notes: [],
       };
       rows.push(row);
@@ -206,10 +233,12 @@ for (const agent of AGENT_CASES) {
 Deno.test("agent table", () => {
   const mark = (c: Cell) => (c === "yes" ? "✔" : c === "no" ? "✘" : "n/a");
   const lines = [
-    "| agent | accepted | connected | tools seen | end-to-end |",
-    "| --- | --- | --- | --- | --- |",
+    "| agent | accepted | connected | tools seen | end-to-end | era |",
+    "| --- | --- | --- | --- | --- | --- |",
     ...rows.map((r) =>
-      `| ${r.agent} | ${mark(r.accepted)} | ${mark(r.connected)} | ${mark(r.tools)} | ${mark(r.e2e)} |`
+      `| ${r.agent} | ${mark(r.accepted)} | ${mark(r.connected)} | ${mark(r.tools)} | ${
+        mark(r.e2e)
+      } | ${r.era} |`
     ),
   ];
   console.log(`\n${lines.join("\n")}\n`);
