@@ -14,6 +14,7 @@ import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import type {
   CallToolResult,
   LoggingLevel,
+  ProtocolEra,
   ReadResourceResult,
   Resource,
   Root,
@@ -45,7 +46,16 @@ import { requestError, secondsText, withDetail } from "./_request_error.ts";
 import type { RelayAdmission } from "./_relay_admission.ts";
 export { MAX_RELAYED_PER_CALL, MAX_RELAYED_REQUEST_BYTES } from "./_relay_admission.ts";
 
-export type { CallToolResult, ReadResourceResult, Resource, Root, ServerCapabilities, Tool, Transport };
+export type {
+  CallToolResult,
+  ProtocolEra,
+  ReadResourceResult,
+  Resource,
+  Root,
+  ServerCapabilities,
+  Tool,
+  Transport,
+};
 export {
   type BackendConnection,
   BackendError,
@@ -58,6 +68,17 @@ export {
   MAX_TOOL_LIST_PAGES,
   type ToolListing,
 } from "./connection_types.ts";
+
+/**
+ * Most `input_required` rounds one request to a modern server may take (8): past them the request fails
+ * (`REQUEST_FAILED`, naming the bound). Each round relays its input requests to the agent.
+ */
+export const MAX_INPUT_ROUNDS = 8;
+
+/** Share of the startup timeout the `server/discover` probe may take before the server counts as legacy, ms. */
+export function probeTimeoutMs(startupTimeoutMs: number): number {
+  return Math.max(1, Math.floor(startupTimeoutMs / 2));
+}
 
 /** Options of {@link openConnection}. */
 export interface OpenConnectionOptions {
@@ -81,6 +102,13 @@ export interface OpenConnectionOptions {
   describeFailure?: (() => string) | undefined;
   /** Describes how the transport ended when it closes on its own, e.g. `exited with code 1`. */
   describeEnd?: (() => string | undefined) | undefined;
+  /**
+   * The era this server configuration spoke last time (the tool cache's): `"legacy"` skips the
+   * `server/discover` probe (a legacy server that never answers it costs the probe timeout once, not at
+   * every start); when `initialize` is then refused, the server is probed again. `"modern"` or
+   * `undefined`: probe. Default: probe.
+   */
+  priorEra?: ProtocolEra | undefined;
   /** Aborts the startup. */
   signal?: AbortSignal | undefined;
   /** @default NULL_LOGGER */
@@ -114,7 +142,13 @@ export async function openConnection(
   const offered = peer?.capabilities() ?? {};
   const client = new LeanClient(
     { ...CLIENT_INFO },
-    { capabilities: { ...(options.roots ? { roots: { listChanged: false } } : {}), ...offered } },
+    {
+      capabilities: { ...(options.roots ? { roots: { listChanged: false } } : {}), ...offered },
+      // `server/discover` first, `initialize` when the server is legacy (the SDK's in-place probe).
+      // Bounded by the startup deadline: half of it for the probe, the rest for a fallback `initialize`.
+      versionNegotiation: { mode: "auto", probe: { timeoutMs: probeTimeoutMs(options.startupTimeoutMs) } },
+      inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
+    },
   );
   if (options.roots) {
     const roots = options.roots;
@@ -137,11 +171,15 @@ export async function openConnection(
   // A transport that checks every message itself (stdio) skips the SDK's probes of each message's kind.
   dispatchCheckedMessages(client, transport);
   guardListAnswers(transport);
-  admission.guard(transport, (reason) => logger.debug(`not relayed: ${reason}`));
   connection.markConnected(now());
+  // Modern servers ask in `input_required` results (admitted per input request), never on the wire.
+  if (connection.era === "legacy") {
+    admission.guard(transport, (reason) => logger.debug(`not relayed: ${reason}`));
+  }
   const info = connection.serverInfo;
   logger.info(
-    `connected (${info?.name ?? "?"} ${info?.version ?? "?"}) in ${connection.connectedAtMs - startMs} ms`,
+    `connected (${info?.name ?? "?"} ${info?.version ?? "?"}, ${connection.era} era, ` +
+      `${connection.protocolVersion ?? "?"}) in ${connection.connectedAtMs - startMs} ms`,
   );
   if (peer && connection.serverCapabilities.logging) connection.relayLogLevel(peer);
   return connection;
@@ -220,6 +258,7 @@ async function handshake(
     const connecting = client.connect(transport, {
       signal: deadline.signal,
       timeout: 4 * options.startupTimeoutMs,
+      ...(options.priorEra === "legacy" ? { prior: { kind: "legacy" as const } } : {}),
     });
     connecting.catch(() => {}); // Observed below through the race; a late rejection must not go unhandled.
     const outcome = await Promise.race([connecting.then(() => "ok" as const), deadline.passed]);
@@ -271,6 +310,8 @@ class LiveConnection implements BackendConnection {
   readonly server: string;
   readonly ended: Promise<ConnectionEnd>;
   connectedAtMs = 0;
+  era: ProtocolEra = "legacy";
+  protocolVersion: string | undefined = undefined;
   serverInfo: { name: string; version: string } | undefined = undefined;
   serverCapabilities: ServerCapabilities = {};
   readonly #client: LeanClient;
@@ -302,6 +343,8 @@ class LiveConnection implements BackendConnection {
   markConnected(connectedAtMs: number): void {
     this.connectedAtMs = connectedAtMs;
     const info = this.#client.getServerVersion();
+    this.era = this.#client.getProtocolEra() ?? "legacy";
+    this.protocolVersion = this.#client.getNegotiatedProtocolVersion();
     this.serverInfo = info ? { name: info.name, version: info.version } : undefined;
     this.serverCapabilities = this.#client.getServerCapabilities() ?? {};
   }

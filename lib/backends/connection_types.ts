@@ -15,6 +15,7 @@ import type {
   ElicitResult,
   LoggingLevel,
   LoggingMessageNotification,
+  ProtocolEra,
   ReadResourceResult,
   Resource,
   ServerCapabilities,
@@ -182,7 +183,14 @@ export interface BackendConnection {
   readonly server: string;
   /** When the handshake completed, ms since the epoch (per the connection's clock). */
   readonly connectedAtMs: number;
-  /** `serverInfo` from `initialize`, when the server sent one. */
+  /**
+   * The protocol era the connection speaks: `"modern"` (2026-07-28, stateless: `server/discover`,
+   * `_meta` on every request, `input_required` results) or `"legacy"` (`initialize`, 2025-11-25 and before).
+   */
+  readonly era: ProtocolEra;
+  /** The protocol version in use (e.g. `2026-07-28`, `2025-11-25`), when known. */
+  readonly protocolVersion: string | undefined;
+  /** `serverInfo` from `server/discover` or `initialize`, when the server sent one. */
   readonly serverInfo: { name: string; version: string } | undefined;
   /** What the server declared in `initialize` (`{}` when it declared nothing). */
   readonly serverCapabilities: ServerCapabilities;

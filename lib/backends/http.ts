@@ -256,6 +256,14 @@ class HttpConnection implements BackendConnection {
     this.#watch(this.#session);
   }
 
+  get era(): BackendConnection["era"] {
+    return this.#session.connection.era;
+  }
+
+  get protocolVersion(): BackendConnection["protocolVersion"] {
+    return this.#session.connection.protocolVersion;
+  }
+
   get serverInfo(): BackendConnection["serverInfo"] {
     return this.#session.connection.serverInfo;
   }

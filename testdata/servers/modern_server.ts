@@ -1,0 +1,94 @@
+/**
+ * MCP 2026-07-28 backing servers for tests, built with the SDK 2.4.0 server's era-aware entries:
+ *
+ * - `--stdio=modern`: `serveStdio(…, { legacy: "reject" })`, modern only (refuses `initialize`);
+ * - `--stdio=dual`: `serveStdio(…)`, both eras (the opening request decides);
+ * - `--http=modern`: `createMcpHandler(…, { legacy: "reject" })` on 127.0.0.1 (prints `listening <url>`);
+ * - `--http=dual`: `createMcpHandler(…, { legacy: "stateless" })`.
+ *
+ * `--wire=<file>` appends every message the server receives (stdio) or every request with its headers
+ * (HTTP), one JSON object a line, so tests can assert on the wire.
+ *
+ * Tools: `echo({text})` → `text`; `ask({question})` answers `input_required` with an elicitation, then
+ * with a `roots/list` input request, then completes with `"<answer> @ <first root uri>"`; `ttl` is listed with
+ * `ttlMs` 60,000 and `cacheScope` `"public"` (every `tools/list`).
+ *
+ * @module
+ */
+import { createMcpHandler, inputRequired, McpServer } from "@modelcontextprotocol/server";
+import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
+import { z } from "zod";
+
+const flag = (name: string) => Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const wireFile = flag("wire");
+
+/** Appends one line of JSON to the wire file, when there is one. */
+function record(entry: unknown): void {
+  if (wireFile) Deno.writeTextFileSync(wireFile, JSON.stringify(entry) + "\n", { append: true });
+}
+
+/** One server instance (the entries build one per connection or request). */
+function build(): McpServer {
+  const server = new McpServer({ name: "modern-fixture", version: "1.0.0" }, { capabilities: { tools: {} } });
+  server.registerTool(
+    "echo",
+    { description: "Echoes text", inputSchema: z.object({ text: z.string() }) },
+    ({ text }) => ({ content: [{ type: "text", text }] }),
+  );
+  server.registerTool(
+    "ask",
+    { description: "Asks the user, then lists roots", inputSchema: z.object({ question: z.string() }) },
+    ({ question }, ctx) => {
+      const responses = ctx.mcpReq.inputResponses ?? {};
+      const state = ctx.mcpReq.requestState<string>();
+      const answer = responses.answer as { action?: string; content?: { value?: string } } | undefined;
+      const roots = responses.roots as { roots?: { uri: string }[] } | undefined;
+      if (answer === undefined && state === undefined) {
+        return inputRequired({
+          inputRequests: { answer: inputRequired.elicit({ message: question, requestedSchema: { type: "object", properties: { value: { type: "string" } } } }) },
+          requestState: "state-1",
+        });
+      }
+      if (roots === undefined) {
+        return inputRequired({
+          inputRequests: { roots: inputRequired.listRoots() },
+          requestState: `state-2:${answer?.content?.value ?? answer?.action}`,
+        });
+      }
+      return {
+        content: [{ type: "text", text: `${state?.slice("state-2:".length)} @ ${roots.roots?.[0]?.uri}` }],
+      };
+    },
+  );
+  return server;
+}
+
+/** A stdio transport that records each message it receives. */
+function recordingStdio(): Transport {
+  const transport = new StdioServerTransport();
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await start();
+    const deliver = transport.onmessage;
+    transport.onmessage = (message: JSONRPCMessage, extra?: unknown) => {
+      record(message);
+      (deliver as (m: JSONRPCMessage, e?: unknown) => void)?.(message, extra);
+    };
+  };
+  return transport;
+}
+
+const stdio = flag("stdio");
+const http = flag("http");
+if (stdio) {
+  serveStdio(build, { legacy: stdio === "modern" ? "reject" : "serve", transport: recordingStdio() });
+} else if (http) {
+  const handler = createMcpHandler(build, { legacy: http === "modern" ? "reject" : "stateless" });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (request) => {
+    const body = request.method === "POST" ? await request.clone().text() : "";
+    record({ method: request.method, headers: Object.fromEntries(request.headers), body });
+    return handler.fetch(request);
+  });
+  console.log(`listening http://127.0.0.1:${server.addr.port}/mcp`);
+}

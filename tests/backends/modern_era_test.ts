@@ -1,0 +1,124 @@
+import assert from "node:assert/strict";
+import type { ElicitRequestParams, LoggingLevel } from "@modelcontextprotocol/client";
+import { connectStdio } from "../../lib/backends/stdio.ts";
+import type { ConnectContext } from "../../lib/backends/stdio.ts";
+import type { BackendPeer } from "../../lib/backends/connection.ts";
+import { createMemoryLogger } from "../../lib/log.ts";
+import { fixtureSpec, REPO } from "../_fakes_backends.ts";
+
+const MODERN = `${REPO}testdata/servers/modern_server.ts`;
+
+/** A stdio spec running `testdata/servers/modern_server.ts` with `flags`, recording its wire to `wire`. */
+function modernSpec(name: string, flags: string[], wire: string) {
+  const spec = fixtureSpec(name);
+  return {
+    ...spec,
+    args: ["run", "-A", "--quiet", "--config", `${REPO}deno.json`, MODERN, ...flags, `--wire=${wire}`],
+  };
+}
+
+function ctx(extra: Partial<ConnectContext> = {}): ConnectContext {
+  return { shutdownGraceMs: 1_000, logger: createMemoryLogger([]), now: Date.now, ...extra };
+}
+
+/** The messages the fixture received, one per line of `wire`. */
+async function wireOf(wire: string): Promise<Record<string, unknown>[]> {
+  const text = await Deno.readTextFile(wire).catch(() => "");
+  return text.split("\n").filter((l) => l).map((l) => JSON.parse(l));
+}
+
+/** A peer that answers every elicitation with `value` and records what it was asked. */
+function answeringPeer(value: string, asked: ElicitRequestParams[]): BackendPeer {
+  return {
+    capabilities: () => ({ elicitation: { form: {} } }),
+    elicit: (params) => {
+      asked.push(params);
+      return Promise.resolve({ action: "accept", content: { value } });
+    },
+    sample: () => Promise.reject(new Error("no sampling")),
+    elicitationComplete: () => {},
+    log: () => {},
+    logLevel: () => undefined as LoggingLevel | undefined,
+    onLogLevel: () => () => {},
+  };
+}
+
+Deno.test("connectStdio() speaks 2026-07-28 to a modern-only stdio server: no initialize, _meta on every request", async () => {
+  const wire = await Deno.makeTempFile();
+  const conn = await connectStdio(modernSpec("modern", ["--stdio=modern"], wire), ctx());
+  try {
+    assert.equal(conn.era, "modern");
+    assert.equal(conn.protocolVersion, "2026-07-28");
+    const { tools } = await conn.listTools({ timeoutMs: 5_000 });
+    assert.deepEqual(tools.map((t) => t.name).sort(), ["ask", "echo"]);
+    const result = await conn.callTool("echo", { text: "hi" }, { timeoutMs: 5_000 });
+    assert.deepEqual(result.content, [{ type: "text", text: "hi" }]);
+  } finally {
+    await conn.close();
+  }
+  const messages = await wireOf(wire);
+  assert.equal(messages[0]?.method, "server/discover");
+  assert.ok(!messages.some((m) => m.method === "initialize"), "no initialize");
+  for (const m of messages.filter((m) => m.id !== undefined)) {
+    const meta = (m.params as { _meta?: Record<string, unknown> })._meta ?? {};
+    assert.equal(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28", JSON.stringify(m));
+    assert.ok(meta["io.modelcontextprotocol/clientInfo"], `clientInfo in ${m.method}`);
+    assert.ok(meta["io.modelcontextprotocol/clientCapabilities"], `clientCapabilities in ${m.method}`);
+  }
+  await Deno.remove(wire);
+});
+
+Deno.test("connectStdio() uses a dual-era stdio server in the modern era", async () => {
+  const wire = await Deno.makeTempFile();
+  const conn = await connectStdio(modernSpec("dual", ["--stdio=dual"], wire), ctx());
+  try {
+    assert.equal(conn.era, "modern");
+    const result = await conn.callTool("echo", { text: "both" }, { timeoutMs: 5_000 });
+    assert.deepEqual(result.content, [{ type: "text", text: "both" }]);
+  } finally {
+    await conn.close();
+  }
+  assert.ok(!(await wireOf(wire)).some((m) => m.method === "initialize"));
+  await Deno.remove(wire);
+});
+
+Deno.test("connectStdio() keeps a legacy stdio server in the legacy era", async () => {
+  const conn = await connectStdio(fixtureSpec("meta_files"), ctx());
+  try {
+    assert.equal(conn.era, "legacy");
+    const result = await conn.callTool("echo", { message: "old" }, { timeoutMs: 5_000 });
+    assert.deepEqual(result.content, [{ type: "text", text: "old" }]);
+  } finally {
+    await conn.close();
+  }
+});
+
+Deno.test("an input_required tool call of a modern server: elicitation to the peer, roots by us, retried with requestState", async () => {
+  const wire = await Deno.makeTempFile();
+  const asked: ElicitRequestParams[] = [];
+  const conn = await connectStdio(
+    modernSpec("asker", ["--stdio=modern"], wire),
+    ctx({ peer: answeringPeer("blue", asked), roots: () => [{ uri: "file:///work/space", name: "space" }] }),
+  );
+  try {
+    const result = await conn.callTool("ask", { question: "colour?" }, { timeoutMs: 5_000 });
+    assert.deepEqual(result.content, [{ type: "text", text: "blue @ file:///work/space" }]);
+  } finally {
+    await conn.close();
+  }
+  assert.equal(asked.length, 1, "roots/list never reaches the peer");
+  assert.equal(asked[0]?.message, "colour?");
+  const calls = (await wireOf(wire)).filter((m) => m.method === "tools/call");
+  assert.equal(calls.length, 3);
+  const ids = new Set(calls.map((c) => c.id));
+  assert.equal(ids.size, 3, "each retry has a fresh id");
+  const params = calls.map((c) => c.params as Record<string, unknown>);
+  assert.equal(params[0]!.requestState, undefined);
+  assert.equal(params[1]!.requestState, "state-1");
+  assert.deepEqual(params[1]!.inputResponses, { answer: { action: "accept", content: { value: "blue" } } });
+  assert.equal(params[2]!.requestState, "state-2:blue");
+  assert.deepEqual(params[2]!.inputResponses, {
+    roots: { roots: [{ uri: "file:///work/space", name: "space" }] },
+  });
+  await Deno.remove(wire);
+});
