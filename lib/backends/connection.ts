@@ -75,9 +75,15 @@ export {
  */
 export const MAX_INPUT_ROUNDS = 8;
 
-/** Share of the startup timeout the `server/discover` probe may take before the server counts as legacy, ms. */
-export function probeTimeoutMs(startupTimeoutMs: number): number {
-  return Math.max(1, Math.floor(startupTimeoutMs / 2));
+/**
+ * How long the `server/discover` probe waits, in ms. stdio (a transport with `pid` and `stderr`, as the SDK
+ * tells them apart): half the startup timeout, after which the server counts as legacy (the spec's stdio
+ * rule: no answer within a reasonable time) and `initialize` has the other half. HTTP: the whole startup
+ * budget (4 × `startupTimeoutMs`; the startup deadline ends it first), since silence there is an outage.
+ */
+export function probeTimeoutMs(transport: Transport, startupTimeoutMs: number): number {
+  const isStdio = "pid" in transport && "stderr" in transport;
+  return isStdio ? Math.max(1, Math.floor(startupTimeoutMs / 2)) : 4 * startupTimeoutMs;
 }
 
 /** Options of {@link openConnection}. */
@@ -145,8 +151,11 @@ export async function openConnection(
     {
       capabilities: { ...(options.roots ? { roots: { listChanged: false } } : {}), ...offered },
       // `server/discover` first, `initialize` when the server is legacy (the SDK's in-place probe).
-      // Bounded by the startup deadline: half of it for the probe, the rest for a fallback `initialize`.
-      versionNegotiation: { mode: "auto", probe: { timeoutMs: probeTimeoutMs(options.startupTimeoutMs) } },
+      // Bounded by the startup deadline (see `probeTimeoutMs`).
+      versionNegotiation: {
+        mode: "auto",
+        probe: { timeoutMs: probeTimeoutMs(transport, options.startupTimeoutMs) },
+      },
       inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
     },
   );
@@ -275,6 +284,8 @@ async function handshake(
     }
   } catch (error) {
     await connection.abandon();
+    // During the `server/discover` probe the SDK holds the transport without the client: close it too.
+    await transport.close().catch(() => {}); // Best effort, as `abandon`.
     throw startError(error, options);
   } finally {
     deadline.stop();

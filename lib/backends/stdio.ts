@@ -115,6 +115,15 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
     this.#onDroppedNotification = options.onDroppedNotification;
   }
 
+  /**
+   * Always `null` (stderr is drained into {@link stderrTail} and the log). With {@link pid} it marks this
+   * transport as a stdio one to the SDK's version negotiation: a `server/discover` probe left unanswered
+   * then means a legacy server (fall back to `initialize`), not an outage.
+   */
+  get stderr(): null {
+    return null;
+  }
+
   /** Process id of the child (= its process group id), once started. */
   get pid(): number | undefined {
     return this.#child?.pid;

@@ -79,16 +79,38 @@ function recordingStdio(): Transport {
   return transport;
 }
 
-const stdio = flag("stdio");
-const http = flag("http");
-if (stdio) {
-  serveStdio(build, { legacy: stdio === "modern" ? "reject" : "serve", transport: recordingStdio() });
-} else if (http) {
-  const handler = createMcpHandler(build, { legacy: http === "modern" ? "reject" : "stateless" });
+/** One HTTP request as the modern fixture saw it. */
+export interface ModernHit {
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Serves the tools above over streamable HTTP on 127.0.0.1 (any free port) with `createMcpHandler`:
+ * `"reject"` = modern only, `"stateless"` = both eras. `hits` records every request.
+ */
+export function startModernHttp(legacy: "reject" | "stateless"): {
+  url: string;
+  hits: ModernHit[];
+  stop: () => Promise<void>;
+} {
+  const hits: ModernHit[] = [];
+  const handler = createMcpHandler(build, { legacy });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (request) => {
     const body = request.method === "POST" ? await request.clone().text() : "";
-    record({ method: request.method, headers: Object.fromEntries(request.headers), body });
+    const hit = { method: request.method, headers: Object.fromEntries(request.headers), body };
+    hits.push(hit);
+    record(hit);
     return handler.fetch(request);
   });
-  console.log(`listening http://127.0.0.1:${server.addr.port}/mcp`);
+  return { url: `http://127.0.0.1:${server.addr.port}/mcp`, hits, stop: () => server.shutdown() };
+}
+
+if (import.meta.main) {
+  const stdio = flag("stdio");
+  const http = flag("http");
+  if (stdio) {
+    serveStdio(build, { legacy: stdio === "modern" ? "reject" : "serve", transport: recordingStdio() });
+  } else if (http) console.log(`listening ${startModernHttp(http === "modern" ? "reject" : "stateless").url}`);
 }

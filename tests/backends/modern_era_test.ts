@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import type { ElicitRequestParams, LoggingLevel } from "@modelcontextprotocol/client";
 import { connectStdio } from "../../lib/backends/stdio.ts";
+import { connectHttp } from "../../lib/backends/http.ts";
+import type { HttpServerSpec } from "../../lib/plugins/server_spec.ts";
+import { startModernHttp } from "../../testdata/servers/modern_server.ts";
 import type { ConnectContext } from "../../lib/backends/stdio.ts";
 import type { BackendPeer } from "../../lib/backends/connection.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
@@ -122,3 +125,51 @@ Deno.test("an input_required tool call of a modern server: elicitation to the pe
   });
   await Deno.remove(wire);
 });
+
+function httpSpec(url: string): HttpServerSpec {
+  return {
+    transport: "http",
+    name: "remote",
+    plugin: "fixtures",
+    location: { file: "plugins/fixtures/SYMPOSIUM.toml", line: 1, column: 1 },
+    startupTimeoutMs: 10_000,
+    toolCallTimeoutMs: 10_000,
+    url,
+    headers: {},
+  };
+}
+
+for (const legacy of ["reject", "stateless"] as const) {
+  Deno.test(`connectHttp() speaks 2026-07-28 to a createMcpHandler server (legacy: ${legacy}): headers, _meta, no session`, async () => {
+    const fixture = startModernHttp(legacy);
+    try {
+      const conn = await connectHttp(httpSpec(fixture.url), {
+        ...ctx(),
+        peer: answeringPeer("red", []),
+        roots: () => [{ uri: "file:///ws", name: "ws" }],
+      });
+      assert.equal(conn.era, "modern");
+      const result = await conn.callTool("echo", { text: "over http" }, { timeoutMs: 5_000 });
+      assert.deepEqual(result.content, [{ type: "text", text: "over http" }]);
+      const asked = await conn.callTool("ask", { question: "colour?" }, { timeoutMs: 5_000 });
+      assert.match(String((asked.content[0] as { text: string }).text), /^red @ file:/);
+      await conn.close();
+    } finally {
+      await fixture.stop();
+    }
+    const posts = fixture.hits.filter((h) => h.method === "POST");
+    assert.ok(!posts.some((h) => JSON.parse(h.body).method === "initialize"), "no initialize");
+    assert.ok(
+      !fixture.hits.some((h) => h.method === "GET" || h.method === "DELETE"),
+      "no GET stream, no DELETE",
+    );
+    for (const hit of posts) {
+      const body = JSON.parse(hit.body);
+      assert.equal(hit.headers["mcp-session-id"], undefined);
+      assert.equal(hit.headers["mcp-protocol-version"], "2026-07-28");
+      assert.equal(hit.headers["mcp-method"], body.method);
+      if (body.method === "tools/call") assert.equal(hit.headers["mcp-name"], body.params.name);
+      assert.equal(body.params?._meta?.["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+    }
+  });
+}
