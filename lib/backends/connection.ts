@@ -42,6 +42,7 @@ import { slicedListCheck } from "./_sliced_list_check.ts";
 export { MAX_LISTING_BYTES } from "./_list_guard.ts";
 import { LeanClient } from "./_lean_client.ts";
 import { relayToPeer } from "./_peer_relay.ts";
+import { type ListHints, listHintsOf, ToolListFreshness } from "./_list_freshness.ts";
 import { requestError, secondsText, withDetail } from "./_request_error.ts";
 import type { RelayAdmission } from "./_relay_admission.ts";
 export { MAX_RELAYED_PER_CALL, MAX_RELAYED_REQUEST_BYTES } from "./_relay_admission.ts";
@@ -85,6 +86,9 @@ export function probeTimeoutMs(transport: Transport, startupTimeoutMs: number): 
   const isStdio = "pid" in transport && "stderr" in transport;
   return isStdio ? Math.max(1, Math.floor(startupTimeoutMs / 2)) : 4 * startupTimeoutMs;
 }
+
+/** Longest wait for a background re-listing of a modern server's tools (after `ttlMs`), in ms. */
+const RELIST_TIMEOUT_MS = 30_000;
 
 /** Options of {@link openConnection}. */
 export interface OpenConnectionOptions {
@@ -191,6 +195,9 @@ export async function openConnection(
       `${connection.protocolVersion ?? "?"}) in ${connection.connectedAtMs - startMs} ms`,
   );
   if (peer && connection.serverCapabilities.logging) connection.relayLogLevel(peer);
+  if (connection.era === "modern" && options.onToolListChanged) {
+    connection.watchToolList(client, options.onToolListChanged);
+  }
   return connection;
 }
 
@@ -322,6 +329,8 @@ class LiveConnection implements BackendConnection {
   readonly ended: Promise<ConnectionEnd>;
   connectedAtMs = 0;
   era: ProtocolEra = "legacy";
+  toolListHints: ListHints = {};
+  #freshness: ToolListFreshness | undefined;
   protocolVersion: string | undefined = undefined;
   serverInfo: { name: string; version: string } | undefined = undefined;
   serverCapabilities: ServerCapabilities = {};
@@ -379,10 +388,22 @@ class LiveConnection implements BackendConnection {
     void this.ended.then(unsubscribe);
   }
 
+  /** A modern server's tool-list changes: its listen stream, else a new listing after `ttlMs`. */
+  watchToolList(client: LeanClient, onChange: () => void): void {
+    this.#freshness = new ToolListFreshness(client, {
+      logger: this.#options.logger,
+      onChange,
+      relist: async () => JSON.stringify((await this.listTools({ timeoutMs: RELIST_TIMEOUT_MS })).tools),
+    });
+    this.#freshness.listen(this.serverCapabilities.tools?.listChanged === true);
+  }
+
   async listTools(
     { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal | undefined },
   ): Promise<ToolListing> {
-    const { items, warnings } = await this.#walkPages("tools/list", timeoutMs, signal);
+    const { items, warnings, hints } = await this.#walkPages("tools/list", timeoutMs, signal);
+    this.toolListHints = hints;
+    this.#freshness?.listed(JSON.stringify(items), hints);
     return { tools: items as Tool[], warnings };
   }
 
@@ -455,6 +476,7 @@ class LiveConnection implements BackendConnection {
   #onClose(): void {
     if (this.#isClosed) return;
     this.#isClosed = true;
+    this.#freshness?.close();
     this.#admission.releaseAll();
     const reason = this.#closedByUs
       ? "closed by us"
@@ -478,8 +500,9 @@ class LiveConnection implements BackendConnection {
     method: "tools/list" | "resources/list",
     timeoutMs: number,
     signal: AbortSignal | undefined,
-  ): Promise<{ items: unknown[]; warnings: string[] }> {
+  ): Promise<{ items: unknown[]; warnings: string[]; hints: ListHints }> {
     const server = this.server;
+    let hints: ListHints | undefined;
     const pages = new ListPages(server, method);
     let cursor: string | undefined;
     for (let page = 1;; page++) {
@@ -495,11 +518,12 @@ class LiveConnection implements BackendConnection {
       } catch (error) {
         throw this.#errorOf(error, `${server} ${method}`, timeoutMs, signal);
       }
+      hints ??= listHintsOf(result); // The first page's `ttlMs`/`cacheScope` (2026-07-28) speak for the list.
       cursor = pages.take(page, cursor, result);
       if (cursor === undefined) break;
     }
     for (const w of pages.warnings) this.#options.logger.warn(w);
-    return { items: pages.items, warnings: pages.warnings };
+    return { items: pages.items, warnings: pages.warnings, hints: hints ?? {} };
   }
 
   /** The {@link BackendError} for a failed request `what` (e.g. `"github.search"`). */

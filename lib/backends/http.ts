@@ -260,6 +260,10 @@ class HttpConnection implements BackendConnection {
     return this.#session.connection.era;
   }
 
+  get toolListHints(): BackendConnection["toolListHints"] {
+    return this.#session.connection.toolListHints;
+  }
+
   get protocolVersion(): BackendConnection["protocolVersion"] {
     return this.#session.connection.protocolVersion;
   }

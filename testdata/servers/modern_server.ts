@@ -30,7 +30,10 @@ function record(entry: unknown): void {
 
 /** One server instance (the entries build one per connection or request). */
 function build(): McpServer {
-  const server = new McpServer({ name: "modern-fixture", version: "1.0.0" }, { capabilities: { tools: {} } });
+  const server = new McpServer({ name: "modern-fixture", version: "1.0.0" }, {
+    capabilities: { tools: { listChanged: true } },
+    cacheHints: { "tools/list": { ttlMs: 60_000, cacheScope: "public" } },
+  });
   server.registerTool(
     "echo",
     { description: "Echoes text", inputSchema: z.object({ text: z.string() }) },

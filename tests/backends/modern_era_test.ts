@@ -48,12 +48,16 @@ function answeringPeer(value: string, asked: ElicitRequestParams[]): BackendPeer
 
 Deno.test("connectStdio() speaks 2026-07-28 to a modern-only stdio server: no initialize, _meta on every request", async () => {
   const wire = await Deno.makeTempFile();
-  const conn = await connectStdio(modernSpec("modern", ["--stdio=modern"], wire), ctx());
+  const conn = await connectStdio(
+    modernSpec("modern", ["--stdio=modern"], wire),
+    ctx({ onToolListChanged: () => {} }),
+  );
   try {
     assert.equal(conn.era, "modern");
     assert.equal(conn.protocolVersion, "2026-07-28");
     const { tools } = await conn.listTools({ timeoutMs: 5_000 });
     assert.deepEqual(tools.map((t) => t.name).sort(), ["ask", "echo"]);
+    assert.deepEqual(conn.toolListHints, { ttlMs: 60_000, cacheScope: "public" });
     const result = await conn.callTool("echo", { text: "hi" }, { timeoutMs: 5_000 });
     assert.deepEqual(result.content, [{ type: "text", text: "hi" }]);
   } finally {
@@ -61,6 +65,10 @@ Deno.test("connectStdio() speaks 2026-07-28 to a modern-only stdio server: no in
   }
   const messages = await wireOf(wire);
   assert.equal(messages[0]?.method, "server/discover");
+  const listen = messages.find((m) => m.method === "subscriptions/listen");
+  assert.deepEqual((listen?.params as { notifications?: unknown })?.notifications, {
+    toolsListChanged: true,
+  });
   assert.ok(!messages.some((m) => m.method === "initialize"), "no initialize");
   for (const m of messages.filter((m) => m.id !== undefined)) {
     const meta = (m.params as { _meta?: Record<string, unknown> })._meta ?? {};
