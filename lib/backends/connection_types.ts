@@ -194,7 +194,9 @@ export interface BackendConnection {
    * The last `tools/list`'s cache hints (2026-07-28): `ttlMs` (how long the list is fresh, ms) and
    * `cacheScope`; `{}` (or absent) when the server gave none (every legacy server).
    */
-  readonly toolListHints?: { ttlMs?: number | undefined; cacheScope?: "public" | "private" | undefined } | undefined;
+  readonly toolListHints?:
+    | { ttlMs?: number | undefined; cacheScope?: "public" | "private" | undefined }
+    | undefined;
   /** `serverInfo` from `server/discover` or `initialize`, when the server sent one. */
   readonly serverInfo: { name: string; version: string } | undefined;
   /** What the server declared in `initialize` (`{}` when it declared nothing). */

@@ -413,6 +413,7 @@ class HttpConnection implements BackendConnection {
         roots: options.roots,
         onToolListChanged: options.onToolListChanged,
         peer: options.peer,
+        priorEra: options.priorEra,
         signal: options.signal,
         logger: this.#logger,
         now: options.now,

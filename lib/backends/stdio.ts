@@ -23,6 +23,7 @@ import {
   BackendError,
   type BackendPeer,
   openConnection,
+  type ProtocolEra,
   type Root,
 } from "./connection.ts";
 import { type ChecksMessages, DEFAULT_MAX_MESSAGE_BYTES } from "../jsonrpc/mod.ts";
@@ -357,6 +358,8 @@ export function rootsForStdio(
 export interface ConnectContext {
   /** Roots to announce; `undefined` = no roots capability. */
   roots?: (() => Root[]) | undefined;
+  /** The era the server spoke last time (`openConnection`'s `priorEra`). Default: probe. */
+  priorEra?: ProtocolEra | undefined;
   /** Called on `notifications/tools/list_changed`. */
   onToolListChanged?: (() => void) | undefined;
   /** Elicitation, sampling and logging relayed to the agent; `undefined` = none offered. */
@@ -412,6 +415,7 @@ async function openStdioConnection(
     roots: ctx.roots,
     onToolListChanged: ctx.onToolListChanged,
     peer: ctx.peer,
+    priorEra: ctx.priorEra,
     describeFailure: () => describe(transport.exitDescription()),
     describeEnd: () => describe(transport.exitDescription()) || undefined,
     signal: ctx.signal,
