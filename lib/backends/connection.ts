@@ -10,7 +10,13 @@
  *
  * @module
  */
-import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
+import {
+  LOG_LEVEL_META_KEY,
+  SdkError,
+  SdkErrorCode,
+  TRACEPARENT_META_KEY,
+  TRACESTATE_META_KEY,
+} from "@modelcontextprotocol/client";
 import type {
   CallToolResult,
   LoggingLevel,
@@ -31,6 +37,7 @@ import {
   type ConnectionEnd,
   listChangedLog,
   MAX_TOOL_LIST_PAGES,
+  MAX_TRACESTATE_CHARS,
   type ToolListing,
 } from "./connection_types.ts";
 import { dispatchCheckedMessages } from "../jsonrpc/mod.ts";
@@ -43,6 +50,7 @@ export { MAX_LISTING_BYTES } from "./_list_guard.ts";
 import { LeanClient } from "./_lean_client.ts";
 import { relayToPeer } from "./_peer_relay.ts";
 import { type ListHints, listHintsOf, ToolListFreshness } from "./_list_freshness.ts";
+import { type ParamHeader, paramHeaders, scanParamHeaders } from "./_param_headers.ts";
 import { requestError, secondsText, withDetail } from "./_request_error.ts";
 import type { RelayAdmission } from "./_relay_admission.ts";
 export { MAX_RELAYED_PER_CALL, MAX_RELAYED_REQUEST_BYTES } from "./_relay_admission.ts";
@@ -83,8 +91,17 @@ export const MAX_INPUT_ROUNDS = 8;
  * budget (4 × `startupTimeoutMs`; the startup deadline ends it first), since silence there is an outage.
  */
 export function probeTimeoutMs(transport: Transport, startupTimeoutMs: number): number {
-  const isStdio = "pid" in transport && "stderr" in transport;
-  return isStdio ? Math.max(1, Math.floor(startupTimeoutMs / 2)) : 4 * startupTimeoutMs;
+  return isStdioTransport(transport) ? Math.max(1, Math.floor(startupTimeoutMs / 2)) : 4 * startupTimeoutMs;
+}
+
+/** A W3C `traceparent` (version-traceid-parentid-flags, lower-case hex). */
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+/** A W3C `tracestate`: printable ASCII list members. */
+const TRACESTATE = /^[\x20-\x7e]*$/;
+
+/** Whether `transport` is a stdio one, as the SDK tells (`pid` and `stderr`). */
+function isStdioTransport(transport: Transport): boolean {
+  return "pid" in transport && "stderr" in transport;
 }
 
 /** Longest wait for a background re-listing of a modern server's tools (after `ttlMs`), in ms. */
@@ -176,6 +193,7 @@ export async function openConnection(
   });
   const connection = new LiveConnection(client, admission, {
     server,
+    isStdio: isStdioTransport(transport),
     logger,
     describeEnd: options.describeEnd,
   });
@@ -315,6 +333,8 @@ function startError(error: unknown, options: OpenConnectionOptions): BackendErro
 /** Settings of a {@link LiveConnection} that come from {@link OpenConnectionOptions}. */
 interface LiveConnectionOptions {
   server: string;
+  /** The transport is a stdio one (no per-request headers). */
+  isStdio: boolean;
   logger: Logger;
   describeEnd: (() => string | undefined) | undefined;
 }
@@ -330,6 +350,8 @@ class LiveConnection implements BackendConnection {
   connectedAtMs = 0;
   era: ProtocolEra = "legacy";
   toolListHints: ListHints = {};
+  #logLevel: (() => LoggingLevel | undefined) | undefined;
+  readonly #paramHeaders = new Map<string, ParamHeader[]>();
   #freshness: ToolListFreshness | undefined;
   protocolVersion: string | undefined = undefined;
   serverInfo: { name: string; version: string } | undefined = undefined;
@@ -375,8 +397,32 @@ class LiveConnection implements BackendConnection {
     await this.#client.close().catch(() => {}); // Best effort: the start already failed, report that error.
   }
 
-  /** Keeps the server's `logging/setLevel` at the agent's level, now and whenever the agent changes it. */
+  /**
+   * The `_meta` a modern server's request carries beyond the SDK's own (protocol version, client info and
+   * capabilities): the agent's trace context, and the log level only when the agent asked for logs.
+   * Nothing for a legacy server (its requests stay as they were).
+   */
+  #modernMeta(trace: CallOptions["trace"]): { _meta?: Record<string, string> } {
+    if (this.era !== "modern") return {};
+    const meta: Record<string, string> = {};
+    const level = this.#logLevel?.();
+    if (level !== undefined) meta[LOG_LEVEL_META_KEY] = level;
+    if (trace?.traceparent !== undefined && TRACEPARENT.test(trace.traceparent)) {
+      meta[TRACEPARENT_META_KEY] = trace.traceparent;
+      const state = trace.tracestate;
+      if (state !== undefined && state.length <= MAX_TRACESTATE_CHARS && TRACESTATE.test(state)) {
+        meta[TRACESTATE_META_KEY] = state;
+      }
+    }
+    return Object.keys(meta).length > 0 ? { _meta: meta } : {};
+  }
+
+  /** Keeps the server's log level at the agent's: per request for a modern server, else `logging/setLevel`. */
   relayLogLevel(peer: BackendPeer): void {
+    if (this.era === "modern") {
+      this.#logLevel = () => peer.logLevel();
+      return;
+    }
     // Best effort: a server that refuses the level still has its messages filtered by the relay.
     const send = (level: LoggingLevel) =>
       void this.#client.setLoggingLevel(level).catch((error) =>
@@ -386,6 +432,30 @@ class LiveConnection implements BackendConnection {
     if (level !== undefined) send(level);
     const unsubscribe = peer.onLogLevel((next) => !this.#isClosed && send(next));
     void this.ended.then(unsubscribe);
+  }
+
+  /** Whether calls mirror `x-mcp-header` parameters into headers: modern era over HTTP (not stdio). */
+  #mirrorsParams(): boolean {
+    return this.era === "modern" && !this.#options.isStdio;
+  }
+
+  /**
+   * The tools whose `x-mcp-header` marks are valid (the spec: an HTTP client excludes the others, saying
+   * why in `warnings`); remembers each one's marks for its calls.
+   */
+  #scanParamHeaders(tools: Tool[], warnings: string[]): Tool[] {
+    this.#paramHeaders.clear();
+    return tools.filter((tool) => {
+      const scan = scanParamHeaders(tool.inputSchema);
+      if (!scan.valid) {
+        const line = `${this.server}: tool ${tool.name} left out: ${scan.reason}`;
+        warnings.push(line);
+        this.#options.logger.warn(line);
+        return false;
+      }
+      if (scan.headers.length > 0) this.#paramHeaders.set(tool.name, scan.headers);
+      return true;
+    });
   }
 
   /** A modern server's tool-list changes: its listen stream, else a new listing after `ttlMs`. */
@@ -404,7 +474,8 @@ class LiveConnection implements BackendConnection {
     const { items, warnings, hints } = await this.#walkPages("tools/list", timeoutMs, signal);
     this.toolListHints = hints;
     this.#freshness?.listed(JSON.stringify(items), hints);
-    return { tools: items as Tool[], warnings };
+    const tools = this.#mirrorsParams() ? this.#scanParamHeaders(items as Tool[], warnings) : items as Tool[];
+    return { tools, warnings };
   }
 
   async listResources(
@@ -437,21 +508,29 @@ class LiveConnection implements BackendConnection {
   async callTool(
     tool: string,
     args: Record<string, unknown>,
-    { timeoutMs, signal, onProgress }: CallOptions,
+    { timeoutMs, signal, onProgress, trace }: CallOptions,
   ): Promise<CallToolResult> {
     const what = `${this.server}.${tool}`;
     if (this.#isClosed) {
       throw this.#errorOf(new SdkError(SdkErrorCode.ConnectionClosed, "closed"), what, timeoutMs);
     }
+    const marks = this.#paramHeaders.get(tool);
+    let headers: Record<string, string> | undefined;
+    try {
+      headers = marks && this.#mirrorsParams() ? paramHeaders(marks, args) : undefined;
+    } catch (error) {
+      throw new BackendError("REQUEST_FAILED", this.server, `${what} not sent: ${(error as Error).message}`);
+    }
     const end = this.#admission.begin();
     try {
       return await this.#client.request(
-        { method: "tools/call", params: { name: tool, arguments: args } },
+        { method: "tools/call", params: { name: tool, arguments: args, ...this.#modernMeta(trace) } },
         CALL_RESULT_ENVELOPE,
         {
           timeout: timeoutMs,
           resetTimeoutOnProgress: true,
           ...(signal ? { signal } : {}),
+          ...(headers ? { headers } : {}),
           onprogress: (p) => onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
         },
       );

@@ -59,6 +59,9 @@ export interface BackendPeer {
 /** Name and version we announce to backing servers in `initialize`. */
 export const CLIENT_INFO = { name: "symposium", version: denoJson.version } as const;
 
+/** Longest `tracestate` forwarded to a backing server, characters (W3C: 32 list members of at most 256). */
+export const MAX_TRACESTATE_CHARS = 512;
+
 /** Most `tools/list` pages followed before the listing is cut with a warning. */
 export const MAX_TOOL_LIST_PAGES = 100;
 
@@ -171,6 +174,12 @@ export interface CallOptions {
   timeoutMs: number;
   /** Aborts the call (the server gets `notifications/cancelled`). */
   signal?: AbortSignal | undefined;
+  /**
+   * The agent's W3C trace context for this call (from its request's `_meta`), forwarded in the `_meta` of a
+   * modern server's request (`traceparent`, `tracestate`); a value of the wrong shape or longer than
+   * {@link MAX_TRACESTATE_CHARS} is dropped. Default: none.
+   */
+  trace?: { traceparent?: string | undefined; tracestate?: string | undefined } | undefined;
   /** Receives the server's progress notifications for this call. */
   onProgress?:
     | ((progress: { progress: number; total?: number | undefined; message?: string | undefined }) => void)

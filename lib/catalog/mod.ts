@@ -306,6 +306,7 @@ export class Catalog {
    *
    * @param options.signal Cancels the wait or the call (the server gets `notifications/cancelled`).
    * @param options.onProgress Receives the server's progress notifications for this call.
+   * @param options.trace The agent's trace context, forwarded to a modern server (`CallOptions.trace`).
    * @param options.beforeSend Checks the call, inside its slot, on the definition it is sent with
    *   (`_before_send.ts`: again when the listing changed meanwhile).
    * @param namespace The global the script used (`namespaceKey(server)`).
@@ -322,6 +323,7 @@ export class Catalog {
       signal?: AbortSignal | undefined;
       onProgress?: CallOptions["onProgress"];
       beforeSend?: BeforeSend | undefined;
+      trace?: CallOptions["trace"];
     } = {},
   ): Promise<CallOutcome> {
     const spec = specForNamespace(this.#loaded.resolution, namespace);
@@ -339,6 +341,7 @@ export class Catalog {
         timeoutMs: spec.toolCallTimeoutMs,
         signal: options.signal,
         onProgress: options.onProgress,
+        trace: options.trace,
       });
       return { server: spec.name, tool: definition.name, definition, result };
     }, { signal: options.signal });
