@@ -203,6 +203,7 @@ export async function openConnection(
   dispatchCheckedMessages(client, transport);
   guardListAnswers(transport);
   connection.markConnected(now());
+  client.completesResults = connection.era === "modern";
   // Modern servers ask in `input_required` results (admitted per input request), never on the wire.
   if (connection.era === "legacy") {
     admission.guard(transport, (reason) => logger.debug(`not relayed: ${reason}`));
