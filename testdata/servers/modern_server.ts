@@ -11,7 +11,8 @@
  *
  * Tools: `echo({text})` → `text`; `ask({question})` answers `input_required` with an elicitation, then
  * with a `roots/list` input request, then completes with `"<answer> @ <first root uri>"`; `ttl` is listed with
- * `ttlMs` 60,000 and `cacheScope` `"public"` (every `tools/list`).
+ * `ttlMs` 60,000 and `cacheScope` `"public"` (every `tools/list`). Over HTTP, a `tools/call` of `bare` is
+ * answered by hand without `resultType`.
  *
  * @module
  */
@@ -31,7 +32,7 @@ function record(entry: unknown): void {
 /** One server instance (the entries build one per connection or request). */
 function build(): McpServer {
   const server = new McpServer({ name: "modern-fixture", version: "1.0.0" }, {
-    capabilities: { tools: { listChanged: true } },
+    capabilities: { tools: { listChanged: true }, logging: {} },
     cacheHints: { "tools/list": { ttlMs: 60_000, cacheScope: "public" } },
   });
   server.registerTool(
@@ -105,6 +106,11 @@ export function startModernHttp(legacy: "reject" | "stateless"): {
     const hit = { method: request.method, headers: Object.fromEntries(request.headers), body };
     hits.push(hit);
     record(hit);
+    const message = body ? JSON.parse(body) : {};
+    if (message.method === "tools/call" && message.params?.name === "bare") {
+      // A result without `resultType` (a server written by hand): complete, by the spec.
+      return Response.json({ jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: "bare" }] } });
+    }
     return handler.fetch(request);
   });
   return { url: `http://127.0.0.1:${server.addr.port}/mcp`, hits, stop: () => server.shutdown() };

@@ -7,9 +7,11 @@ import { startModernHttp } from "../../testdata/servers/modern_server.ts";
 import type { ConnectContext } from "../../lib/backends/stdio.ts";
 import type { BackendPeer } from "../../lib/backends/connection.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
+import { ServerPool } from "../../lib/backends/pool.ts";
 import { fixtureSpec, REPO } from "../_fakes_backends.ts";
 
 const MODERN = `${REPO}testdata/servers/modern_server.ts`;
+const LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 
 /** A stdio spec running `testdata/servers/modern_server.ts` with `flags`, recording its wire to `wire`. */
 function modernSpec(name: string, flags: string[], wire: string) {
@@ -161,6 +163,14 @@ for (const legacy of ["reject", "stateless"] as const) {
       assert.deepEqual(result.content, [{ type: "text", text: "over http" }]);
       const asked = await conn.callTool("ask", { question: "colour?" }, { timeoutMs: 5_000 });
       assert.match(String((asked.content[0] as { text: string }).text), /^red @ file:/);
+      const trace = {
+        traceparent: "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01",
+        tracestate: "k=v",
+      };
+      const bare = await conn.callTool("bare", {}, { timeoutMs: 5_000, trace });
+      assert.deepEqual(bare.content, [{ type: "text", text: "bare" }], "no resultType: complete");
+      const spoofed = { traceparent: "not-a-trace\r\nx: y" };
+      await conn.callTool("echo", { text: "t" }, { timeoutMs: 5_000, trace: spoofed });
       await conn.close();
     } finally {
       await fixture.stop();
@@ -171,6 +181,16 @@ for (const legacy of ["reject", "stateless"] as const) {
       !fixture.hits.some((h) => h.method === "GET" || h.method === "DELETE"),
       "no GET stream, no DELETE",
     );
+    const calls = posts.map((h) => JSON.parse(h.body)).filter((b) => b.method === "tools/call");
+    const bareMeta = calls.find((b) => b.params.name === "bare").params._meta;
+    assert.equal(bareMeta.traceparent, "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01");
+    assert.equal(bareMeta.tracestate, "k=v");
+    assert.equal(
+      bareMeta["io.modelcontextprotocol/logLevel"],
+      undefined,
+      "no log level the agent did not ask for",
+    );
+    assert.equal(calls.at(-1).params._meta.traceparent, undefined, "a malformed traceparent is dropped");
     for (const hit of posts) {
       const body = JSON.parse(hit.body);
       assert.equal(hit.headers["mcp-session-id"], undefined);
@@ -181,3 +201,42 @@ for (const legacy of ["reject", "stateless"] as const) {
     }
   });
 }
+
+Deno.test("a modern request asks for a log level only when the agent asked for one", async () => {
+  const wire = await Deno.makeTempFile();
+  let level: LoggingLevel | undefined;
+  const peer = { ...answeringPeer("x", []), logLevel: () => level };
+  const conn = await connectStdio(modernSpec("logs", ["--stdio=modern"], wire), ctx({ peer }));
+  try {
+    await conn.callTool("echo", { text: "quiet" }, { timeoutMs: 5_000 });
+    level = "warning";
+    await conn.callTool("echo", { text: "loud" }, { timeoutMs: 5_000 });
+  } finally {
+    await conn.close();
+  }
+  const calls = (await wireOf(wire)).filter((m) => m.method === "tools/call");
+  const levels = calls.map((m) => (m.params as { _meta: Record<string, unknown> })._meta[LOG_LEVEL]);
+  assert.deepEqual(levels, [undefined, "warning"]);
+  assert.ok(!(await wireOf(wire)).some((m) => m.method === "logging/setLevel"));
+  await Deno.remove(wire);
+});
+
+Deno.test("the pool starts a server cached as legacy without the probe, and probes when that start fails", async () => {
+  const wire = await Deno.makeTempFile();
+  const lines: string[] = [];
+  const pool = new ServerPool({
+    logger: createMemoryLogger(lines),
+    priorEra: () => Promise.resolve("legacy"),
+  });
+  try {
+    const conn = await pool.acquire(modernSpec("moved", ["--stdio=modern"], wire));
+    assert.equal(conn.era, "modern");
+  } finally {
+    await pool.close();
+  }
+  assert.ok(lines.some((l) => l.includes("start as a legacy server failed")), lines.join("\n"));
+  const methods = (await wireOf(wire)).map((m) => m.method);
+  assert.equal(methods[0], "initialize", "the cached verdict: no probe");
+  assert.ok(methods.includes("server/discover"), "then probed");
+  await Deno.remove(wire);
+});
