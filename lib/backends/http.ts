@@ -348,6 +348,7 @@ class HttpConnection implements BackendConnection {
       response,
       init?.body,
       (message) => this.#currentTransport?.onmessage?.(message),
+      MODERN_VERSIONS.has(headers.get("mcp-protocol-version") ?? ""),
     );
     if (isEndpoint) this.#noteEndpointAnswer(response, hasSession);
     return response;
@@ -502,6 +503,9 @@ class HttpConnection implements BackendConnection {
     await old.connection.close(); // No DELETE: the server already forgot it.
   }
 }
+
+/** Protocol versions of the modern (2026-07-28) era: no stream resumption, a broken stream is reported. */
+const MODERN_VERSIONS = new Set(["2026-07-28"]);
 
 /** Options of {@link withHttpConnector}. */
 export interface HttpConnectorOptions {

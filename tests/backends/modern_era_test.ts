@@ -169,6 +169,10 @@ for (const legacy of ["reject", "stateless"] as const) {
       };
       const bare = await conn.callTool("bare", {}, { timeoutMs: 5_000, trace });
       assert.deepEqual(bare.content, [{ type: "text", text: "bare" }], "no resultType: complete");
+      await assert.rejects(conn.callTool("cut", {}, { timeoutMs: 30_000 }), {
+        code: "REQUEST_FAILED",
+        message: /remote\.cut failed: the response stream broke before the result .*not sent again/,
+      });
       const spoofed = { traceparent: "not-a-trace\r\nx: y" };
       await conn.callTool("echo", { text: "t" }, { timeoutMs: 5_000, trace: spoofed });
       await conn.close();
@@ -182,6 +186,11 @@ for (const legacy of ["reject", "stateless"] as const) {
       "no GET stream, no DELETE",
     );
     const calls = posts.map((h) => JSON.parse(h.body)).filter((b) => b.method === "tools/call");
+    assert.equal(
+      calls.filter((b) => b.params.name === "cut").length,
+      1,
+      "a broken stream is reported, not re-sent",
+    );
     const bareMeta = calls.find((b) => b.params.name === "bare").params._meta;
     assert.equal(bareMeta.traceparent, "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01");
     assert.equal(bareMeta.tracestate, "k=v");
