@@ -43,7 +43,7 @@ import {
 import { dispatchCheckedMessages } from "../jsonrpc/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
-import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
+import { CALL_RESULT_ENVELOPE, MODERN_CALL_RESULT_ENVELOPE } from "./_call_result.ts";
 import { guardListAnswers, restoreProtoKeys } from "./_list_guard.ts";
 import { slicedListCheck } from "./_sliced_list_check.ts";
 export { MAX_LISTING_BYTES } from "./_list_guard.ts";
@@ -526,7 +526,7 @@ class LiveConnection implements BackendConnection {
     try {
       return await this.#client.request(
         { method: "tools/call", params: { name: tool, arguments: args, ...this.#modernMeta(trace) } },
-        CALL_RESULT_ENVELOPE,
+        this.era === "modern" ? MODERN_CALL_RESULT_ENVELOPE : CALL_RESULT_ENVELOPE,
         {
           timeout: timeoutMs,
           resetTimeoutOnProgress: true,

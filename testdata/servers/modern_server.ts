@@ -12,7 +12,7 @@
  * Tools: `echo({text})` → `text`; `ask({question})` answers `input_required` with an elicitation, then
  * with a `roots/list` input request, then completes with `"<answer> @ <first root uri>"`; `ttl` is listed with
  * `ttlMs` 60,000 and `cacheScope` `"public"` (every `tools/list`). Over HTTP, a `tools/call` of `bare` is
- * answered by hand without `resultType`, and one of `cut` with a response stream that breaks before the result.
+ * answered by hand without `resultType`, one of `list` with an array as `structuredContent`, and one of `cut` with a response stream that breaks before the result.
  *
  * @module
  */
@@ -110,6 +110,10 @@ export function startModernHttp(legacy: "reject" | "stateless"): {
     if (message.method === "tools/call" && message.params?.name === "bare") {
       // A result without `resultType` (a server written by hand): complete, by the spec.
       return Response.json({ jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: "bare" }] } });
+    }
+    if (message.method === "tools/call" && message.params?.name === "list") {
+      const result = { resultType: "complete", content: [{ type: "text", text: "[1,2]" }], structuredContent: [1, 2] };
+      return Response.json({ jsonrpc: "2.0", id: message.id, result });
     }
     if (message.method === "tools/call" && message.params?.name === "cut") {
       // The response stream opens, then breaks before the result.

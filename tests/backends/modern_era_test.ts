@@ -169,6 +169,8 @@ for (const legacy of ["reject", "stateless"] as const) {
       };
       const bare = await conn.callTool("bare", {}, { timeoutMs: 5_000, trace });
       assert.deepEqual(bare.content, [{ type: "text", text: "bare" }], "no resultType: complete");
+      const list = await conn.callTool("list", {}, { timeoutMs: 5_000 });
+      assert.deepEqual(list.structuredContent, [1, 2], "structuredContent may be any JSON value");
       await assert.rejects(conn.callTool("cut", {}, { timeoutMs: 30_000 }), {
         code: "REQUEST_FAILED",
         message: /remote\.cut failed: the response stream broke before the result .*not sent again/,
