@@ -347,7 +347,10 @@ export class ServerPool {
         onToolListChanged: () => this.#options.onToolListChanged?.(sup.spec),
         peer: this.#options.peer?.(spec),
         shutdownGraceMs: this.#graceMs,
-        priorEra: await this.#options.priorEra?.(spec).catch(() => undefined),
+        // Awaited only when there is a source: a start otherwise begins in this turn, as it always did.
+        priorEra: this.#options.priorEra
+          ? await this.#options.priorEra(spec).catch(() => undefined)
+          : undefined,
         signal,
         logger: sup.logger,
         now: () => this.#clock.now(),
