@@ -86,12 +86,14 @@ export const MAX_INPUT_ROUNDS = 8;
 
 /**
  * How long the `server/discover` probe waits, in ms. stdio (a transport with `pid` and `stderr`, as the SDK
- * tells them apart): half the startup timeout, after which the server counts as legacy (the spec's stdio
+ * tells them apart): half the startup timeout but at most {@link MAX_STDIO_PROBE_MS}, after which the server counts as legacy (the spec's stdio
  * rule: no answer within a reasonable time) and `initialize` has the other half. HTTP: the whole startup
  * budget (4 × `startupTimeoutMs`; the startup deadline ends it first), since silence there is an outage.
  */
 export function probeTimeoutMs(transport: Transport, startupTimeoutMs: number): number {
-  return isStdioTransport(transport) ? Math.max(1, Math.floor(startupTimeoutMs / 2)) : 4 * startupTimeoutMs;
+  return isStdioTransport(transport)
+    ? Math.min(MAX_STDIO_PROBE_MS, Math.max(1, Math.floor(startupTimeoutMs / 2)))
+    : 4 * startupTimeoutMs;
 }
 
 /** A W3C `traceparent` (version-traceid-parentid-flags, lower-case hex). */
@@ -106,6 +108,12 @@ function isStdioTransport(transport: Transport): boolean {
 
 /** Longest wait for a background re-listing of a modern server's tools (after `ttlMs`), in ms. */
 const RELIST_TIMEOUT_MS = 30_000;
+
+/**
+ * Longest `server/discover` probe of a stdio server, ms (10 s): a legacy server that never answers it (some
+ * do not answer requests before `initialize`) costs this once, then its era is cached with its tools.
+ */
+export const MAX_STDIO_PROBE_MS = 10_000;
 
 /** Options of {@link openConnection}. */
 export interface OpenConnectionOptions {

@@ -251,3 +251,26 @@ Deno.test("the pool starts a server cached as legacy without the probe, and prob
   assert.ok(methods.includes("server/discover"), "then probed");
   await Deno.remove(wire);
 });
+
+Deno.test("a legacy stdio server that never answers server/discover is used after the probe's timeout", async () => {
+  const spec = {
+    ...fixtureSpec("silent"),
+    startupTimeoutMs: 6_000, // the probe waits 3 s
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--config",
+      `${REPO}deno.json`,
+      `${REPO}testdata/servers/silent_legacy.ts`,
+    ],
+  };
+  const conn = await connectStdio(spec, ctx());
+  try {
+    assert.equal(conn.era, "legacy");
+    const result = await conn.callTool("echo", { text: "late" }, { timeoutMs: 5_000 });
+    assert.deepEqual(result.content, [{ type: "text", text: "late" }]);
+  } finally {
+    await conn.close();
+  }
+});
