@@ -10,6 +10,10 @@
  *   scenario's tools; `request-metadata`: `mcp tools conf`;
  * - `elicitation-sep1034-client-defaults`: `mcp-serve` under an SDK agent that declares elicitation and
  *   accepts with empty content (the meta-server's client applies the schema defaults);
+ * - 2026-07-28 scenarios: `request-metadata`, `json-schema-ref-no-deref`: `mcp tools conf`;
+ *   `sep-2322-client-request-state`: `mcp-serve` (the backend's `input_required` rounds reach the agent);
+ *   `http-standard-headers`, `http-custom-headers` (the calls `MCP_CONFORMANCE_CONTEXT` lists),
+ *   `http-invalid-tool-headers`: `mcp exec`;
  * - `auth/*`: `mcp login conf` with a non-interactive browser step (`browser.ts`, named by
  *   `SYMPOSIUM_BROWSER`), then `mcp exec`; a call that asks for more permissions (step-up) gets one more
  *   `mcp login` and one more `mcp exec`, as a user following the error message would.
@@ -144,6 +148,27 @@ try {
     )).code;
   } else if (scenario === "elicitation-sep1034-client-defaults") {
     code = await throughServe("return await conf.test_client_elicitation_defaults({})");
+  } else if (scenario === "request-metadata" || scenario === "json-schema-ref-no-deref") {
+    code = (await cargoAgents(["mcp", "tools", "conf"])).code;
+  } else if (scenario === "sep-2322-client-request-state") {
+    // Two multi-round-trip calls at once with a plain one between their rounds, then the others.
+    code = await throughServe(
+      "const [a, b] = await Promise.all([conf.test_mrtr_echo_state({}), conf.test_mrtr_unrelated({})]);" +
+        " const c = await conf.test_mrtr_no_state({}); const d = await conf.test_mrtr_no_result_type({});" +
+        " return [a, b, c, d];",
+    );
+  } else if (scenario === "http-standard-headers") {
+    code = (await exec("return await conf.test_headers({})")).code;
+  } else if (scenario === "http-custom-headers") {
+    const calls = (context.toolCalls ?? []) as { name: string; arguments: unknown }[];
+    const script = calls.map((c) => `await conf[${JSON.stringify(c.name)}](${JSON.stringify(c.arguments)});`);
+    code = (await exec(`${script.join(" ")} return "done"`)).code;
+  } else if (scenario === "http-invalid-tool-headers") {
+    // The valid tool is called; an invalid one must not be there to call.
+    code = (await exec(
+      'const r = await conf.valid_tool({ region: "us-west1" });' +
+        " try { await conf.invalid_number_header({ score: 1 }); return 'invalid tool reachable'; } catch { return r; }",
+    )).code;
   } else {
     // auth/*: sign in, call, and sign in once more when the server asks for more permissions.
     const call = 'return await conf["test-tool"]({})';

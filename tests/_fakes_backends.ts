@@ -122,6 +122,8 @@ export function tool(name: string, extra: Partial<Tool> = {}): Tool {
 export class FakeConnection implements BackendConnection {
   readonly server: string;
   readonly connectedAtMs: number;
+  readonly era = "legacy" as const;
+  readonly protocolVersion = "2025-11-25";
   readonly serverInfo = { name: "fake", version: "1" };
   readonly serverCapabilities = { tools: {} };
   readonly ended: Promise<ConnectionEnd>;

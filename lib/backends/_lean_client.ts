@@ -59,6 +59,12 @@ export class LeanClient extends Client {
   #timerAt = Infinity;
   #held = false;
 
+  /**
+   * Whether a result answer without `resultType` is taken as complete (set once a modern era is negotiated:
+   * MCP 2026-07-28, "a missing `resultType` means complete"). Default: `false` (results pass unchanged).
+   */
+  completesResults = false;
+
   /** Timers armed so far (one per connection in steady use; the SDK arms one per request), for tests. */
   timersArmed = 0;
 
@@ -78,7 +84,10 @@ export class LeanClient extends Client {
         self._responseHandlers.delete(id);
         self._cleanupTimeout(id);
         self._progressHandlers.delete(id);
-        handler(response);
+        // The spec: a result without `resultType` is complete (the SDK refuses it from a modern server).
+        if (this.completesResults && !("resultType" in result)) {
+          handler({ ...response, result: { ...result, resultType: "complete" } } as JSONRPCResponse);
+        } else handler(response);
         return;
       }
     }

@@ -2,7 +2,10 @@
  * The handlers through which one backing server's requests and notifications for the agent reach the
  * peer (`lib/meta_server/`'s relay): `elicitation/create` and `sampling/createMessage` only as the
  * agent declared them, each admitted first by a {@link RelayAdmission} (on the raw message, before the
- * SDK holds it), log lines and URL-elicitation completions as they come.
+ * SDK holds it), log lines and URL-elicitation completions as they come. A modern (2026-07-28) server's
+ * input requests, embedded in `input_required` results, reach the same handlers (the SDK's multi-round-trip
+ * driver dispatches them there and retries the request with the answers and the server's `requestState`),
+ * each admitted with the same bounds, so both eras look the same to the peer.
  *
  * @module
  */
@@ -34,13 +37,21 @@ export function relayToPeer(
     reserve: peer?.reserveRelay?.bind(peer),
   });
   const relayed = async <T>(
+    request: { method: string; params?: unknown },
     id: string | number,
     signal: AbortSignal,
     run: (signal: AbortSignal) => Promise<T>,
   ) => {
-    const ticket = admission.take(id);
-    if (!ticket) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "Cannot relay to the user: not admitted");
+    // A modern server's input request (in an `input_required` result) is admitted here, a wire request by
+    // the transport guard before the SDK saw it.
+    const ticket = client.getProtocolEra() === "modern"
+      ? admission.admitInline(request.method, request.params)
+      : admission.take(id);
+    if (typeof ticket === "string" || !ticket) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `Cannot relay to the user: ${typeof ticket === "string" ? ticket : "not admitted"}`,
+      );
     }
     try {
       return await run(AbortSignal.any([signal, ticket.signal]));
@@ -53,14 +64,14 @@ export function relayToPeer(
       client.setRequestHandler(
         "elicitation/create",
         (request, ctx) =>
-          relayed(ctx.mcpReq.id, ctx.mcpReq.signal, (signal) => peer.elicit(request.params, signal)),
+          relayed(request, ctx.mcpReq.id, ctx.mcpReq.signal, (signal) => peer.elicit(request.params, signal)),
       );
     }
     if (offered.sampling) {
       client.setRequestHandler(
         "sampling/createMessage",
         (request, ctx) =>
-          relayed(ctx.mcpReq.id, ctx.mcpReq.signal, (signal) => peer.sample(request.params, signal)),
+          relayed(request, ctx.mcpReq.id, ctx.mcpReq.signal, (signal) => peer.sample(request.params, signal)),
       );
     }
     client.setNotificationHandler("notifications/message", (notification) => peer.log(notification.params));

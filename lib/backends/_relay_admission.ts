@@ -29,7 +29,7 @@ interface CallScope {
 }
 
 /** An admitted request: the signal it ends with and how its open-question slot is given back. */
-interface Ticket {
+export interface Ticket {
   signal: AbortSignal;
   release: () => void;
 }
@@ -41,6 +41,7 @@ export class RelayAdmission {
   readonly #methods: ReadonlySet<string>;
   readonly #reserve: () => (() => void) | undefined;
   readonly #tickets = new Map<string | number, Ticket>();
+  #inline = 0;
 
   /**
    * @param server The server's manifest name, for the refusals.
@@ -109,6 +110,20 @@ export class RelayAdmission {
    */
   take(id: string | number): Ticket | undefined {
     return this.#tickets.get(id);
+  }
+
+  /**
+   * Admits an input request a modern server embedded in an `input_required` result (it has no JSON-RPC id
+   * of its own): the same bounds as a wire request (a call in flight, {@link MAX_RELAYED_PER_CALL} per
+   * call, {@link MAX_RELAYED_REQUEST_BYTES}, an open-question slot).
+   *
+   * @returns The ticket (its `release` must be called when the handler ends), or why it was refused.
+   */
+  admitInline(method: string, params: unknown): Ticket | string {
+    const key = `inline:${this.#inline++}`;
+    const reason = this.#admit(key, method, params);
+    if (reason !== undefined) return reason;
+    return this.#tickets.get(key)!;
   }
 
   /** Gives back every slot still held (the connection closed). */

@@ -10,10 +10,17 @@
  *
  * @module
  */
-import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
+import {
+  LOG_LEVEL_META_KEY,
+  SdkError,
+  SdkErrorCode,
+  TRACEPARENT_META_KEY,
+  TRACESTATE_META_KEY,
+} from "@modelcontextprotocol/client";
 import type {
   CallToolResult,
   LoggingLevel,
+  ProtocolEra,
   ReadResourceResult,
   Resource,
   Root,
@@ -30,22 +37,34 @@ import {
   type ConnectionEnd,
   listChangedLog,
   MAX_TOOL_LIST_PAGES,
+  MAX_TRACESTATE_CHARS,
   type ToolListing,
 } from "./connection_types.ts";
 import { dispatchCheckedMessages } from "../jsonrpc/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
-import { CALL_RESULT_ENVELOPE } from "./_call_result.ts";
+import { CALL_RESULT_ENVELOPE, MODERN_CALL_RESULT_ENVELOPE } from "./_call_result.ts";
 import { guardListAnswers, restoreProtoKeys } from "./_list_guard.ts";
 import { slicedListCheck } from "./_sliced_list_check.ts";
 export { MAX_LISTING_BYTES } from "./_list_guard.ts";
 import { LeanClient } from "./_lean_client.ts";
 import { relayToPeer } from "./_peer_relay.ts";
+import { type ListHints, listHintsOf, ToolListFreshness } from "./_list_freshness.ts";
+import { type ParamHeader, paramHeaders, scanParamHeaders } from "./_param_headers.ts";
 import { requestError, secondsText, withDetail } from "./_request_error.ts";
 import type { RelayAdmission } from "./_relay_admission.ts";
 export { MAX_RELAYED_PER_CALL, MAX_RELAYED_REQUEST_BYTES } from "./_relay_admission.ts";
 
-export type { CallToolResult, ReadResourceResult, Resource, Root, ServerCapabilities, Tool, Transport };
+export type {
+  CallToolResult,
+  ProtocolEra,
+  ReadResourceResult,
+  Resource,
+  Root,
+  ServerCapabilities,
+  Tool,
+  Transport,
+};
 export {
   type BackendConnection,
   BackendError,
@@ -58,6 +77,43 @@ export {
   MAX_TOOL_LIST_PAGES,
   type ToolListing,
 } from "./connection_types.ts";
+
+/**
+ * Most `input_required` rounds one request to a modern server may take (8): past them the request fails
+ * (`REQUEST_FAILED`, naming the bound). Each round relays its input requests to the agent.
+ */
+export const MAX_INPUT_ROUNDS = 8;
+
+/**
+ * How long the `server/discover` probe waits, in ms. stdio (a transport with `pid` and `stderr`, as the SDK
+ * tells them apart): half the startup timeout but at most {@link MAX_STDIO_PROBE_MS}, after which the server counts as legacy (the spec's stdio
+ * rule: no answer within a reasonable time) and `initialize` has the other half. HTTP: the whole startup
+ * budget (4 × `startupTimeoutMs`; the startup deadline ends it first), since silence there is an outage.
+ */
+export function probeTimeoutMs(transport: Transport, startupTimeoutMs: number): number {
+  return isStdioTransport(transport)
+    ? Math.min(MAX_STDIO_PROBE_MS, Math.max(1, Math.floor(startupTimeoutMs / 2)))
+    : 4 * startupTimeoutMs;
+}
+
+/** A W3C `traceparent` (version-traceid-parentid-flags, lower-case hex). */
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+/** A W3C `tracestate`: printable ASCII list members. */
+const TRACESTATE = /^[\x20-\x7e]*$/;
+
+/** Whether `transport` is a stdio one, as the SDK tells (`pid` and `stderr`). */
+function isStdioTransport(transport: Transport): boolean {
+  return "pid" in transport && "stderr" in transport;
+}
+
+/** Longest wait for a background re-listing of a modern server's tools (after `ttlMs`), in ms. */
+const RELIST_TIMEOUT_MS = 30_000;
+
+/**
+ * Longest `server/discover` probe of a stdio server, ms (10 s): a legacy server that never answers it (some
+ * do not answer requests before `initialize`) costs this once, then its era is cached with its tools.
+ */
+export const MAX_STDIO_PROBE_MS = 10_000;
 
 /** Options of {@link openConnection}. */
 export interface OpenConnectionOptions {
@@ -81,6 +137,13 @@ export interface OpenConnectionOptions {
   describeFailure?: (() => string) | undefined;
   /** Describes how the transport ended when it closes on its own, e.g. `exited with code 1`. */
   describeEnd?: (() => string | undefined) | undefined;
+  /**
+   * The era this server configuration spoke last time (the tool cache's): `"legacy"` skips the
+   * `server/discover` probe (a legacy server that never answers it costs the probe timeout once, not at
+   * every start); when `initialize` is then refused, the server is probed again. `"modern"` or
+   * `undefined`: probe. Default: probe.
+   */
+  priorEra?: ProtocolEra | undefined;
   /** Aborts the startup. */
   signal?: AbortSignal | undefined;
   /** @default NULL_LOGGER */
@@ -114,7 +177,16 @@ export async function openConnection(
   const offered = peer?.capabilities() ?? {};
   const client = new LeanClient(
     { ...CLIENT_INFO },
-    { capabilities: { ...(options.roots ? { roots: { listChanged: false } } : {}), ...offered } },
+    {
+      capabilities: { ...(options.roots ? { roots: { listChanged: false } } : {}), ...offered },
+      // `server/discover` first, `initialize` when the server is legacy (the SDK's in-place probe).
+      // Bounded by the startup deadline (see `probeTimeoutMs`).
+      versionNegotiation: {
+        mode: "auto",
+        probe: { timeoutMs: probeTimeoutMs(transport, options.startupTimeoutMs) },
+      },
+      inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
+    },
   );
   if (options.roots) {
     const roots = options.roots;
@@ -129,6 +201,7 @@ export async function openConnection(
   });
   const connection = new LiveConnection(client, admission, {
     server,
+    isStdio: isStdioTransport(transport),
     logger,
     describeEnd: options.describeEnd,
   });
@@ -137,13 +210,21 @@ export async function openConnection(
   // A transport that checks every message itself (stdio) skips the SDK's probes of each message's kind.
   dispatchCheckedMessages(client, transport);
   guardListAnswers(transport);
-  admission.guard(transport, (reason) => logger.debug(`not relayed: ${reason}`));
   connection.markConnected(now());
+  client.completesResults = connection.era === "modern";
+  // Modern servers ask in `input_required` results (admitted per input request), never on the wire.
+  if (connection.era === "legacy") {
+    admission.guard(transport, (reason) => logger.debug(`not relayed: ${reason}`));
+  }
   const info = connection.serverInfo;
   logger.info(
-    `connected (${info?.name ?? "?"} ${info?.version ?? "?"}) in ${connection.connectedAtMs - startMs} ms`,
+    `connected (${info?.name ?? "?"} ${info?.version ?? "?"}, ${connection.era} era, ` +
+      `${connection.protocolVersion ?? "?"}) in ${connection.connectedAtMs - startMs} ms`,
   );
   if (peer && connection.serverCapabilities.logging) connection.relayLogLevel(peer);
+  if (connection.era === "modern" && options.onToolListChanged) {
+    connection.watchToolList(client, options.onToolListChanged);
+  }
   return connection;
 }
 
@@ -220,6 +301,7 @@ async function handshake(
     const connecting = client.connect(transport, {
       signal: deadline.signal,
       timeout: 4 * options.startupTimeoutMs,
+      ...(options.priorEra === "legacy" ? { prior: { kind: "legacy" as const } } : {}),
     });
     connecting.catch(() => {}); // Observed below through the race; a late rejection must not go unhandled.
     const outcome = await Promise.race([connecting.then(() => "ok" as const), deadline.passed]);
@@ -236,6 +318,8 @@ async function handshake(
     }
   } catch (error) {
     await connection.abandon();
+    // During the `server/discover` probe the SDK holds the transport without the client: close it too.
+    await transport.close().catch(() => {}); // Best effort, as `abandon`.
     throw startError(error, options);
   } finally {
     deadline.stop();
@@ -258,6 +342,8 @@ function startError(error: unknown, options: OpenConnectionOptions): BackendErro
 /** Settings of a {@link LiveConnection} that come from {@link OpenConnectionOptions}. */
 interface LiveConnectionOptions {
   server: string;
+  /** The transport is a stdio one (no per-request headers). */
+  isStdio: boolean;
   logger: Logger;
   describeEnd: (() => string | undefined) | undefined;
 }
@@ -271,6 +357,12 @@ class LiveConnection implements BackendConnection {
   readonly server: string;
   readonly ended: Promise<ConnectionEnd>;
   connectedAtMs = 0;
+  era: ProtocolEra = "legacy";
+  toolListHints: ListHints = {};
+  #logLevel: (() => LoggingLevel | undefined) | undefined;
+  readonly #paramHeaders = new Map<string, ParamHeader[]>();
+  #freshness: ToolListFreshness | undefined;
+  protocolVersion: string | undefined = undefined;
   serverInfo: { name: string; version: string } | undefined = undefined;
   serverCapabilities: ServerCapabilities = {};
   readonly #client: LeanClient;
@@ -302,6 +394,8 @@ class LiveConnection implements BackendConnection {
   markConnected(connectedAtMs: number): void {
     this.connectedAtMs = connectedAtMs;
     const info = this.#client.getServerVersion();
+    this.era = this.#client.getProtocolEra() ?? "legacy";
+    this.protocolVersion = this.#client.getNegotiatedProtocolVersion();
     this.serverInfo = info ? { name: info.name, version: info.version } : undefined;
     this.serverCapabilities = this.#client.getServerCapabilities() ?? {};
   }
@@ -312,8 +406,32 @@ class LiveConnection implements BackendConnection {
     await this.#client.close().catch(() => {}); // Best effort: the start already failed, report that error.
   }
 
-  /** Keeps the server's `logging/setLevel` at the agent's level, now and whenever the agent changes it. */
+  /**
+   * The `_meta` a modern server's request carries beyond the SDK's own (protocol version, client info and
+   * capabilities): the agent's trace context, and the log level only when the agent asked for logs.
+   * Nothing for a legacy server (its requests stay as they were).
+   */
+  #modernMeta(trace: CallOptions["trace"]): { _meta?: Record<string, string> } {
+    if (this.era !== "modern") return {};
+    const meta: Record<string, string> = {};
+    const level = this.#logLevel?.();
+    if (level !== undefined) meta[LOG_LEVEL_META_KEY] = level;
+    if (trace?.traceparent !== undefined && TRACEPARENT.test(trace.traceparent)) {
+      meta[TRACEPARENT_META_KEY] = trace.traceparent;
+      const state = trace.tracestate;
+      if (state !== undefined && state.length <= MAX_TRACESTATE_CHARS && TRACESTATE.test(state)) {
+        meta[TRACESTATE_META_KEY] = state;
+      }
+    }
+    return Object.keys(meta).length > 0 ? { _meta: meta } : {};
+  }
+
+  /** Keeps the server's log level at the agent's: per request for a modern server, else `logging/setLevel`. */
   relayLogLevel(peer: BackendPeer): void {
+    if (this.era === "modern") {
+      this.#logLevel = () => peer.logLevel();
+      return;
+    }
     // Best effort: a server that refuses the level still has its messages filtered by the relay.
     const send = (level: LoggingLevel) =>
       void this.#client.setLoggingLevel(level).catch((error) =>
@@ -325,11 +443,48 @@ class LiveConnection implements BackendConnection {
     void this.ended.then(unsubscribe);
   }
 
+  /** Whether calls mirror `x-mcp-header` parameters into headers: modern era over HTTP (not stdio). */
+  #mirrorsParams(): boolean {
+    return this.era === "modern" && !this.#options.isStdio;
+  }
+
+  /**
+   * The tools whose `x-mcp-header` marks are valid (the spec: an HTTP client excludes the others, saying
+   * why in `warnings`); remembers each one's marks for its calls.
+   */
+  #scanParamHeaders(tools: Tool[], warnings: string[]): Tool[] {
+    this.#paramHeaders.clear();
+    return tools.filter((tool) => {
+      const scan = scanParamHeaders(tool.inputSchema);
+      if (!scan.valid) {
+        const line = `${this.server}: tool ${tool.name} left out: ${scan.reason}`;
+        warnings.push(line);
+        this.#options.logger.warn(line);
+        return false;
+      }
+      if (scan.headers.length > 0) this.#paramHeaders.set(tool.name, scan.headers);
+      return true;
+    });
+  }
+
+  /** A modern server's tool-list changes: its listen stream, else a new listing after `ttlMs`. */
+  watchToolList(client: LeanClient, onChange: () => void): void {
+    this.#freshness = new ToolListFreshness(client, {
+      logger: this.#options.logger,
+      onChange,
+      relist: async () => JSON.stringify((await this.listTools({ timeoutMs: RELIST_TIMEOUT_MS })).tools),
+    });
+    this.#freshness.listen(this.serverCapabilities.tools?.listChanged === true);
+  }
+
   async listTools(
     { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal | undefined },
   ): Promise<ToolListing> {
-    const { items, warnings } = await this.#walkPages("tools/list", timeoutMs, signal);
-    return { tools: items as Tool[], warnings };
+    const { items, warnings, hints } = await this.#walkPages("tools/list", timeoutMs, signal);
+    this.toolListHints = hints;
+    this.#freshness?.listed(JSON.stringify(items), hints);
+    const tools = this.#mirrorsParams() ? this.#scanParamHeaders(items as Tool[], warnings) : items as Tool[];
+    return { tools, warnings };
   }
 
   async listResources(
@@ -362,21 +517,29 @@ class LiveConnection implements BackendConnection {
   async callTool(
     tool: string,
     args: Record<string, unknown>,
-    { timeoutMs, signal, onProgress }: CallOptions,
+    { timeoutMs, signal, onProgress, trace }: CallOptions,
   ): Promise<CallToolResult> {
     const what = `${this.server}.${tool}`;
     if (this.#isClosed) {
       throw this.#errorOf(new SdkError(SdkErrorCode.ConnectionClosed, "closed"), what, timeoutMs);
     }
+    const marks = this.#paramHeaders.get(tool);
+    let headers: Record<string, string> | undefined;
+    try {
+      headers = marks && this.#mirrorsParams() ? paramHeaders(marks, args) : undefined;
+    } catch (error) {
+      throw new BackendError("REQUEST_FAILED", this.server, `${what} not sent: ${(error as Error).message}`);
+    }
     const end = this.#admission.begin();
     try {
       return await this.#client.request(
-        { method: "tools/call", params: { name: tool, arguments: args } },
-        CALL_RESULT_ENVELOPE,
+        { method: "tools/call", params: { name: tool, arguments: args, ...this.#modernMeta(trace) } },
+        this.era === "modern" ? MODERN_CALL_RESULT_ENVELOPE : CALL_RESULT_ENVELOPE,
         {
           timeout: timeoutMs,
           resetTimeoutOnProgress: true,
           ...(signal ? { signal } : {}),
+          ...(headers ? { headers } : {}),
           onprogress: (p) => onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
         },
       );
@@ -401,6 +564,7 @@ class LiveConnection implements BackendConnection {
   #onClose(): void {
     if (this.#isClosed) return;
     this.#isClosed = true;
+    this.#freshness?.close();
     this.#admission.releaseAll();
     const reason = this.#closedByUs
       ? "closed by us"
@@ -424,8 +588,9 @@ class LiveConnection implements BackendConnection {
     method: "tools/list" | "resources/list",
     timeoutMs: number,
     signal: AbortSignal | undefined,
-  ): Promise<{ items: unknown[]; warnings: string[] }> {
+  ): Promise<{ items: unknown[]; warnings: string[]; hints: ListHints }> {
     const server = this.server;
+    let hints: ListHints | undefined;
     const pages = new ListPages(server, method);
     let cursor: string | undefined;
     for (let page = 1;; page++) {
@@ -441,11 +606,12 @@ class LiveConnection implements BackendConnection {
       } catch (error) {
         throw this.#errorOf(error, `${server} ${method}`, timeoutMs, signal);
       }
+      hints ??= listHintsOf(result); // The first page's `ttlMs`/`cacheScope` (2026-07-28) speak for the list.
       cursor = pages.take(page, cursor, result);
       if (cursor === undefined) break;
     }
     for (const w of pages.warnings) this.#options.logger.warn(w);
-    return { items: pages.items, warnings: pages.warnings };
+    return { items: pages.items, warnings: pages.warnings, hints: hints ?? {} };
   }
 
   /** The {@link BackendError} for a failed request `what` (e.g. `"github.search"`). */

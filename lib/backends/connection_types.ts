@@ -15,6 +15,7 @@ import type {
   ElicitResult,
   LoggingLevel,
   LoggingMessageNotification,
+  ProtocolEra,
   ReadResourceResult,
   Resource,
   ServerCapabilities,
@@ -57,6 +58,9 @@ export interface BackendPeer {
 
 /** Name and version we announce to backing servers in `initialize`. */
 export const CLIENT_INFO = { name: "symposium", version: denoJson.version } as const;
+
+/** Longest `tracestate` forwarded to a backing server, characters (W3C: 32 list members of at most 256). */
+export const MAX_TRACESTATE_CHARS = 512;
 
 /** Most `tools/list` pages followed before the listing is cut with a warning. */
 export const MAX_TOOL_LIST_PAGES = 100;
@@ -170,6 +174,12 @@ export interface CallOptions {
   timeoutMs: number;
   /** Aborts the call (the server gets `notifications/cancelled`). */
   signal?: AbortSignal | undefined;
+  /**
+   * The agent's W3C trace context for this call (from its request's `_meta`), forwarded in the `_meta` of a
+   * modern server's request (`traceparent`, `tracestate`); a value of the wrong shape or longer than
+   * {@link MAX_TRACESTATE_CHARS} is dropped. Default: none.
+   */
+  trace?: { traceparent?: string | undefined; tracestate?: string | undefined } | undefined;
   /** Receives the server's progress notifications for this call. */
   onProgress?:
     | ((progress: { progress: number; total?: number | undefined; message?: string | undefined }) => void)
@@ -182,7 +192,21 @@ export interface BackendConnection {
   readonly server: string;
   /** When the handshake completed, ms since the epoch (per the connection's clock). */
   readonly connectedAtMs: number;
-  /** `serverInfo` from `initialize`, when the server sent one. */
+  /**
+   * The protocol era the connection speaks: `"modern"` (2026-07-28, stateless: `server/discover`,
+   * `_meta` on every request, `input_required` results) or `"legacy"` (`initialize`, 2025-11-25 and before).
+   */
+  readonly era: ProtocolEra;
+  /** The protocol version in use (e.g. `2026-07-28`, `2025-11-25`), when known. */
+  readonly protocolVersion: string | undefined;
+  /**
+   * The last `tools/list`'s cache hints (2026-07-28): `ttlMs` (how long the list is fresh, ms) and
+   * `cacheScope`; `{}` (or absent) when the server gave none (every legacy server).
+   */
+  readonly toolListHints?:
+    | { ttlMs?: number | undefined; cacheScope?: "public" | "private" | undefined }
+    | undefined;
+  /** `serverInfo` from `server/discover` or `initialize`, when the server sent one. */
   readonly serverInfo: { name: string; version: string } | undefined;
   /** What the server declared in `initialize` (`{}` when it declared nothing). */
   readonly serverCapabilities: ServerCapabilities;

@@ -256,6 +256,18 @@ class HttpConnection implements BackendConnection {
     this.#watch(this.#session);
   }
 
+  get era(): BackendConnection["era"] {
+    return this.#session.connection.era;
+  }
+
+  get toolListHints(): BackendConnection["toolListHints"] {
+    return this.#session.connection.toolListHints;
+  }
+
+  get protocolVersion(): BackendConnection["protocolVersion"] {
+    return this.#session.connection.protocolVersion;
+  }
+
   get serverInfo(): BackendConnection["serverInfo"] {
     return this.#session.connection.serverInfo;
   }
@@ -336,6 +348,7 @@ class HttpConnection implements BackendConnection {
       response,
       init?.body,
       (message) => this.#currentTransport?.onmessage?.(message),
+      MODERN_VERSIONS.has(headers.get("mcp-protocol-version") ?? ""),
     );
     if (isEndpoint) this.#noteEndpointAnswer(response, hasSession);
     return response;
@@ -401,6 +414,7 @@ class HttpConnection implements BackendConnection {
         roots: options.roots,
         onToolListChanged: options.onToolListChanged,
         peer: options.peer,
+        priorEra: options.priorEra,
         signal: options.signal,
         logger: this.#logger,
         now: options.now,
@@ -489,6 +503,9 @@ class HttpConnection implements BackendConnection {
     await old.connection.close(); // No DELETE: the server already forgot it.
   }
 }
+
+/** Protocol versions of the modern (2026-07-28) era: no stream resumption, a broken stream is reported. */
+const MODERN_VERSIONS = new Set(["2026-07-28"]);
 
 /** Options of {@link withHttpConnector}. */
 export interface HttpConnectorOptions {

@@ -19,6 +19,7 @@ export {
   type BackendPeer,
   type CallOptions,
   type CallToolResult,
+  type ProtocolEra,
   type ReadResourceResult,
   type Resource,
   type Tool,

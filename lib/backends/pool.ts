@@ -11,7 +11,13 @@
  */
 import { type ServerSpec, spawnKey } from "../plugins/mod.ts";
 import { type Logger, NULL_LOGGER } from "../log.ts";
-import { type BackendConnection, BackendError, type BackendPeer, type Root } from "./connection.ts";
+import {
+  type BackendConnection,
+  BackendError,
+  type BackendPeer,
+  type ProtocolEra,
+  type Root,
+} from "./connection.ts";
 import { type ConnectContext, connectStdio } from "./stdio.ts";
 
 export type { ConnectContext };
@@ -90,6 +96,12 @@ export interface PoolOptions {
   onToolListChanged?: ((spec: ServerSpec) => void) | undefined;
   /** The agent-side relays offered to a server at its start (read at every start). Default: none. */
   peer?: ((spec: ServerSpec) => BackendPeer | undefined) | undefined;
+  /**
+   * The era the server spoke last time (e.g. from the tool cache), read at every start: a `"legacy"`
+   * verdict skips the `server/discover` probe; when that start then fails, the server is started again
+   * with a probe (the server may have moved to the modern era). Default: always probe.
+   */
+  priorEra?: ((spec: ServerSpec) => Promise<ProtocolEra | undefined>) | undefined;
   /** Called after each successful start (e.g. to refresh the tool cache). */
   onStarted?: ((spec: ServerSpec, connection: BackendConnection) => void) | undefined;
   /** Most calls in flight per server; more wait in FIFO order. @default MAX_CALLS_IN_FLIGHT_PER_SERVER */
@@ -330,14 +342,26 @@ export class ServerPool {
     sup.logger.info(`starting (attempt ${sup.failures + 1})`);
     let connection: BackendConnection;
     try {
-      connection = await this.#connect(spec, {
+      const ctx: ConnectContext = {
         roots: this.#options.roots ? () => this.#options.roots!(sup.spec) : undefined,
         onToolListChanged: () => this.#options.onToolListChanged?.(sup.spec),
         peer: this.#options.peer?.(spec),
         shutdownGraceMs: this.#graceMs,
+        // Awaited only when there is a source: a start otherwise begins in this turn, as it always did.
+        priorEra: this.#options.priorEra
+          ? await this.#options.priorEra(spec).catch(() => undefined)
+          : undefined,
         signal,
         logger: sup.logger,
         now: () => this.#clock.now(),
+      };
+      connection = await this.#connect(spec, ctx).catch((error) => {
+        // The cached assumption failed: probe (a modern-only server refuses `initialize`).
+        if (ctx.priorEra !== "legacy" || !(error instanceof BackendError) || error.code !== "START_FAILED") {
+          throw error;
+        }
+        sup.logger.info(`start as a legacy server failed (${error.message}); probing its era`);
+        return this.#connect(spec, { ...ctx, priorEra: undefined });
       });
     } catch (error) {
       const err = error instanceof BackendError

@@ -23,6 +23,7 @@ import {
   BackendError,
   type BackendPeer,
   openConnection,
+  type ProtocolEra,
   type Root,
 } from "./connection.ts";
 import { type ChecksMessages, DEFAULT_MAX_MESSAGE_BYTES } from "../jsonrpc/mod.ts";
@@ -113,6 +114,15 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#server = options.server;
     this.#onDroppedNotification = options.onDroppedNotification;
+  }
+
+  /**
+   * Always `null` (stderr is drained into {@link stderrTail} and the log). With {@link pid} it marks this
+   * transport as a stdio one to the SDK's version negotiation: a `server/discover` probe left unanswered
+   * then means a legacy server (fall back to `initialize`), not an outage.
+   */
+  get stderr(): null {
+    return null;
   }
 
   /** Process id of the child (= its process group id), once started. */
@@ -348,6 +358,8 @@ export function rootsForStdio(
 export interface ConnectContext {
   /** Roots to announce; `undefined` = no roots capability. */
   roots?: (() => Root[]) | undefined;
+  /** The era the server spoke last time (`openConnection`'s `priorEra`). Default: probe. */
+  priorEra?: ProtocolEra | undefined;
   /** Called on `notifications/tools/list_changed`. */
   onToolListChanged?: (() => void) | undefined;
   /** Elicitation, sampling and logging relayed to the agent; `undefined` = none offered. */
@@ -403,6 +415,7 @@ async function openStdioConnection(
     roots: ctx.roots,
     onToolListChanged: ctx.onToolListChanged,
     peer: ctx.peer,
+    priorEra: ctx.priorEra,
     describeFailure: () => describe(transport.exitDescription()),
     describeEnd: () => describe(transport.exitDescription()) || undefined,
     signal: ctx.signal,

@@ -26,6 +26,7 @@ import { resolveToolKey } from "../declarations/tool_binding.ts";
 import type { Workspace } from "../workspace/mod.ts";
 import { type Logger, NULL_LOGGER } from "../log.ts";
 import {
+  type BackendConnection,
   BackendError,
   type BackendPeer,
   type CallOptions,
@@ -38,7 +39,13 @@ import {
   type Tool,
 } from "../backends/mod.ts";
 import { budgetedConnect, poolLimits } from "./_pool_settings.ts";
-import { readFreshToolCacheEntry, removeToolCache, ToolCacheMemo, writeToolCache } from "./tool_cache.ts";
+import {
+  readCachedEra,
+  readFreshToolCacheEntry,
+  removeToolCache,
+  ToolCacheMemo,
+  writeToolCache,
+} from "./tool_cache.ts";
 import { type CatalogObserving, observingOf } from "./_observing.ts";
 import { hidesResources, listServerResources, readServerResource } from "./_resources.ts";
 import {
@@ -80,8 +87,7 @@ export class Catalog {
     keyOf: (spec) => this.#visible.keyOf(spec),
     fetch: (spec, connection, signal) =>
       connection.listTools({ timeoutMs: spec.toolCallTimeoutMs, signal }).then(recordListedNames),
-    onCurrent: (spec, { tools, connection }) =>
-      this.#writeCache(spec, tools, connection.serverCapabilities.resources !== undefined),
+    onCurrent: (spec, { tools, connection }) => this.#writeCache(spec, tools, connection),
     now: () => this.#clock.now(),
   });
   readonly #listeners = new Set<() => void>();
@@ -119,6 +125,10 @@ export class Catalog {
           }],
       onToolListChanged: (spec) => this.#onServerToolsChanged(spec),
       peer: (spec) => this.#peer?.(spec),
+      priorEra: (spec) =>
+        this.#options.useToolCache === false
+          ? Promise.resolve(undefined)
+          : readCachedEra(this.configDir, spec, this.#clock, this.#cacheMemo),
     });
   }
 
@@ -296,6 +306,7 @@ export class Catalog {
    *
    * @param options.signal Cancels the wait or the call (the server gets `notifications/cancelled`).
    * @param options.onProgress Receives the server's progress notifications for this call.
+   * @param options.trace The agent's trace context, forwarded to a modern server (`CallOptions.trace`).
    * @param options.beforeSend Checks the call, inside its slot, on the definition it is sent with
    *   (`_before_send.ts`: again when the listing changed meanwhile).
    * @param namespace The global the script used (`namespaceKey(server)`).
@@ -312,6 +323,7 @@ export class Catalog {
       signal?: AbortSignal | undefined;
       onProgress?: CallOptions["onProgress"];
       beforeSend?: BeforeSend | undefined;
+      trace?: CallOptions["trace"];
     } = {},
   ): Promise<CallOutcome> {
     const spec = specForNamespace(this.#loaded.resolution, namespace);
@@ -329,6 +341,7 @@ export class Catalog {
         timeoutMs: spec.toolCallTimeoutMs,
         signal: options.signal,
         onProgress: options.onProgress,
+        trace: options.trace,
       });
       return { server: spec.name, tool: definition.name, definition, result };
     }, { signal: options.signal });
@@ -464,12 +477,20 @@ export class Catalog {
     return entry;
   }
 
-  async #writeCache(spec: ServerSpec, tools: Tool[], hasResources: boolean): Promise<void> {
+  async #writeCache(spec: ServerSpec, tools: Tool[], connection: BackendConnection): Promise<void> {
     if (this.#options.useToolCache === false) return;
     try {
       this.#cacheGone.delete(this.#visible.keyOf(spec));
       const shapes = await this.#observed.rows(spec), memo = this.#cacheMemo;
-      await writeToolCache(this.configDir, spec, tools, this.#clock, { hasResources, shapes, memo });
+      const hasResources = connection.serverCapabilities.resources !== undefined;
+      const { era, toolListHints: hints } = connection;
+      await writeToolCache(this.configDir, spec, tools, this.#clock, {
+        hasResources,
+        shapes,
+        memo,
+        era,
+        hints,
+      });
     } catch (error) {
       const why = error instanceof UserError ? `${error.message}; ${error.hint ?? ""}` : String(error);
       this.#logger.warn(`cannot write the tool cache for ${spec.name}: ${why}`);

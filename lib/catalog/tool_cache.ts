@@ -12,7 +12,7 @@
  * @module
  */
 import { type ServerSpec, spawnKey } from "../plugins/mod.ts";
-import { type Clock, SYSTEM_CLOCK, type Tool } from "../backends/mod.ts";
+import { type Clock, type ProtocolEra, SYSTEM_CLOCK, type Tool } from "../backends/mod.ts";
 import { denoFileSystem, type FileSystem, readTextFileIfExists } from "../file_system.ts";
 import {
   ensurePrivateDir,
@@ -98,6 +98,15 @@ interface CacheEntry {
   hasResources: boolean;
   /** Observed result shapes of its tools (`_observed_store.ts`); `[]` when none. */
   shapes: ShapeRow[];
+  /** The protocol era the server spoke when listed (absent in files written before eras were recorded). */
+  era?: ProtocolEra | undefined;
+  /** How long the listing is fresh, ms (a modern server's `ttlMs`); absent: {@link TOOL_CACHE_TTL_MS}. */
+  ttlMs?: number | undefined;
+}
+
+/** How long `entry` is trusted, ms: the server's `ttlMs` when it gave one, never more than {@link TOOL_CACHE_TTL_MS}. */
+function freshForMs(entry: CacheEntry): number {
+  return Math.min(TOOL_CACHE_TTL_MS, entry.ttlMs ?? TOOL_CACHE_TTL_MS);
 }
 
 /** One cache file's content when it was written for `spec`, else `undefined`; throws on bad JSON. */
@@ -109,6 +118,8 @@ function parseCacheEntry(text: string, keyHash: string): CacheEntry | undefined 
     tools?: unknown;
     resources?: unknown;
     shapes?: unknown;
+    era?: unknown;
+    ttlMs?: unknown;
   };
   if (
     data.version !== TOOL_CACHE_FORMAT_VERSION || data.keyHash !== keyHash || !Array.isArray(data.tools) ||
@@ -121,6 +132,8 @@ function parseCacheEntry(text: string, keyHash: string): CacheEntry | undefined 
     tools: data.tools as Tool[],
     hasResources: data.resources === true,
     shapes: parseShapeRows(data.shapes),
+    ...(data.era === "modern" || data.era === "legacy" ? { era: data.era } : {}),
+    ...(typeof data.ttlMs === "number" && data.ttlMs >= 0 ? { ttlMs: data.ttlMs } : {}),
   };
 }
 
@@ -235,7 +248,7 @@ export async function readFreshToolCacheEntry(
     if (inspectPrivateDir(toolCacheDir(configDir)) === null) return undefined;
     const { path, keyHash } = await memo.path(configDir, spec);
     const entry = await memo.read(path, keyHash);
-    if (!entry || clock.now() - entry.fetchedAtMs > TOOL_CACHE_TTL_MS) return undefined;
+    if (!entry || clock.now() - entry.fetchedAtMs > freshForMs(entry)) return undefined;
     return { tools: entry.tools, hasResources: entry.hasResources, shapes: entry.shapes };
   } catch {
     return undefined; // No cache, an unreadable one or a folder we refuse: a miss, the server is asked.
@@ -252,6 +265,10 @@ export async function readFreshToolCacheEntry(
  * @param options.shapes Observed result shapes of its tools (types only, never a value). @default none
  * @param options.fetchedAtMs When the tools were listed, ms since the epoch. @default clock.now()
  * @param options.memo Forgets its parsed copy of the file written. @default none
+ * @param options.era The protocol era the server spoke (read back by {@link readCachedEra}). @default none
+ * @param options.hints The listing's `ttlMs` (ms; the entry is fresh that long, at most
+ *   {@link TOOL_CACHE_TTL_MS}) and `cacheScope` (`private` and `public` are both kept: the cache is the
+ *   user's own, 0600, keyed by the spawn key). @default none: fresh for {@link TOOL_CACHE_TTL_MS}
  * @throws {PrivateDirError} when `cache/` or `cache/tools/` is a link, another user's or a file.
  * @throws The file-system error when the cache cannot be written.
  */
@@ -265,6 +282,8 @@ export async function writeToolCache(
     shapes?: ShapeRow[] | undefined;
     fetchedAtMs?: number | undefined;
     memo?: ToolCacheMemo | undefined;
+    era?: ProtocolEra | undefined;
+    hints?: { ttlMs?: number | undefined; cacheScope?: string | undefined } | undefined;
   } = {},
 ): Promise<void> {
   ensurePrivateDir(`${configDir}/cache`);
@@ -282,9 +301,12 @@ export async function writeToolCache(
   });
   const masked = await maskInSlices(tools);
   const shapes = options.shapes?.length ? maskDeep(options.shapes) : undefined;
+  const ttlMs = options.hints?.ttlMs;
   const tail = JSON.stringify({
     ...(options.hasResources ? { resources: true } : {}),
     ...(shapes ? { shapes } : {}),
+    ...(options.era ? { era: options.era } : {}),
+    ...(ttlMs !== undefined ? { ttlMs } : {}),
   });
   const body = `${head.slice(0, -1)},"tools":${masked.json}${tail === "{}" ? "}" : `,${tail.slice(1)}`}`;
   await writePrivateFile(dir, name, new TextEncoder().encode(body));
@@ -297,6 +319,8 @@ export async function writeToolCache(
     tools: masked.tools,
     hasResources: options.hasResources === true,
     shapes: parseShapeRows(shapes ?? []),
+    ...(options.era ? { era: options.era } : {}),
+    ...(ttlMs !== undefined ? { ttlMs } : {}),
   });
   const nowMs = Date.now();
   for (const file of listOwnFiles(dir, /\.json$/)) {
@@ -396,6 +420,8 @@ export type ToolCacheState =
     learnableCount: number;
     /** Tools with an observed result shape (of the tool as listed). */
     shapeCount: number;
+    /** The protocol era the server spoke when listed; absent when not recorded. */
+    era?: ProtocolEra | undefined;
   }
   | { state: "none" };
 
@@ -422,10 +448,36 @@ export async function readToolCacheState(
   if (!entry) return { state: "none" };
   const ageMs = Math.max(0, (options.nowMs ?? Date.now()) - entry.fetchedAtMs);
   return {
-    state: ageMs > TOOL_CACHE_TTL_MS ? "stale" : "fresh",
+    state: ageMs > freshForMs(entry) ? "stale" : "fresh",
     ageMs,
     toolCount: entry.tools.length,
     learnableCount: entry.tools.filter((tool) => tool.outputSchema === undefined).length,
     shapeCount: countCurrentRows(entry.shapes, entry.tools),
+    ...(entry.era ? { era: entry.era } : {}),
   };
+}
+
+/**
+ * The protocol era `spec`'s server spoke when its tools were last cached, if the entry is younger than
+ * {@link TOOL_CACHE_TTL_MS} (whatever its `ttlMs`: the era outlives the list); `undefined` otherwise. The
+ * pool passes it as the start's prior verdict (a cached legacy verdict skips the `server/discover` probe).
+ *
+ * @param configDir The `<config>` directory.
+ */
+export async function readCachedEra(
+  configDir: string,
+  spec: ServerSpec,
+  clock: Clock,
+  memo: ToolCacheMemo = new ToolCacheMemo(),
+): Promise<ProtocolEra | undefined> {
+  try {
+    inspectPrivateDir(`${configDir}/cache`);
+    if (inspectPrivateDir(toolCacheDir(configDir)) === null) return undefined;
+    const { path, keyHash } = await memo.path(configDir, spec);
+    const entry = await memo.read(path, keyHash);
+    if (!entry || clock.now() - entry.fetchedAtMs > TOOL_CACHE_TTL_MS) return undefined;
+    return entry.era;
+  } catch {
+    return undefined; // No cache or one we refuse: probe.
+  }
 }

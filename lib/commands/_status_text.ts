@@ -22,6 +22,13 @@ function ageText(ms: number): string {
   return `${Math.floor(s / 86_400)} d`;
 }
 
+/** The era line of a server that applies. */
+const ERA_TEXT = {
+  modern: "protocol: modern (MCP 2026-07-28: server/discover, no initialize)",
+  legacy: "protocol: legacy (initialize, MCP 2025-11-25 or earlier)",
+  unknown: "protocol: not known yet (probed with server/discover at its next start)",
+} as const;
+
 /** The tool-cache line of a server that applies. */
 function toolCacheText(cache: ToolCacheState): string {
   switch (cache.state) {
@@ -142,6 +149,7 @@ export function renderStatusText(report: StatusReport, options: { nowMs?: number
         if (server.auth && !server.endpointRefusal) lines.push(`      ${authText(server, nowMs)}`);
       }
       if (server.toolCache) lines.push(`      ${toolCacheText(server.toolCache)}`);
+      if (server.era) lines.push(`      ${ERA_TEXT[server.era]}`);
       const observed = server.toolCache && observedText(server.toolCache, server.observeResults);
       if (observed) lines.push(`      ${observed}`);
     }

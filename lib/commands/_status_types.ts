@@ -61,6 +61,12 @@ export interface StatusServer {
   /** Servers that apply: what the on-disk tool cache holds (`ageMs` in ms). */
   toolCache?: ToolCacheState | undefined;
   /**
+   * Servers that apply: the MCP era the server spoke when last listed (from the tool cache): `"modern"`
+   * (2026-07-28, `server/discover`, no `initialize`) or `"legacy"` (`initialize`); `"unknown"` until it
+   * has been started once (its era is probed at the next start).
+   */
+  era?: "modern" | "legacy" | "unknown" | undefined;
+  /**
    * Servers that apply: whether their result shapes are learned (`[mcp] observe-results` and the
    * manifest's `observe-results`); how many tools have one is `toolCache.shapeCount`.
    */

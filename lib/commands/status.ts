@@ -239,6 +239,7 @@ async function describeServer(
   }
   if (spec && entry.state === "applies") {
     entry.toolCache = await readToolCacheState(loaded.configDir, spec, { nowMs, fs });
+    entry.era = (entry.toolCache.state !== "none" ? entry.toolCache.era : undefined) ?? "unknown";
     entry.observeResults = loaded.config.observeResults && spec.observeResults !== false;
   }
   return entry;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Catalog } from "../../lib/catalog/mod.ts";
 import {
+  readCachedEra,
   readFreshToolCache,
   readToolCacheState,
   TOOL_CACHE_TTL_MS,
@@ -33,6 +34,7 @@ Deno.test("readToolCacheState() says fresh with the age, stale past the TTL, or 
     toolCount: listed.tools.length,
     learnableCount: listed.tools.filter((tool) => tool.outputSchema === undefined).length,
     shapeCount: 0,
+    era: "legacy",
   });
   assert.equal((await state(clock.nowMs + TOOL_CACHE_TTL_MS + 1)).state, "stale");
   assert.deepEqual(await readToolCacheState(catalog.configDir, cold!), { state: "none" });
@@ -135,6 +137,30 @@ Deno.test("writeToolCache() refuses a cache/ that is a symbolic link; reading th
     );
     assert.deepEqual([...Deno.readDirSync(`${dir}/elsewhere/tools`)], []);
     assert.equal(await readFreshToolCache(dir, remoteSpec("t-123456"), CLOCK), undefined);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("writeToolCache() keeps a modern server's era and ttlMs: the list is fresh for ttlMs, the era for the TTL", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const clock = new ManualClock();
+    const spec = remoteSpec("t-1");
+    const tools = [{ name: "t", inputSchema: { type: "object" as const } }];
+    const hints = { ttlMs: 10_000, cacheScope: "public" };
+    await writeToolCache(dir, spec, tools, clock, { era: "modern", hints });
+    assert.deepEqual(await readFreshToolCache(dir, spec, clock), tools);
+    assert.equal(await readCachedEra(dir, spec, clock), "modern");
+    clock.nowMs += 10_001;
+    assert.equal(await readFreshToolCache(dir, spec, clock), undefined, "stale past the server's ttlMs");
+    assert.equal((await readToolCacheState(dir, spec, { nowMs: clock.nowMs })).state, "stale");
+    assert.equal(await readCachedEra(dir, spec, clock), "modern", "the era outlives the list");
+    clock.nowMs += TOOL_CACHE_TTL_MS;
+    assert.equal(await readCachedEra(dir, spec, clock), undefined);
+    await writeToolCache(dir, spec, tools, clock, { era: "modern", hints: { ttlMs: 0 } });
+    clock.nowMs += 1;
+    assert.equal(await readFreshToolCache(dir, spec, clock), undefined, "ttlMs 0: stale at once");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -42,6 +42,7 @@ Deno.test("buildStatusReport() shows each server's tool cache: fresh with its ag
       toolCount: tools.length,
       learnableCount: tools.filter((tool) => tool.outputSchema === undefined).length,
       shapeCount: 0,
+      era: "legacy",
     }],
     ["recent", {
       state: "fresh",
@@ -49,10 +50,17 @@ Deno.test("buildStatusReport() shows each server's tool cache: fresh with its ag
       toolCount: tools.length,
       learnableCount: tools.filter((tool) => tool.outputSchema === undefined).length,
       shapeCount: 0,
+      era: "legacy",
     }],
   ]);
+  // Each server's era, as it spoke when listed (the era is not known before a first start).
+  assert.deepEqual(report.servers.map((s) => s.era), ["unknown", "legacy", "legacy"]);
   const text = renderStatusText(report, { nowMs });
-  assert.match(text, /\n {6}tool cache: none \(the server starts for list_tools\)\n {4}old: /);
+  assert.match(text, /\n {6}protocol: legacy \(initialize, MCP 2025-11-25 or earlier\)\n/);
+  assert.match(
+    text,
+    /\n {6}tool cache: none \(the server starts for list_tools\)\n {6}protocol: not known yet [^\n]*\n {4}old: /,
+  );
   assert.match(text, /\n {6}tool cache: stale \(listed 2 d ago; the server starts for list_tools\)\n/);
   assert.match(
     text,
