@@ -219,6 +219,12 @@ export interface ExecuteOptions {
    * and the channel its confirmations go through. Default: none (questions go to the agent as requests).
    */
   waiting?: { hooks: RunHooks; confirmations: ConfirmationChannel } | undefined;
+  /**
+   * The agent's W3C trace context (`traceparent`, `tracestate` from its `tools/call` `_meta`), forwarded
+   * to every backing call of the run (modern servers get it in their request's `_meta`; its shape is
+   * checked there). Default: none.
+   */
+  trace?: { traceparent?: string | undefined; tracestate?: string | undefined } | undefined;
 }
 
 /** Share of a running call's own progress, in [0, 0.99]: `progress/total`, else `p/(p+1)`. */
@@ -311,6 +317,7 @@ export async function runExecute(
       const outcome = await catalog.call(request.namespace, request.key, args, {
         signal,
         beforeSend,
+        trace: options.trace,
         onProgress: onProgress
           ? (p) => {
             const detail = p.message ?? `${p.progress}${p.total === undefined ? "" : `/${p.total}`}`;

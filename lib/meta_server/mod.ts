@@ -281,10 +281,21 @@ interface ExecuteSession {
   relay: AgentRelay;
 }
 
-/** The options every `execute` of the session shares. */
-function executeOptions(session: ExecuteSession): ExecuteOptions {
+/**
+ * The options of one `execute` of the session: what every run shares, and the agent's W3C trace context
+ * (`traceparent`/`tracestate` in the request's `_meta`, MCP's OpenTelemetry convention) for its calls.
+ */
+function executeOptions(session: ExecuteSession, meta?: Record<string, unknown>): ExecuteOptions {
   const { checker, logger, confirmer, sessionNotices } = session;
-  return { checker, logger, confirmer, sessionNotices };
+  const text = (v: unknown) => typeof v === "string" ? v : undefined;
+  const trace = { traceparent: text(meta?.traceparent), tracestate: text(meta?.tracestate) };
+  return {
+    checker,
+    logger,
+    confirmer,
+    sessionNotices,
+    trace: trace.traceparent === undefined ? undefined : trace,
+  };
 }
 
 /**
@@ -329,13 +340,16 @@ async function answerExecute(
       timeoutMs: options.catalog.config.scriptTimeoutSecs * 1000,
       onProgress: progress ? (report) => progress.report(report) : undefined,
       run: (extra) =>
-        runExecute(options.catalog, options.runner, script, { ...executeOptions(session), ...extra }),
+        runExecute(options.catalog, options.runner, script, {
+          ...executeOptions(session, request.params._meta),
+          ...extra,
+        }),
     });
     await progress?.finish();
     return answer as CallToolResult; // `input_required` is a result of tools/call in MCP 2026-07-28
   }
   const result = await runExecute(options.catalog, options.runner, script, {
-    ...executeOptions(session),
+    ...executeOptions(session, request.params._meta),
     signal,
     onProgress: progress ? (report) => progress.report(report) : undefined,
   });

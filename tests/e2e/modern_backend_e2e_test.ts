@@ -3,7 +3,8 @@
  * 2026-07-28 backing servers built with SDK 2.4.0 (`testdata/servers/modern_server.ts`): one over stdio
  * (`serveStdio`, `legacy: "reject"`) and one over HTTP (`createMcpHandler`, `legacy: "reject"`). A script's
  * call that the server answers `input_required` (an elicitation, then `roots/list`) reaches the agent as an
- * elicitation, the roots are answered by us, and the call completes; the servers never see `initialize`.
+ * elicitation, the roots are answered by us, and the call completes; the servers never see `initialize`; the
+ * agent's trace context reaches the modern server's calls.
  */
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
@@ -12,6 +13,8 @@ import { REPO } from "../_fakes_backends.ts";
 import { cargoLock, cargoToml } from "../_fakes_meta.ts";
 import { sourceRunArgs } from "../../lib/self_command.ts";
 import { startModernHttp } from "../../testdata/servers/modern_server.ts";
+
+const TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01";
 
 Deno.test("execute reaches modern-only stdio and HTTP servers; their input requests reach the agent, roots never do", async () => {
   const root = await Deno.makeTempDir({ prefix: "symposium-modern-e2e-" });
@@ -64,7 +67,11 @@ Deno.test("execute reaches modern-only stdio and HTTP servers; their input reque
       const script = "const a = await local.ask({ question: 'stdio colour?' });" +
         " const b = await remote.ask({ question: 'http colour?' });" +
         " const e = await remote.echo({ text: 'hi' }); return [a, b, e];";
-      const result = await agent.callTool({ name: "execute", arguments: { script } });
+      const result = await agent.callTool({
+        name: "execute",
+        arguments: { script },
+        _meta: { traceparent: TRACEPARENT, tracestate: "vendor=1" },
+      });
       const text = (result.content as { type: string; text: string }[])[0]!.text;
       assert.ok(!result.isError, text);
       const wsUri = `file://${encodeURI(await Deno.realPath(ws))}`;
@@ -75,7 +82,15 @@ Deno.test("execute reaches modern-only stdio and HTTP servers; their input reque
     } finally {
       await agent.close();
     }
-    const stdioMethods = (await Deno.readTextFile(wire)).trim().split("\n").map((l) => JSON.parse(l).method);
+    const stdioLines = (await Deno.readTextFile(wire)).trim().split("\n").map((l) => JSON.parse(l));
+    const stdioMethods = stdioLines.map((l) => l.method);
+    // The agent's trace context reaches the modern server's tools/call (MCP's OpenTelemetry `_meta` keys).
+    const calls = stdioLines.filter((l) => l.method === "tools/call");
+    assert.ok(calls.length > 0);
+    for (const c of calls) {
+      assert.equal(c.params._meta?.traceparent, TRACEPARENT);
+      assert.equal(c.params._meta?.tracestate, "vendor=1");
+    }
     assert.equal(stdioMethods[0], "server/discover");
     assert.ok(!stdioMethods.includes("initialize"));
     const httpMethods = http.hits.filter((h) => h.method === "POST").map((h) => JSON.parse(h.body).method);
