@@ -6,7 +6,7 @@
  */
 import type { CommandContext } from "./context.ts";
 import { resolveConfigDir } from "../plugins/config.ts";
-import type { Catalog } from "../catalog/mod.ts";
+import type { Catalog, CatalogOptions } from "../catalog/mod.ts";
 import type { ConnectFn } from "../backends/mod.ts";
 import type { HttpConnectorOptions } from "../backends/http.ts";
 import { createLogger, type Logger, type LogLevel, type SessionLogger } from "../log.ts";
@@ -28,6 +28,8 @@ export interface Session {
  * so a caller's `onCatalog` runs as early as it can.
  *
  * @param options.stderrLevel Lowest level logged to stderr. @default "info" (`"debug"` with --verbose)
+ * @param options.load The resolution loader (`doctor` hands the resolution it already made). Default
+ *   `loadResolution`.
  * @param options.onCatalog Called with the catalog as soon as it is resolved, before the sandbox loads
  *   (`mcp-serve` starts the servers an early `execute` names there). Default: none.
  */
@@ -36,6 +38,7 @@ export async function openSession(
   options: {
     stderrLevel?: LogLevel;
     sessionName?: string;
+    load?: CatalogOptions["load"];
     onCatalog?: (catalog: Catalog, logger: Logger) => void;
   } = {},
 ): Promise<Session> {
@@ -58,6 +61,7 @@ export async function openSession(
       homeDir: ctx.homeDir,
       configDir: ctx.configDir,
       logger,
+      ...(options.load ? { load: options.load } : {}),
       connect: lazyHttpConnector(connectBySpec, { configDir }),
     });
   } catch (error) {

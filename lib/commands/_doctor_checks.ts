@@ -1,0 +1,254 @@
+/**
+ * The offline checks of `doctor` (private to `lib/commands/`): what `status` already knows (config,
+ * workspace, plugins and their trust, git registries, refusals, sign-in states, private folders)
+ * turned into check lines, and whether each agent's MCP config still holds the entry `sync` writes
+ * (a dry run of `sync`: nothing is written).
+ *
+ * @module
+ */
+import type { CommandContext } from "./context.ts";
+import type { LoadedResolution } from "../catalog/resolve.ts";
+import type { StatusProblem, StatusReport } from "./_status_types.ts";
+import { trustCommand } from "../plugin_sources/mod.ts";
+import { type PathContext, syncAgents, toPlatform } from "../sync/mod.ts";
+import { userServerCommand } from "./sync.ts";
+
+/** `ok` ✓, `warn` ! (worth knowing; does not fail the run), `fail` ✗ (exit code 1). */
+export type DoctorState = "ok" | "warn" | "fail";
+
+/** One line of `doctor`, and one entry of `doctor --json`'s `checks`. */
+export interface DoctorCheck {
+  /**
+   * What is checked: `program`, `config`, `workspace`, `problem`, `plugin`, `registry`, `agent`,
+   * `server`, `sign-in` or `sandbox`.
+   */
+  area: string;
+  /** Which one: an agent id, a server, plugin or registry name, a file; `""` when the area is one thing. */
+  subject: string;
+  state: DoctorState;
+  /** What was found, in one line (no secret: names and states only). */
+  message: string;
+  /** What to do about it (an exact command when there is one); absent when nothing is to be done. */
+  fix?: string | undefined;
+  /** The error code, when the check found one (e.g. `SERVER_UNTRUSTED`, `START_FAILED`). */
+  code?: string | undefined;
+  /** Servers and the sandbox: how long the check took, in ms. */
+  elapsedMs?: number | undefined;
+  /** Servers that answered `tools/list`: how many tools they list. */
+  toolCount?: number | undefined;
+}
+
+/** `cargo agents` as every fix spells the program. */
+const PROGRAM = "cargo agents";
+
+/** The config, workspace and problem lines `status` knows, in that order. */
+export function configChecks(report: StatusReport): DoctorCheck[] {
+  const checks: DoctorCheck[] = [];
+  const configError = report.configError;
+  checks.push(
+    configError ? fromProblem("config", report.configFile, configError) : {
+      area: "config",
+      subject: report.configFile,
+      state: "ok",
+      message: report.configFilePresent ? "loads" : "absent: every setting has its default",
+    },
+  );
+  const ws = report.workspace;
+  checks.push(
+    ws.root === null
+      ? {
+        area: "workspace",
+        subject: "",
+        state: "warn",
+        message: "no Cargo workspace around this folder: only servers that apply everywhere are in scope",
+        fix: "run it inside the Rust workspace the agent works in",
+      }
+      : {
+        area: "workspace",
+        subject: ws.root,
+        state: "ok",
+        message: `${ws.manifests.length} manifest(s), ${ws.dependencyCount} direct dependencies${
+          ws.lockfile ? ", Cargo.lock" : ""
+        }`,
+      },
+  );
+  for (const problem of report.problems) {
+    if (problem.code === "SERVER_UNTRUSTED") continue; // its plugin's trust line says it with the command
+    if (configError && problem.code === configError.code && problem.message === configError.message) continue;
+    const check = fromProblem("problem", problem.location?.file ?? "", problem);
+    // A folder others can read is a warning (`status` exits 0 for it too).
+    if (problem.code === "PRIVATE_DIR_LOOSE") check.state = "warn";
+    checks.push(check);
+  }
+  return checks;
+}
+
+function fromProblem(area: string, subject: string, problem: StatusProblem): DoctorCheck {
+  const at = problem.location
+    ? ` (${problem.location.file}:${problem.location.line}:${problem.location.column})`
+    : "";
+  return {
+    area,
+    subject,
+    state: "fail",
+    message: `${problem.message}${at}`,
+    fix: problem.hint,
+    code: problem.code,
+  };
+}
+
+/** One line per plugin that needs trust and lacks it, with the command that trusts it after review. */
+export function trustChecks(loaded: LoadedResolution): DoctorCheck[] {
+  const checks: DoctorCheck[] = [];
+  for (const plugin of loaded.plugins) {
+    if (plugin.trust === undefined) continue;
+    const source = plugin.source ?? "workspace";
+    if (plugin.trust === "trusted") {
+      checks.push({
+        area: "plugin",
+        subject: plugin.name,
+        state: "ok",
+        message: `${source} manifest trusted`,
+      });
+      continue;
+    }
+    const servers = plugin.manifest.mcpServers.map((s) => s.name);
+    checks.push({
+      area: "plugin",
+      subject: plugin.name,
+      state: "fail",
+      code: "SERVER_UNTRUSTED",
+      message: `${source} manifest ${plugin.file} is ${
+        plugin.trust === "changed" ? "changed since it was trusted" : "not trusted"
+      }: its server(s) ${servers.join(", ") || "(none)"} do not start`,
+      fix: `review it (\`${PROGRAM} status\` shows each server's command), then run \`${
+        (plugin.trustFiles ?? [plugin.file]).map(trustCommand).join(" && ")
+      }\``,
+    });
+  }
+  return checks;
+}
+
+/** Git registries: fetched, when, and the last fetch's failure. */
+export function registryChecks(report: StatusReport): DoctorCheck[] {
+  return report.sources.filter((src) => src.kind === "git").map((src): DoctorCheck => {
+    const when = src.fetchedAtMs === undefined ? undefined : new Date(src.fetchedAtMs).toISOString();
+    if (src.fetchError !== undefined || when === undefined) {
+      return {
+        area: "registry",
+        subject: src.name,
+        state: "warn",
+        message: src.fetchError !== undefined
+          ? `last fetch failed${when ? ` (using the copy fetched ${when})` : ""}: ${src.fetchError}`
+          : "not fetched yet: its plugins are not loaded",
+        fix: `run \`${PROGRAM} plugin sync ${src.name}\``,
+      };
+    }
+    return {
+      area: "registry",
+      subject: src.name,
+      state: "ok",
+      message: `fetched ${when}, ${src.plugins} plugin(s)`,
+    };
+  });
+}
+
+/** Remote servers in scope: the stored sign-in's state (read from the credentials folder, never sent). */
+export function signInChecks(report: StatusReport): DoctorCheck[] {
+  const checks: DoctorCheck[] = [];
+  for (const server of report.servers) {
+    if (server.state !== "applies" || server.auth === undefined) continue;
+    const expiry = server.authExpiresAt === undefined
+      ? ""
+      : ` (token expiry ${new Date(server.authExpiresAt).toISOString()})`;
+    const login = `run \`${PROGRAM} mcp login ${server.name}\``;
+    const check: DoctorCheck = { area: "sign-in", subject: server.name, state: "ok", message: "" };
+    switch (server.auth) {
+      case "signed-in":
+        check.message = `signed in${expiry}`;
+        break;
+      case "expired-refreshable":
+        check.message = `expired${expiry}; renewed with the stored refresh token on next use`;
+        break;
+      case "header-auth":
+        check.message = "the manifest sets an Authorization header (no sign-in)";
+        break;
+      case "expired":
+        Object.assign(check, { state: "fail", message: `expired${expiry}`, fix: login });
+        break;
+      default:
+        Object.assign(
+          check,
+          server.authStored
+            ? { state: "fail", message: "stored sign-in unusable", fix: login }
+            : { state: "warn", message: "none stored", fix: `if the server asks for one: ${login}` },
+        );
+    }
+    checks.push(check);
+  }
+  return checks;
+}
+
+/**
+ * One line per agent `sync` detects (config folder or program on `PATH`): whether its user-level
+ * config file still holds the `symposium` entry this program's `sync` would write, found by a
+ * `sync --dry-run` (reads each file under `sync`'s budgets, writes nothing).
+ */
+export async function agentChecks(ctx: CommandContext): Promise<DoctorCheck[]> {
+  if (ctx.homeDir === "") {
+    return [{
+      area: "agent",
+      subject: "",
+      state: "fail",
+      code: "SYNC_NO_HOME",
+      message: "the home directory is unknown, so no agent config can be found",
+      fix: "set HOME (USERPROFILE on Windows)",
+    }];
+  }
+  const paths: PathContext = {
+    platform: toPlatform(Deno.build.os),
+    homeDir: ctx.homeDir,
+    env: ctx.env,
+    cwd: ctx.cwd,
+  };
+  const outcomes = await syncAgents({ agents: [], project: false, dryRun: true, remove: false }, {
+    paths,
+    server: userServerCommand(ctx),
+    signal: ctx.signal,
+  });
+  const checks = outcomes.filter((o) => o.status !== "skipped").map((o): DoctorCheck => {
+    const where = o.file ?? "";
+    const sync = `run \`${PROGRAM} sync --agent ${o.agent}\``;
+    if (o.status === "unchanged") {
+      return { area: "agent", subject: o.agent, state: "ok", message: `${o.agentName}: synced (${where})` };
+    }
+    if (o.status === "error") {
+      return {
+        area: "agent",
+        subject: o.agent,
+        state: "fail",
+        code: o.error?.code,
+        message: `${o.agentName}: ${o.detail}`,
+        fix: o.error?.hint ?? `fix the file, then ${sync}`,
+      };
+    }
+    const what = o.detail === "replaced a stale entry" ? "its entry points elsewhere" : "no symposium entry";
+    return {
+      area: "agent",
+      subject: o.agent,
+      state: "fail",
+      message: `${o.agentName}: not synced, ${what} (${where})`,
+      fix: sync,
+    };
+  });
+  if (checks.length === 0) {
+    checks.push({
+      area: "agent",
+      subject: "",
+      state: "warn",
+      message: "no agent detected (no agent config folder, no agent program on PATH)",
+      fix: `name yours: \`${PROGRAM} sync --agent NAME\` (\`${PROGRAM} sync --list\` shows them all)`,
+    });
+  }
+  return checks;
+}
