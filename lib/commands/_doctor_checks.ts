@@ -180,7 +180,7 @@ export function signInChecks(report: StatusReport): DoctorCheck[] {
         Object.assign(
           check,
           server.authStored
-            ? { state: "fail", message: "stored sign-in unusable", fix: login }
+            ? { state: "fail", message: "stored sign-in unusable", fix: server.authHint ?? login }
             : { state: "warn", message: "none stored", fix: `if the server asks for one: ${login}` },
         );
     }
