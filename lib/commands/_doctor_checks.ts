@@ -20,7 +20,7 @@ export type DoctorState = "ok" | "warn" | "fail";
 export interface DoctorCheck {
   /**
    * What is checked: `program`, `config`, `workspace`, `problem`, `plugin`, `registry`, `agent`,
-   * `server`, `sign-in` or `sandbox`.
+   * `server`, `sign-in`, `sandbox`, `session` (the session could not open) or `log`.
    */
   area: string;
   /** Which one: an agent id, a server, plugin or registry name, a file; `""` when the area is one thing. */

@@ -30,6 +30,7 @@ export interface Session {
  * @param options.stderrLevel Lowest level logged to stderr. @default "info" (`"debug"` with --verbose)
  * @param options.load The resolution loader (`doctor` hands the resolution it already made). Default
  *   `loadResolution`.
+ * @param options.noLogFile Log to stderr only (`doctor`, which reads the last session's file). Default false.
  * @param options.onCatalog Called with the catalog as soon as it is resolved, before the sandbox loads
  *   (`mcp-serve` starts the servers an early `execute` names there). Default: none.
  */
@@ -39,6 +40,8 @@ export async function openSession(
     stderrLevel?: LogLevel;
     sessionName?: string;
     load?: CatalogOptions["load"];
+    /** Log to stderr only, not to a session file in `<config>/logs/`. @default false */
+    noLogFile?: boolean;
     onCatalog?: (catalog: Catalog, logger: Logger) => void;
   } = {},
 ): Promise<Session> {
@@ -46,7 +49,7 @@ export async function openSession(
   const logger = createLogger({
     writeErr: ctx.writeErr,
     stderrLevel: ctx.verbose ? "debug" : options.stderrLevel ?? "info",
-    logDir: `${configDir}/logs`,
+    logDir: options.noLogFile === true ? undefined : `${configDir}/logs`,
     sessionName: options.sessionName,
   });
   let catalog: Catalog;

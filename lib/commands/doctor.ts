@@ -12,7 +12,8 @@
  *   write now (a dry run of `sync`), else the `sync --agent` command;
  * - each server in scope: started through the pool and asked `tools/list`, all at once, each bounded
  *   by `--timeout-secs`, with its tool count and time; remote ones: the stored sign-in's state;
- * - the sandbox: a `return 1` script runs.
+ * - the sandbox: a `return 1` script runs;
+ * - the last session's log (`<config>/logs/`): its errors and warnings counted, the last error shown.
  *
  * Every line goes through `printable` (a manifest or a server cannot put control characters on the
  * terminal), and only names, states, paths and codes are shown: never a header value, token or
@@ -28,7 +29,7 @@
  * ```
  *
  * `area` is one of `program`, `config`, `workspace`, `problem`, `plugin`, `registry`, `agent`,
- * `server`, `sign-in`, `sandbox`, `session`; `state` one of `ok`, `warn`, `fail`; `fix`, `code`,
+ * `server`, `sign-in`, `sandbox`, `session`, `log`; `state` one of `ok`, `warn`, `fail`; `fix`, `code`,
  * `elapsedMs` (ms) and `toolCount` appear when known. New areas and fields may be added; none is
  * renamed without a new `schema`.
  *
@@ -48,6 +49,7 @@ import {
   trustChecks,
 } from "./_doctor_checks.ts";
 import { probeSandbox, probeServers } from "./_doctor_probes.ts";
+import { lastSessionLogCheck } from "./_doctor_log.ts";
 
 export type { DoctorCheck, DoctorState } from "./_doctor_checks.ts";
 
@@ -100,7 +102,7 @@ export async function runDoctor(options: DoctorOptions, ctx: CommandContext): Pr
   });
   checks.push(...configChecks(report), ...trustChecks(loaded), ...registryChecks(report));
   const [agents, live] = await Promise.all([agentChecks(ctx), liveChecks(loaded, ctx, timeoutMs)]);
-  checks.push(...agents, ...signInChecks(report), ...live);
+  checks.push(...agents, ...signInChecks(report), ...live, ...await lastSessionLogCheck(loaded.configDir));
   const ok = checks.every((c) => c.state !== "fail");
   if (options.json) {
     const doc: DoctorReport = { schema: 1, ok, version: options.version, checks };
@@ -124,7 +126,7 @@ async function liveChecks(
   let session;
   try {
     const { openSession } = await import("./_session.ts");
-    session = await openSession(ctx, { stderrLevel: "error", sessionName: "doctor", load });
+    session = await openSession(ctx, { stderrLevel: "error", noLogFile: true, load });
   } catch (error) {
     const e = error as { code?: unknown; message?: unknown; hint?: unknown };
     return [{

@@ -128,7 +128,7 @@ Deno.test("doctor --json says all is well (exit 0) once the agent is synced, wit
   }
 });
 
-Deno.test("doctor names an expired sign-in with the login command, and refuses a bad --timeout-secs", async () => {
+Deno.test("doctor names an expired sign-in, a server past its deadline and the last log's errors; refuses a bad --timeout-secs", async () => {
   const w = await world();
   try {
     await Deno.remove(join(w.home, "plugins", "good"), { recursive: true });
@@ -146,8 +146,26 @@ Deno.test("doctor names an expired sign-in with the login command, and refuses a
       }),
       { mode: 0o600 },
     );
-    const out = await run(w, ["doctor", "--timeout-secs", "20"]);
+    // Starts and never answers: its line comes at the deadline, and the run ends (the server is stopped).
+    await writePlugin(w.home, "slow", '[[mcp_servers]]\nname = "slow"\ncommand = "sleep"\nargs = ["600"]\n');
+    await Deno.mkdir(join(w.home, "logs"), { recursive: true, mode: 0o700 });
+    await Deno.writeTextFile(
+      join(w.home, "logs", "2026-01-31T12-00-00-000Z-4242.log"),
+      "2026-01-31T12:00:00.000Z INFO started\n2026-01-31T12:00:01.000Z WARN w\n" +
+        "2026-01-31T12:00:02.000Z ERROR [x] x failed to start: \u001b[31mno\n",
+    );
+    const out = await run(w, ["doctor", "--timeout-secs", "1"]);
     assert.equal(out.code, 1, out.stdout + out.stderr);
+    assert.doesNotMatch(out.stdout, RAW_CONTROL);
+    assert.match(
+      out.stdout,
+      /^✗ server slow: did not start and answer tools\/list within 1000 ms\n {4}fix: .*`cargo agents mcp tools slow`/m,
+    );
+    assert.match(out.stdout, /^✗ server remote: /m);
+    assert.match(
+      out.stdout,
+      /^! log .*2026-01-31T12-00-00-000Z-4242\.log: last session: 1 error\(s\), 1 warning\(s\); the last: .*ERROR \[x\] x failed to start: \\u001b\[31mno$/m,
+    );
     assert.match(
       out.stdout,
       /^✗ sign-in remote: expired \(token expiry 1970-01-01T00:00:01\.000Z\)\n {4}fix: run `cargo agents mcp login remote`$/m,
