@@ -37,6 +37,7 @@
  */
 import type { CommandContext } from "./context.ts";
 import { printable } from "../diagnostics.ts";
+import { maskSecrets } from "../secrets/mod.ts";
 import { type LoadedResolution, loadResolution } from "../catalog/resolve.ts";
 import { buildStatusReport } from "./status.ts";
 import {
@@ -103,6 +104,11 @@ export async function runDoctor(options: DoctorOptions, ctx: CommandContext): Pr
   checks.push(...configChecks(report), ...trustChecks(loaded), ...registryChecks(report));
   const [agents, live] = await Promise.all([agentChecks(ctx), liveChecks(loaded, ctx, timeoutMs)]);
   checks.push(...agents, ...signInChecks(report), ...live, ...await lastSessionLogCheck(loaded.configDir));
+  // A server's stderr tail may echo what it was given: every secret this process expanded is masked.
+  for (const c of checks) {
+    c.message = maskSecrets(c.message);
+    if (c.fix !== undefined) c.fix = maskSecrets(c.fix);
+  }
   const ok = checks.every((c) => c.state !== "fail");
   if (options.json) {
     const doc: DoctorReport = { schema: 1, ok, version: options.version, checks };

@@ -55,13 +55,30 @@ Deno.test("doctor names a server that does not start, an unsynced agent and an u
       "broken",
       '[[mcp_servers]]\nname = "broken"\ncommand = "sh"\nargs = ["-c", "printf \'\\\\033[31mboom\' >&2; exit 3"]\n',
     );
+    // Echoes the secret it was given (from the environment, through its manifest) and exits.
+    await writePlugin(
+      w.home,
+      "leaky",
+      '[[mcp_servers]]\nname = "leaky"\ncommand = "sh"\nargs = ["-c", "echo \\"token=$TOKEN\\" >&2; exit 4"]\n' +
+        'env = { TOKEN = "${DOCTOR_TEST_SECRET}" }\n',
+    );
     await Deno.writeTextFile(
       join(w.ws, "SYMPOSIUM.toml"),
       'name = "team"\n\n[[mcp_servers]]\nname = "teamtool"\ncommand = "true"\n',
     );
-    const out = await run(w, ["doctor", "--timeout-secs", "60"]);
+    const out = await runMain(["doctor", "--timeout-secs", "60"], {
+      cwd: w.ws,
+      env: { ...w.env, DOCTOR_TEST_SECRET: "s3cr3t-doctor-value" },
+    });
     assert.equal(out.code, 1, out.stdout + out.stderr);
     assert.doesNotMatch(out.stdout, RAW_CONTROL);
+    assert.match(out.stdout, /^✗ server leaky: .*token=/m);
+    assert.ok(!(out.stdout + out.stderr).includes("s3cr3t-doctor-value"), "a secret was printed");
+    assert.equal(
+      await Deno.readTextFile(join(w.env.HOME!, ".gemini", "settings.json")),
+      "{}\n",
+      "doctor wrote",
+    );
     assert.match(out.stdout, /^✓ program: cargo-agents \d+\.\d+\.\d+/m);
     assert.match(out.stdout, /^✓ server good: stdio: started and listed \d+ tool\(s\) in \d+ ms$/m);
     assert.match(
@@ -78,7 +95,7 @@ Deno.test("doctor names a server that does not start, an unsynced agent and an u
       /^✗ agent gemini: Gemini CLI: not synced, no symposium entry \(.*settings\.json\)\n {4}fix: run `cargo agents sync --agent gemini`$/m,
     );
     assert.match(out.stdout, /^✓ sandbox: `return 1` ran in \d+ ms$/m);
-    assert.match(out.stdout, /^3 problems(, \d+ warnings?)?: fix the ✗ lines above/m);
+    assert.match(out.stdout, /^4 problems(, \d+ warnings?)?: fix the ✗ lines above/m);
   } finally {
     await w.remove();
   }
