@@ -20,7 +20,7 @@ export type DoctorState = "ok" | "warn" | "fail";
 export interface DoctorCheck {
   /**
    * What is checked: `program`, `config`, `workspace`, `problem`, `plugin`, `registry`, `agent`,
-   * `server`, `sign-in`, `sandbox`, `session` (the session could not open) or `log`.
+   * `server`, `sign-in`, `tool-cache`, `sandbox`, `session` (the session could not open) or `log`.
    */
   area: string;
   /** Which one: an agent id, a server, plugin or registry name, a file; `""` when the area is one thing. */
@@ -251,4 +251,23 @@ export async function agentChecks(ctx: CommandContext): Promise<DoctorCheck[]> {
     });
   }
   return checks;
+}
+
+/**
+ * The tool cache as it was before the live checks (`list_tools` answers from a fresh listing without
+ * starting the server; the live checks then refresh it): how many servers in scope had one.
+ */
+export function toolCacheCheck(report: StatusReport): DoctorCheck[] {
+  const applying = report.servers.filter((s) => s.state === "applies");
+  if (applying.length === 0) return [];
+  const fresh = applying.filter((s) => s.toolCache?.state === "fresh").length;
+  const stale = applying.filter((s) => s.toolCache?.state === "stale").length;
+  return [{
+    area: "tool-cache",
+    subject: "",
+    state: "ok",
+    message: `${fresh} of ${applying.length} server(s) had a fresh listing${
+      stale > 0 ? `, ${stale} a stale one` : ""
+    }; the servers that answer below are cached anew`,
+  }];
 }

@@ -12,6 +12,7 @@
  *   write now (a dry run of `sync`), else the `sync --agent` command;
  * - each server in scope: started through the pool and asked `tools/list`, all at once, each bounded
  *   by `--timeout-secs`, with its tool count and time; remote ones: the stored sign-in's state;
+ * - the tool cache: how many servers in scope had a fresh listing before the servers were started;
  * - the sandbox: a `return 1` script runs;
  * - the last session's log (`<config>/logs/`): its errors and warnings counted, the last error shown.
  *
@@ -29,7 +30,7 @@
  * ```
  *
  * `area` is one of `program`, `config`, `workspace`, `problem`, `plugin`, `registry`, `agent`,
- * `server`, `sign-in`, `sandbox`, `session`, `log`; `state` one of `ok`, `warn`, `fail`; `fix`, `code`,
+ * `sign-in`, `tool-cache`, `server`, `sandbox`, `session`, `log`; `state` one of `ok`, `warn`, `fail`; `fix`, `code`,
  * `elapsedMs` (ms) and `toolCount` appear when known. New areas and fields may be added; none is
  * renamed without a new `schema`.
  *
@@ -47,6 +48,7 @@ import {
   type DoctorState,
   registryChecks,
   signInChecks,
+  toolCacheCheck,
   trustChecks,
 } from "./_doctor_checks.ts";
 import { probeSandbox, probeServers } from "./_doctor_probes.ts";
@@ -103,7 +105,13 @@ export async function runDoctor(options: DoctorOptions, ctx: CommandContext): Pr
   });
   checks.push(...configChecks(report), ...trustChecks(loaded), ...registryChecks(report));
   const [agents, live] = await Promise.all([agentChecks(ctx), liveChecks(loaded, ctx, timeoutMs)]);
-  checks.push(...agents, ...signInChecks(report), ...live, ...await lastSessionLogCheck(loaded.configDir));
+  checks.push(
+    ...agents,
+    ...signInChecks(report),
+    ...toolCacheCheck(report),
+    ...live,
+    ...await lastSessionLogCheck(loaded.configDir),
+  );
   // A server's stderr tail may echo what it was given: every secret this process expanded is masked.
   for (const c of checks) {
     c.message = maskSecrets(c.message);

@@ -134,6 +134,10 @@ Deno.test("doctor --json says all is well (exit 0) once the agent is synced, wit
     assert.deepEqual(byArea("agent"), ["gemini"]);
     assert.deepEqual(byArea("server"), ["good"]);
     assert.deepEqual(byArea("sandbox"), [""]);
+    assert.match(
+      report.checks.find((c) => c.area === "tool-cache")!.message,
+      /^1 of 1 server\(s\) had a fresh listing/,
+    );
     const good = report.checks.find((c) => c.area === "server")!;
     assert.ok(good.toolCount! > 0 && good.elapsedMs! >= 0);
     const text = await run(w, ["doctor", "--timeout-secs", "60"]);
