@@ -149,7 +149,7 @@ Deno.test("doctor --json says all is well (exit 0) once the agent is synced, wit
   }
 });
 
-Deno.test("doctor names an expired sign-in, a server past its deadline and the last log's errors; refuses a bad --timeout-secs", async () => {
+Deno.test("doctor names an expired sign-in, a server past its deadline, a config.toml Problem and the last log's errors; refuses a bad --timeout-secs", async () => {
   const w = await world();
   try {
     await Deno.remove(join(w.home, "plugins", "good"), { recursive: true });
@@ -175,6 +175,7 @@ Deno.test("doctor names an expired sign-in, a server past its deadline and the l
       "2026-01-31T12:00:00.000Z INFO started\n2026-01-31T12:00:01.000Z WARN w\n" +
         "2026-01-31T12:00:02.000Z ERROR [x] x failed to start: \u001b[31mno\n",
     );
+    await Deno.writeTextFile(join(w.home, "config.toml"), "[mcp]\nscript-timeout = 30\n");
     const out = await run(w, ["doctor", "--timeout-secs", "1"]);
     assert.equal(out.code, 1, out.stdout + out.stderr);
     assert.doesNotMatch(out.stdout, RAW_CONTROL);
@@ -183,6 +184,10 @@ Deno.test("doctor names an expired sign-in, a server past its deadline and the l
       /^✗ server slow: did not start and answer tools\/list within 1000 ms\n {4}fix: .*`cargo agents mcp tools slow`/m,
     );
     assert.match(out.stdout, /^✗ server remote: /m);
+    assert.match(
+      out.stdout,
+      /^✗ config .*config\.toml: Cannot apply "script-timeout" in \[mcp\].*config\.toml:2:1\)\n {4}fix: did you mean "script-timeout-secs"\?$/m,
+    );
     assert.match(
       out.stdout,
       /^! log .*2026-01-31T12-00-00-000Z-4242\.log: last session: 1 error\(s\), 1 warning\(s\); the last: .*ERROR \[x\] x failed to start: \\u001b\[31mno$/m,
