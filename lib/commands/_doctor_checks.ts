@@ -10,7 +10,14 @@ import type { CommandContext } from "./context.ts";
 import type { LoadedResolution } from "../catalog/resolve.ts";
 import type { StatusProblem, StatusReport } from "./_status_types.ts";
 import { trustCommand } from "../plugin_sources/mod.ts";
-import { type PathContext, syncAgents, toPlatform } from "../sync/mod.ts";
+import {
+  type PathContext,
+  PORTABLE_CARGO_SERVER,
+  PORTABLE_SERVER,
+  type ServerCommand,
+  syncAgents,
+  toPlatform,
+} from "../sync/mod.ts";
 import { userServerCommand } from "./sync.ts";
 
 /** `ok` ✓, `warn` ! (worth knowing; does not fail the run), `fail` ✗ (exit code 1). */
@@ -189,6 +196,10 @@ export function signInChecks(report: StatusReport): DoctorCheck[] {
   return checks;
 }
 
+function pathsOf(ctx: CommandContext): PathContext {
+  return { platform: toPlatform(Deno.build.os), homeDir: ctx.homeDir, env: ctx.env, cwd: ctx.cwd };
+}
+
 /**
  * One line per agent `sync` detects (config folder or program on `PATH`): whether its user-level
  * config file still holds the `symposium` entry this program's `sync` would write, found by a
@@ -270,4 +281,49 @@ export function toolCacheCheck(report: StatusReport): DoctorCheck[] {
       stale > 0 ? `, ${stale} a stale one` : ""
     }; the servers that answer below are cached anew`,
   }];
+}
+
+/**
+ * The project-level files (`sync --project`) of the detected agents that hold a `symposium` entry:
+ * ✓ when it is what `sync --project` (or `--via-cargo`) writes, ✗ when it starts something else.
+ * A project without such files, or outside a Cargo workspace, gives no line: they are optional.
+ */
+export async function projectAgentChecks(ctx: CommandContext): Promise<DoctorCheck[]> {
+  if (ctx.homeDir === "") return [];
+  const dryRun = async (projectServer: ServerCommand) => {
+    try {
+      return await syncAgents({ agents: [], project: true, dryRun: true, remove: false }, {
+        paths: pathsOf(ctx),
+        server: projectServer,
+        projectServer,
+        signal: ctx.signal,
+      });
+    } catch {
+      return []; // Not in a Cargo workspace (SYNC_NO_WORKSPACE): no project-level files to check.
+    }
+  };
+  const [plain, viaCargo] = await Promise.all([dryRun(PORTABLE_SERVER), dryRun(PORTABLE_CARGO_SERVER)]);
+  const checks: DoctorCheck[] = [];
+  for (const o of plain) {
+    const cargo = viaCargo.find((v) => v.agent === o.agent && v.file === o.file);
+    const synced = o.status === "unchanged" || cargo?.status === "unchanged";
+    if (synced) {
+      checks.push({
+        area: "agent",
+        subject: o.agent,
+        state: "ok",
+        message: `${o.agentName}: project file synced (${o.file})`,
+      });
+    } else if (o.status === "written" && o.detail === "replaced a stale entry") {
+      checks.push({
+        area: "agent",
+        subject: o.agent,
+        state: "fail",
+        message: `${o.agentName}: the project file's symposium entry starts something else (${o.file})`,
+        fix:
+          `run \`${PROGRAM} sync --project --agent ${o.agent}\` (add --via-cargo to start \`cargo agents mcp-serve\`)`,
+      });
+    }
+  }
+  return checks;
 }

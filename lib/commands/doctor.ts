@@ -9,7 +9,8 @@
  * - workspace and crate plugins not trusted or changed since trusted, with the `trust` command;
  * - git registries: fetched, and when;
  * - each agent `sync` detects: its config file parses and holds the `symposium` entry `sync` would
- *   write now (a dry run of `sync`), else the `sync --agent` command;
+ *   write now (a dry run of `sync`), else the `sync --agent` command; and a project-level file
+ *   (`sync --project`) whose entry starts something else;
  * - each server in scope: started through the pool and asked `tools/list`, all at once, each bounded
  *   by `--timeout-secs`, with its tool count and time; remote ones: the stored sign-in's state;
  * - the tool cache: how many servers in scope had a fresh listing before the servers were started;
@@ -46,6 +47,7 @@ import {
   configChecks,
   type DoctorCheck,
   type DoctorState,
+  projectAgentChecks,
   registryChecks,
   signInChecks,
   toolCacheCheck,
@@ -104,9 +106,14 @@ export async function runDoctor(options: DoctorOptions, ctx: CommandContext): Pr
     env: ctx.env,
   });
   checks.push(...configChecks(report), ...trustChecks(loaded), ...registryChecks(report));
-  const [agents, live] = await Promise.all([agentChecks(ctx), liveChecks(loaded, ctx, timeoutMs)]);
+  const [agents, projectAgents, live] = await Promise.all([
+    agentChecks(ctx),
+    projectAgentChecks(ctx),
+    liveChecks(loaded, ctx, timeoutMs),
+  ]);
   checks.push(
     ...agents,
+    ...projectAgents,
     ...signInChecks(report),
     ...toolCacheCheck(report),
     ...live,

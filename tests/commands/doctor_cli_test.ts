@@ -62,6 +62,12 @@ Deno.test("doctor names a server that does not start, an unsynced agent and an u
       '[[mcp_servers]]\nname = "leaky"\ncommand = "sh"\nargs = ["-c", "echo \\"token=$TOKEN\\" >&2; exit 4"]\n' +
         'env = { TOKEN = "${DOCTOR_TEST_SECRET}" }\n',
     );
+    // A project-level entry (`sync --project`) that starts something else.
+    await Deno.mkdir(join(w.ws, ".gemini"));
+    await Deno.writeTextFile(
+      join(w.ws, ".gemini", "settings.json"),
+      '{ "mcpServers": { "symposium": { "command": "old-cargo-agents", "args": ["mcp-serve"] } } }\n',
+    );
     await Deno.writeTextFile(
       join(w.ws, "SYMPOSIUM.toml"),
       'name = "team"\n\n[[mcp_servers]]\nname = "teamtool"\ncommand = "true"\n',
@@ -94,8 +100,12 @@ Deno.test("doctor names a server that does not start, an unsynced agent and an u
       out.stdout,
       /^✗ agent gemini: Gemini CLI: not synced, no symposium entry \(.*settings\.json\)\n {4}fix: run `cargo agents sync --agent gemini`$/m,
     );
+    assert.match(
+      out.stdout,
+      /^✗ agent gemini: Gemini CLI: the project file's symposium entry starts something else \(.*\/ws\/\.gemini\/settings\.json\)\n {4}fix: run `cargo agents sync --project --agent gemini`/m,
+    );
     assert.match(out.stdout, /^✓ sandbox: `return 1` ran in \d+ ms$/m);
-    assert.match(out.stdout, /^4 problems(, \d+ warnings?)?: fix the ✗ lines above/m);
+    assert.match(out.stdout, /^5 problems(, \d+ warnings?)?: fix the ✗ lines above/m);
   } finally {
     await w.remove();
   }
@@ -114,6 +124,8 @@ Deno.test("doctor --json says all is well (exit 0) once the agent is synced, wit
     );
     const synced = await run(w, ["sync", "--agent", "gemini"]);
     assert.equal(synced.code, 0, synced.stdout + synced.stderr);
+    const project = await run(w, ["sync", "--project", "--via-cargo", "--agent", "gemini"]);
+    assert.equal(project.code, 0, project.stdout + project.stderr);
     const out = await run(w, ["doctor", "--json", "--timeout-secs", "60"]);
     assert.equal(out.code, 0, out.stdout + out.stderr);
     const report = JSON.parse(out.stdout) as DoctorReport;
@@ -131,7 +143,7 @@ Deno.test("doctor --json says all is well (exit 0) once the agent is synced, wit
     }
     const byArea = (area: string) => report.checks.filter((c) => c.area === area).map((c) => c.subject);
     assert.deepEqual(byArea("program"), [""]);
-    assert.deepEqual(byArea("agent"), ["gemini"]);
+    assert.deepEqual(byArea("agent"), ["gemini", "gemini"]);
     assert.deepEqual(byArea("server"), ["good"]);
     assert.deepEqual(byArea("sandbox"), [""]);
     assert.match(
@@ -143,6 +155,10 @@ Deno.test("doctor --json says all is well (exit 0) once the agent is synced, wit
     const text = await run(w, ["doctor", "--timeout-secs", "60"]);
     assert.equal(text.code, 0);
     assert.match(text.stdout, /^✓ agent gemini: Gemini CLI: synced/m);
+    assert.match(
+      text.stdout,
+      /^✓ agent gemini: Gemini CLI: project file synced \(.*\/ws\/\.gemini\/settings\.json\)$/m,
+    );
     assert.match(text.stdout, /\nAll is well( \(\d+ warnings?\))?\.\n$/);
   } finally {
     await w.remove();
