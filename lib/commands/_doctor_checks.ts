@@ -128,9 +128,9 @@ export function trustChecks(loaded: LoadedResolution): DoctorCheck[] {
       message: `${source} manifest ${plugin.file} is ${
         plugin.trust === "changed" ? "changed since it was trusted" : "not trusted"
       }: its server(s) ${servers.join(", ") || "(none)"} do not start`,
-      fix: `review it (\`${PROGRAM} status\` shows each server's command), then run \`${
+      fix: `run \`${
         (plugin.trustFiles ?? [plugin.file]).map(trustCommand).join(" && ")
-      }\``,
+      }\` (it shows what each server runs and asks before it trusts)`,
     });
   }
   return checks;

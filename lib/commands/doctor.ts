@@ -39,6 +39,7 @@
  */
 import type { CommandContext } from "./context.ts";
 import { printable } from "../diagnostics.ts";
+import { denoFileSystem } from "../file_system.ts";
 import { maskSecrets } from "../secrets/mod.ts";
 import { type LoadedResolution, loadResolution } from "../catalog/resolve.ts";
 import { buildStatusReport } from "./status.ts";
@@ -102,9 +103,7 @@ export async function runDoctor(options: DoctorOptions, ctx: CommandContext): Pr
     homeDir: ctx.homeDir,
     configDir: ctx.configDir,
   });
-  const report = await buildStatusReport(loaded, (await import("../file_system.ts")).denoFileSystem, {
-    env: ctx.env,
-  });
+  const report = await buildStatusReport(loaded, denoFileSystem, { env: ctx.env });
   checks.push(...configChecks(report), ...trustChecks(loaded), ...registryChecks(report));
   const [agents, projectAgents, live] = await Promise.all([
     agentChecks(ctx),

@@ -94,7 +94,7 @@ Deno.test("doctor names a server that does not start, an unsynced agent and an u
     assert.match(out.stdout, /\\u001b\[31mboom/, "the escape is shown escaped");
     assert.match(
       out.stdout,
-      /^✗ plugin team: workspace manifest .*SYMPOSIUM\.toml is not trusted: its server\(s\) teamtool do not start\n {4}fix: review it .*`cargo agents trust .*\/ws\/SYMPOSIUM\.toml`$/m,
+      /^✗ plugin team: workspace manifest .*SYMPOSIUM\.toml is not trusted: its server\(s\) teamtool do not start\n {4}fix: run `cargo agents trust .*\/ws\/SYMPOSIUM\.toml` \(it shows what each server runs/m,
     );
     assert.match(
       out.stdout,
