@@ -83,9 +83,9 @@ export interface DoctorOptions {
 }
 
 /**
- * Runs every check and prints them (text, or {@link DoctorReport} with `json`). Writes nothing but
- * the session log and the tool cache the live listings refresh; every server it started is stopped
- * before it returns.
+ * Runs every check and prints them (text, or {@link DoctorReport} with `json`). Writes nothing but the tool
+ * cache the live listings refresh (no session log: it reads the last one); every server it started is
+ * stopped before it returns.
  *
  * @returns 0 when no check failed (warnings allowed), else 1.
  */
