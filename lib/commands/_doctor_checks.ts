@@ -43,6 +43,11 @@ export interface DoctorCheck {
   elapsedMs?: number | undefined;
   /** Servers that answered `tools/list`: how many tools they list. */
   toolCount?: number | undefined;
+  /**
+   * Servers that answered: the protocol era they speak, `legacy` (`initialize` first) or `modern`
+   * (MCP 2026-07-28), when the tool cache records it.
+   */
+  era?: "legacy" | "modern" | undefined;
 }
 
 /** `cargo agents` as every fix spells the program. */

@@ -8,6 +8,7 @@
 import type { Session } from "./_session.ts";
 import type { DoctorCheck } from "./_doctor_checks.ts";
 import type { ServerSpec } from "../plugins/mod.ts";
+import { readToolCacheState } from "../catalog/mod.ts";
 
 /** Longest part of a server's error shown on its line, in characters (the stderr tail can be long). */
 export const MAX_PROBE_MESSAGE_CHARS = 400;
@@ -52,13 +53,17 @@ async function probeServer(
     ]);
     const elapsedMs = Math.round(performance.now() - startMs);
     if (listed === "late" || deadline.aborted) return lateCheck(spec, elapsedMs, timeoutMs, where);
+    const era = await eraOf(session, spec);
     return {
       area: "server",
       subject: spec.name,
       state: "ok",
-      message: `${spec.transport}: started and listed ${listed.tools.length} tool(s) in ${elapsedMs} ms`,
+      message: `${spec.transport}${
+        era ? `, ${era} era` : ""
+      }: started and listed ${listed.tools.length} tool(s) in ${elapsedMs} ms`,
       elapsedMs,
       toolCount: listed.tools.length,
+      ...(era ? { era } : {}),
     };
   } catch (error) {
     const elapsedMs = Math.round(performance.now() - startMs);
@@ -79,6 +84,19 @@ async function probeServer(
     };
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * The protocol era (`legacy`: `initialize` first; `modern`: 2026-07-28) the live listing just recorded
+ * in the tool cache, when the cache records eras; else `undefined`.
+ */
+async function eraOf(session: Session, spec: ServerSpec): Promise<"legacy" | "modern" | undefined> {
+  try {
+    const state = await readToolCacheState(session.catalog.configDir, spec) as { era?: unknown };
+    return state.era === "legacy" || state.era === "modern" ? state.era : undefined;
+  } catch {
+    return undefined;
   }
 }
 

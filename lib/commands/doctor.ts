@@ -32,7 +32,7 @@
  *
  * `area` is one of `program`, `config`, `workspace`, `problem`, `plugin`, `registry`, `agent`,
  * `sign-in`, `tool-cache`, `server`, `sandbox`, `session`, `log`; `state` one of `ok`, `warn`, `fail`; `fix`, `code`,
- * `elapsedMs` (ms) and `toolCount` appear when known. New areas and fields may be added; none is
+ * `elapsedMs` (ms), `toolCount` and `era` appear when known. New areas and fields may be added; none is
  * renamed without a new `schema`.
  *
  * @module

@@ -86,7 +86,10 @@ Deno.test("doctor names a server that does not start, an unsynced agent and an u
       "doctor wrote",
     );
     assert.match(out.stdout, /^✓ program: cargo-agents \d+\.\d+\.\d+/m);
-    assert.match(out.stdout, /^✓ server good: stdio: started and listed \d+ tool\(s\) in \d+ ms$/m);
+    assert.match(
+      out.stdout,
+      /^✓ server good: stdio(, (legacy|modern) era)?: started and listed \d+ tool\(s\) in \d+ ms$/m,
+    );
     assert.match(
       out.stdout,
       /^✗ server broken: .*boom.*\n {4}fix: check its declaration at .*broken\/SYMPOSIUM\.toml:\d+:\d+/m,
@@ -135,7 +138,7 @@ Deno.test("doctor --json says all is well (exit 0) once the agent is synced, wit
     for (const check of report.checks) {
       assert.deepEqual(
         Object.keys(check).filter((k) =>
-          !["area", "subject", "state", "message", "fix", "code", "elapsedMs", "toolCount"].includes(k)
+          !["area", "subject", "state", "message", "fix", "code", "elapsedMs", "toolCount", "era"].includes(k)
         ),
         [],
       );
