@@ -6,7 +6,7 @@
  */
 import type { CommandContext } from "./context.ts";
 import { resolveConfigDir } from "../plugins/config.ts";
-import type { Catalog } from "../catalog/mod.ts";
+import type { Catalog, CatalogOptions } from "../catalog/mod.ts";
 import type { ConnectFn } from "../backends/mod.ts";
 import type { HttpConnectorOptions } from "../backends/http.ts";
 import { createLogger, type Logger, type LogLevel, type SessionLogger } from "../log.ts";
@@ -28,6 +28,9 @@ export interface Session {
  * so a caller's `onCatalog` runs as early as it can.
  *
  * @param options.stderrLevel Lowest level logged to stderr. @default "info" (`"debug"` with --verbose)
+ * @param options.load The resolution loader (`doctor` hands the resolution it already made). Default
+ *   `loadResolution`.
+ * @param options.noLogFile Log to stderr only (`doctor`, which reads the last session's file). Default false.
  * @param options.onCatalog Called with the catalog as soon as it is resolved, before the sandbox loads
  *   (`mcp-serve` starts the servers an early `execute` names there). Default: none.
  */
@@ -36,6 +39,9 @@ export async function openSession(
   options: {
     stderrLevel?: LogLevel;
     sessionName?: string;
+    load?: CatalogOptions["load"];
+    /** Log to stderr only, not to a session file in `<config>/logs/`. @default false */
+    noLogFile?: boolean;
     onCatalog?: (catalog: Catalog, logger: Logger) => void;
   } = {},
 ): Promise<Session> {
@@ -43,7 +49,7 @@ export async function openSession(
   const logger = createLogger({
     writeErr: ctx.writeErr,
     stderrLevel: ctx.verbose ? "debug" : options.stderrLevel ?? "info",
-    logDir: `${configDir}/logs`,
+    logDir: options.noLogFile === true ? undefined : `${configDir}/logs`,
     sessionName: options.sessionName,
   });
   let catalog: Catalog;
@@ -58,6 +64,7 @@ export async function openSession(
       homeDir: ctx.homeDir,
       configDir: ctx.configDir,
       logger,
+      ...(options.load ? { load: options.load } : {}),
       connect: lazyHttpConnector(connectBySpec, { configDir }),
     });
   } catch (error) {

@@ -56,6 +56,46 @@ Options:
     options: { json: { type: "boolean" } },
     run: async (v, _p, ctx) => (await import("./status.ts")).runStatus({ json: v.json === true }, ctx),
   },
+  "doctor": {
+    summary: "Check what may be wrong: config, plugins, agents, servers, sign-ins, sandbox",
+    help: `Usage: cargo-agents doctor [--json] [--timeout-secs N] [--config-dir DIR]
+
+The first thing to run when something does not work: checks, without a model,
+the program, config.toml, the workspace and its plugins (trust), git registries,
+each detected agent's MCP entry (as \`sync\` would write it), each server in scope
+(started at once and asked tools/list, each bounded), remote sign-ins, the
+sandbox and the last session's log. One line each, ✓, ! (worth knowing) or ✗
+with the fix. Exit 1 when any check fails (✗).
+
+Options:
+  --json             Print one JSON document instead of text. Default: off
+  --timeout-secs N   Longest a server may take to start and list its tools,
+                     in seconds (1 to 300). Default: 10
+  --config-dir DIR   The configuration folder (as given to \`sync\`). Default:
+                     $SYMPOSIUM_HOME, else $XDG_CONFIG_HOME/symposium, else ~/.symposium
+
+Examples:
+  cargo agents doctor
+  cargo agents doctor --json | jq '.checks[] | select(.state == "fail")'`,
+    options: {
+      json: { type: "boolean" },
+      "timeout-secs": { type: "string" },
+      "config-dir": { type: "string" },
+    },
+    run: async (v, _p, ctx) => {
+      const secs = v["timeout-secs"] === undefined ? undefined : Number(v["timeout-secs"]);
+      if (secs !== undefined && !(Number.isInteger(secs) && secs >= 1 && secs <= 300)) {
+        throw new UsageError(
+          `Cannot use --timeout-secs "${v["timeout-secs"]}": expected a whole number from 1 to 300`,
+        );
+      }
+      return (await import("./doctor.ts")).runDoctor({
+        json: v.json === true,
+        version: VERSION,
+        timeoutMs: secs === undefined ? undefined : secs * 1000,
+      }, withConfigDir(ctx, v["config-dir"]));
+    },
+  },
   "sync": {
     summary: "Write the one `symposium` MCP entry into each agent's config",
     help:
