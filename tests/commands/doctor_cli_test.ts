@@ -88,7 +88,7 @@ Deno.test("doctor names a server that does not start, an unsynced agent and an u
     assert.match(out.stdout, /^✓ program: cargo-agents \d+\.\d+\.\d+/m);
     assert.match(
       out.stdout,
-      /^✓ server good: stdio(, (legacy|modern) era)?: started and listed \d+ tool\(s\) in \d+ ms$/m,
+      /^✓ server good: stdio, (legacy|modern) era: started and listed \d+ tool\(s\) in \d+ ms$/m,
     );
     assert.match(
       out.stdout,
