@@ -127,25 +127,6 @@ try {
     code = (await exec("return await conf.add_numbers({ a: 5, b: 3 })")).code;
   } else if (scenario === "sse-retry") {
     code = (await exec("return await conf.test_reconnection({})")).code;
-  } else if (scenario === "request-metadata") {
-    code = (await cargoAgents(["mcp", "tools", "conf"])).code;
-  } else if (scenario === "http-standard-headers") {
-    code = (await exec("return await conf.test_headers({})")).code;
-  } else if (scenario === "http-custom-headers") {
-    // The scenario names the calls to make (`context.toolCalls`): each through the script, in order.
-    const calls = (context.toolCalls ?? []) as { name: string; arguments?: unknown }[];
-    const lines = calls.map((c) =>
-      `out.push(await conf[${JSON.stringify(c.name)}](${JSON.stringify(c.arguments ?? {})}));`
-    );
-    code = (await exec(`const out = [];\n${lines.join("\n")}\nreturn out;`)).code;
-  } else if (scenario === "http-invalid-tool-headers") {
-    code = (await exec("return await conf.valid_tool({})")).code;
-  } else if (scenario === "sep-2322-client-request-state") {
-    // Multi round-trip calls, two at once (their states must not mix).
-    code = (await exec(
-      "return [await conf.test_mrtr_echo_state({}), await conf.test_mrtr_no_state({}), " +
-        "...await Promise.all([conf.test_mrtr_unrelated({}), conf.test_mrtr_no_result_type({})])]",
-    )).code;
   } else if (scenario === "elicitation-sep1034-client-defaults") {
     code = await throughServe("return await conf.test_client_elicitation_defaults({})");
   } else if (scenario === "request-metadata" || scenario === "json-schema-ref-no-deref") {
