@@ -78,3 +78,35 @@ Deno.test("refreshIfChanged({ trustWatch }) sees a config.toml written just befo
     await dirs.remove();
   }
 });
+
+Deno.test("the periodic look (no trustWatch) stats nothing while a request's watch saw no event, and still sees an edit", async () => {
+  const dirs = await makeDirs();
+  await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
+  const catalog = await Catalog.open({
+    cwd: dirs.ws,
+    env: { SYMPOSIUM_HOME: dirs.home },
+    homeDir: dirs.root,
+  });
+  const { stat, statSync } = Deno;
+  let stats = 0;
+  try {
+    assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false); // a request sets the watch up
+    assert.equal(await catalog.refreshIfChanged(), false); // exact: the watch's first look
+    Object.assign(Deno, {
+      stat: (path: string | URL) => (stats++, stat(path)),
+      statSync: (path: string | URL) => (stats++, statSync(path)),
+    });
+    for (let i = 0; i < 5; i++) assert.equal(await catalog.refreshIfChanged(), false);
+    assert.equal(stats, 0, "an idle periodic look stat'ed the watched files");
+    await writePlugin(dirs.home, "other", fixtureServerToml("other"));
+    assert.ok(
+      await waitFor(async () => await catalog.refreshIfChanged(), 5_000),
+      "a new plugin was not seen",
+    );
+    assert.deepEqual(catalog.servers.map((s) => s.name), ["fx", "other"]);
+  } finally {
+    Object.assign(Deno, { stat, statSync });
+    await catalog.close();
+    await dirs.remove();
+  }
+});
