@@ -34,7 +34,7 @@ import {
   type PredicateContext,
   type Workspace,
 } from "../workspace/mod.ts";
-import { trustKeyOf, trustStateOf, type TrustStore } from "./trust.ts";
+import { trustDetailOf, trustKeyOf, type TrustStore } from "./trust.ts";
 
 /** How many `[[plugins]]` links are followed from a plugin (a crate's manifest may chain again). */
 export const MAX_CRATE_CHAIN_DEPTH = 3;
@@ -90,6 +90,7 @@ export async function loadCratePlugins(
           cargoHome: options.cargoHome,
           version: ref.version,
           fs: options.fs,
+          env: options.predicates.env,
         });
         if (!where.ok) {
           const refusal = { server: source, plugin: parent.name, source, location: ref.location };
@@ -121,14 +122,19 @@ export async function loadCratePlugins(
         const keys = await Promise.all(
           loaded.texts.map(async (t) => ({ key: await trustKeyOf(t.file, options.fs), text: t.text })),
         );
+        const trust = needsTrust ? await trustDetailOf(options.store, keys) : undefined;
         const plugin: LoadedPlugin = {
           name: loaded.manifest.name,
           dir: where.dir,
           file,
           manifest: loaded.manifest,
           source,
-          ...(needsTrust
-            ? { trust: await trustStateOf(options.store, keys), trustFiles: keys.map((k) => k.key) }
+          ...(trust
+            ? {
+              trust: trust.state,
+              trustFiles: keys.map((k) => k.key),
+              ...(trust.changes.length > 0 ? { trustChanges: trust.changes } : {}),
+            }
             : {}),
           ...(where.origin === "member" ? { isWorkspaceMember: true } : {}),
           referenceGate: { dependsOn: ref.dependsOn ?? [ref.crate], predicates: ref.predicates },
