@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { basename, isAbsolute, join, relative, sep } from "node:path";
+import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { PluginManifest } from "../plugins/mod.ts";
 
 /** Largest file pinned, in bytes: one past it is named as not pinned (hashing it would stall trust and loading). */
@@ -41,7 +41,10 @@ const RUNNERS: Readonly<Record<string, string>> = {
 
 /** What {@link findPins} found for one manifest. */
 export interface PinPlan {
-  /** Absolute real paths of files inside the workspace that `command`/`args` name, sorted, at most {@link MAX_PINS_PER_MANIFEST}. */
+  /**
+   * Absolute paths, as the servers name them (links along them not resolved), of files whose real path
+   * is inside the workspace, sorted, at most {@link MAX_PINS_PER_MANIFEST}.
+   */
   files: string[];
   /** Why something a server runs is not pinned, one sentence each (paths relative to the workspace root). */
   unpinned: string[];
@@ -86,7 +89,10 @@ export async function findPins(manifest: PluginManifest, root: string): Promise<
     for (const [i, word] of words.entries()) {
       // A bare command is looked up on PATH, not in the folder: only a command with a "/" is a file here.
       if (word === "" || word.includes("://") || (i === 0 && !word.includes("/"))) continue;
-      const real = await realOf(isAbsolute(word) ? word : join(cwd, word));
+      // Pinned by the path as the server names it, not its real path: a link along it (the file, or a
+      // folder on the way) that a pull retargets changes what that path holds, so the pin sees it.
+      const named = resolve(cwd, word);
+      const real = await realOf(named);
       if (real === undefined || (real !== realRoot && !real.startsWith(realRoot + sep))) continue;
       const info = await Deno.stat(real);
       if (info.isDirectory) {
@@ -95,12 +101,12 @@ export async function findPins(manifest: PluginManifest, root: string): Promise<
         unpinned.add(
           `server "${server.name}": ${shown(real)} is over ${MAX_PINNED_FILE_BYTES} bytes: not pinned`,
         );
-      } else if (files.size >= MAX_PINS_PER_MANIFEST && !files.has(real)) {
+      } else if (files.size >= MAX_PINS_PER_MANIFEST && !files.has(named)) {
         unpinned.add(
           `server "${server.name}": ${shown(real)} is past ${MAX_PINS_PER_MANIFEST} pinned files: not pinned`,
         );
       } else {
-        files.add(real);
+        files.add(named);
       }
     }
   }
