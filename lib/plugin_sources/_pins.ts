@@ -60,8 +60,9 @@ async function realOf(path: string): Promise<string | undefined> {
 }
 
 /**
- * The files inside `root` that the stdio servers of `manifest` name in `command` or `args` (an
- * argument `--flag=path` counts by its value), resolved against each server's `cwd` (joined to the
+ * The files inside `root` that the stdio servers of `manifest` name in `command`, `args` or `env`
+ * values (an argument `--flag=path` counts by its value; a word with spaces, `=`, `:`, `,` or `;`
+ * by each part that is a file, as in `sh -c "sh x.sh"` or `LD_PRELOAD=./x.so`), resolved against each server's `cwd` (joined to the
  * root, as the server is started), and what cannot be pinned.
  *
  * @param root The workspace root (absolute).
@@ -85,8 +86,16 @@ export async function findPins(manifest: PluginManifest, root: string): Promise<
           "that code is not pinned, only the manifest is",
       );
     }
-    const words = [server.command, ...server.args].map((w) => w.startsWith("-") ? w.split("=")[1] ?? "" : w);
-    for (const [i, word] of words.entries()) {
+    const whole = [server.command, ...server.args, ...Object.values(server.env)];
+    const words = whole.map((w) => w.startsWith("-") ? w.split("=")[1] ?? "" : w);
+    // Paths inside a longer word also run or load code: `sh -c "sh scripts/x.sh"`, an env value such as
+    // `NODE_OPTIONS=--require ./x.js` or `LD_PRELOAD=./a.so:./b.so` (only parts that are files are pinned).
+    const parts = whole.slice(1).flatMap((w) =>
+      w.split(/[\s=:,;]+/).filter((part) => part !== "" && part !== w)
+    )
+      .filter((part) => !words.includes(part));
+    for (const [i, word] of [...words, ...parts].entries()) {
+      const isPart = i >= words.length;
       // A bare command is looked up on PATH, not in the folder: only a command with a "/" is a file here.
       if (word === "" || word.includes("://") || (i === 0 && !word.includes("/"))) continue;
       // Pinned by the path as the server names it, not its real path: a link along it (the file, or a
@@ -95,6 +104,7 @@ export async function findPins(manifest: PluginManifest, root: string): Promise<
       const real = await realOf(named);
       if (real === undefined || (real !== realRoot && !real.startsWith(realRoot + sep))) continue;
       const info = await Deno.stat(real);
+      if (info.isDirectory && isPart) continue; // `.` in a PATH-like value: not what the server runs.
       if (info.isDirectory) {
         unpinned.add(`server "${server.name}": ${shown(real)} is a folder: what runs from it is not pinned`);
       } else if (info.size > MAX_PINNED_FILE_BYTES) {

@@ -254,3 +254,44 @@ Deno.test("a pin follows the path the server names: retargeting a link to the sc
     }
   }
 });
+
+Deno.test('trust pins the files a server names inside a longer word: sh -c "…" and env values such as LD_PRELOAD', async () => {
+  const dirs = await makeDirs();
+  try {
+    await Deno.mkdir(`${dirs.ws}/scripts`);
+    await Deno.writeTextFile(`${dirs.ws}/scripts/server.sh`, "echo ok\n");
+    await Deno.writeTextFile(`${dirs.ws}/scripts/preload.so`, "not really a library\n");
+    await Deno.writeTextFile(
+      `${dirs.ws}/SYMPOSIUM.toml`,
+      [
+        "[[mcp_servers]]",
+        'name = "inline"',
+        'command = "sh"',
+        'args = ["-c", "sh scripts/server.sh"]',
+        "[[mcp_servers]]",
+        'name = "preload"',
+        'command = "true"',
+        'env = { LD_PRELOAD = "./scripts/preload.so", PATH = ".:/usr/bin" }',
+        "",
+      ].join("\n"),
+    );
+    const env = { SYMPOSIUM_HOME: dirs.home, SYMPOSIUM_RECOMMENDATIONS_URL: `${dirs.root}/none` };
+    const trust = await runMain(["trust", "--yes"], { cwd: dirs.ws, env });
+    assert.equal(trust.code, 0, trust.stderr);
+    assert.match(
+      trust.stdout,
+      /pinned with it[^]*\/ws\/scripts\/preload\.so"\n {4}".*\/ws\/scripts\/server\.sh"\n/,
+    );
+    assert.doesNotMatch(trust.stdout, /is a folder/, "a `.` in PATH is not a folder the server runs");
+    const states = async () =>
+      Object.fromEntries(
+        JSON.parse((await runMain(["status", "--json"], { cwd: dirs.ws, env })).stdout).servers
+          .map((s: { name: string; state: string }) => [s.name, s.state]),
+      );
+    assert.deepEqual(await states(), { inline: "applies", preload: "applies" });
+    await Deno.writeTextFile(`${dirs.ws}/scripts/preload.so`, "evil\n");
+    assert.deepEqual(await states(), { inline: "untrusted", preload: "untrusted" });
+  } finally {
+    await dirs.remove();
+  }
+});
