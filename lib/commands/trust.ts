@@ -85,7 +85,8 @@ type Target = { plugin: LoadedPlugin | undefined; files: TrustFile[] };
  *
  * @returns 0; 1 when nothing could be trusted (no manifest at PATH, none in the workspace) or the
  *   person said no.
- * @throws {UserError} `TRUST_NEEDS_PERSON` when stdin is not a terminal and `--yes` was not given;
+ * @throws {UserError} `TRUST_NEEDS_PERSON` when stdin is not a terminal and `--yes` was not given, or
+ *   in a coding agent's shell even with `--yes`;
  *   `TRUST_NO_MANIFEST` when PATH holds no manifest; `TRUST_WRITE_FAILED` when `trusted.toml` cannot
  *   be written; `TRUST_FILE_UNSAFE`/`TRUST_FILE_INVALID` when the existing file cannot be believed
  *   (remove it first).
@@ -231,22 +232,47 @@ async function showTarget(
 }
 
 /**
+ * Variables coding agents set in the shells they run commands in (Claude Code, Codex, Gemini CLI,
+ * Cursor's agent, Qwen Code): `trust` is refused there even with `--yes`, since what reads the
+ * repository there is the agent, which a file in the repository can tell to trust it.
+ */
+const AGENT_MARKERS: readonly string[] = [
+  "CLAUDECODE",
+  "CLAUDE_CODE_ENTRYPOINT",
+  "CODEX_SANDBOX",
+  "CODEX_SANDBOX_NETWORK_DISABLED",
+  "GEMINI_CLI",
+  "CURSOR_AGENT",
+  "QWEN_CODE",
+];
+
+/** What a refused `trust` says: for the agent that ran it, to hand the decision to the user. */
+const PERSON_HINT =
+  "an agent must not trust for the user: ask the user to review the file and run `cargo agents trust` themselves, in their own terminal outside the agent, and answer yes after reading what it shows";
+
+/**
  * Whether a person said yes: `--yes` (a script that reviewed the files), or `yes`/`y` typed at the
  * terminal.
  *
- * @throws {UserError} `TRUST_NEEDS_PERSON` without a terminal and without `--yes`.
+ * @throws {UserError} `TRUST_NEEDS_PERSON` without a terminal and without `--yes`, or in a coding
+ *   agent's shell ({@link AGENT_MARKERS}), `--yes` or not.
  */
 async function confirmed(options: TrustOptions, ctx: CommandContext, count: number): Promise<boolean> {
+  const agent = Object.keys(ctx.env).find((name) => AGENT_MARKERS.includes(name) && ctx.env[name] !== "");
+  if (agent !== undefined) {
+    throw new UserError(
+      "TRUST_NEEDS_PERSON",
+      `Cannot trust from inside a coding agent's shell (${agent} is set), so nothing was trusted`,
+      { hint: PERSON_HINT },
+    );
+  }
   if (options.yes) return true;
   const prompt = options.prompt ?? stdinPrompt;
   if (!prompt.isTerminal()) {
     throw new UserError(
       "TRUST_NEEDS_PERSON",
       "Cannot trust: no one to confirm (stdin is not a terminal), so nothing was trusted",
-      {
-        hint:
-          "run `cargo agents trust` yourself in a terminal and answer yes after reading what it shows; a script that has reviewed the files may pass --yes",
-      },
+      { hint: PERSON_HINT },
     );
   }
   ctx.writeOut(`Trust ${count === 1 ? "this manifest" : `these ${count} manifests`}? Type yes to trust: `);

@@ -49,7 +49,9 @@ Deno.test("trust asks a person: no terminal and no --yes refuses; at a terminal 
     const ctx = contextFor(dirs, out);
     await assert.rejects(
       runTrust({ prompt: answering("yes", false) }, ctx),
-      (e: unknown) => e instanceof UserError && e.code === "TRUST_NEEDS_PERSON" && /--yes/.test(e.hint ?? ""),
+      (e: unknown) =>
+        e instanceof UserError && e.code === "TRUST_NEEDS_PERSON" && !/--yes/.test(e.hint ?? "") &&
+        /ask the user/.test(e.hint ?? ""),
     );
     assert.equal(await exists(`${dirs.home}/trusted.toml`), false);
     const no = answering("no");
@@ -294,6 +296,36 @@ Deno.test('trust pins the files a server names inside a longer word: sh -c "…"
     assert.deepEqual(await states(), { inline: "applies", preload: "applies" });
     await Deno.writeTextFile(`${dirs.ws}/scripts/preload.so`, "evil\n");
     assert.deepEqual(await states(), { inline: "untrusted", preload: "untrusted" });
+  } finally {
+    await dirs.remove();
+  }
+});
+
+Deno.test("trust refuses in a coding agent's shell even with --yes, and its hint tells the agent to ask the user", async () => {
+  const dirs = await makeDirs();
+  try {
+    await Deno.writeTextFile(`${dirs.ws}/SYMPOSIUM.toml`, '[[mcp_servers]]\nname = "s"\ncommand = "true"\n');
+    for (const marker of ["CLAUDECODE", "GEMINI_CLI", "CODEX_SANDBOX"]) {
+      const env = {
+        SYMPOSIUM_HOME: dirs.home,
+        SYMPOSIUM_RECOMMENDATIONS_URL: `${dirs.root}/none`,
+        [marker]: "1",
+      };
+      const out = await runMain(["trust", "--yes"], { cwd: dirs.ws, env });
+      assert.equal(out.code, 1, marker);
+      assert.match(out.stderr, new RegExp(`TRUST_NEEDS_PERSON[^]*${marker} is set[^]*ask the user`));
+      assert.doesNotMatch(out.stderr, /--yes/);
+      assert.equal(
+        await exists(`${dirs.home}/trusted.toml`),
+        false,
+        `${marker}: trusted from an agent's shell`,
+      );
+    }
+    const revoke = await runMain(["trust", "--revoke"], {
+      cwd: dirs.ws,
+      env: { SYMPOSIUM_HOME: dirs.home, CLAUDECODE: "1" },
+    });
+    assert.equal(revoke.code, 0, "taking trust back needs no person");
   } finally {
     await dirs.remove();
   }
