@@ -214,7 +214,7 @@ async function showTarget(
   const label = plugin ? ` (${plugin.source ?? "workspace"} plugin "${plugin.name}")` : "";
   ctx.writeOut(`${printable(files.map((f) => f.path).join(" and ") + label)} would start:\n`);
   for (const line of describeManifest(manifest)) ctx.writeOut(`  ${line}\n`);
-  const plan = await findPins(manifest, root);
+  const plan = await findPins(manifest, root, plugin?.dir);
   const pins: { path: string; sha256: string }[] = [];
   for (const path of plan.files) {
     const sha256 = await hashPinnedFile(path);

@@ -66,9 +66,14 @@ async function realOf(path: string): Promise<string | undefined> {
  * root, as the server is started), and what cannot be pinned.
  *
  * @param root The workspace root (absolute).
+ * @param pluginDir The folder of the manifest when it lies outside the workspace (a path or git crate's):
+ *   files inside it are pinned too, as they are the plugin's own.
  */
-export async function findPins(manifest: PluginManifest, root: string): Promise<PinPlan> {
+export async function findPins(manifest: PluginManifest, root: string, pluginDir?: string): Promise<PinPlan> {
   const realRoot = await realOf(root) ?? root;
+  const realPluginDir = pluginDir === undefined ? undefined : await realOf(pluginDir);
+  const isInside = (real: string, dir: string | undefined) =>
+    dir !== undefined && (real === dir || real.startsWith(dir + sep));
   const files = new Set<string>();
   const unpinned = new Set<string>();
   const shown = (real: string) => relative(realRoot, real) || ".";
@@ -102,9 +107,18 @@ export async function findPins(manifest: PluginManifest, root: string): Promise<
       // folder on the way) that a pull retargets changes what that path holds, so the pin sees it.
       const named = resolve(cwd, word);
       const real = await realOf(named);
-      if (real === undefined || (real !== realRoot && !real.startsWith(realRoot + sep))) continue;
+      if (real === undefined) continue;
       const info = await Deno.stat(real);
       if (info.isDirectory && isPart) continue; // `.` in a PATH-like value: not what the server runs.
+      if (!isInside(real, realRoot) && !isInside(real, realPluginDir)) {
+        // A file of the machine's (`/usr/bin/node`) would make every upgrade a change: said, not pinned.
+        if (i > 0 && info.isFile) {
+          unpinned.add(
+            `server "${server.name}": ${real} is outside the workspace: a change to it is not seen`,
+          );
+        }
+        continue;
+      }
       if (info.isDirectory) {
         unpinned.add(`server "${server.name}": ${shown(real)} is a folder: what runs from it is not pinned`);
       } else if (info.size > MAX_PINNED_FILE_BYTES) {
