@@ -21,6 +21,7 @@ import {
 import {
   findPins,
   hashPinnedFile,
+  layerCrateManifest,
   readTrustStore,
   renderTrustFile,
   sha256Hex,
@@ -210,7 +211,7 @@ async function showTarget(
   root: string,
   ctx: CommandContext,
 ): Promise<{ files: TrustEntry[]; pins: { path: string; sha256: string }[] }> {
-  const manifest = parseForShow(files[0]!, plugin);
+  const manifest = parseForShow(files, plugin);
   const label = plugin ? ` (${plugin.source ?? "workspace"} plugin "${plugin.name}")` : "";
   ctx.writeOut(`${printable(files.map((f) => f.path).join(" and ") + label)} would start:\n`);
   for (const line of describeManifest(manifest)) ctx.writeOut(`  ${line}\n`);
@@ -299,15 +300,20 @@ async function manifestAt(path: string): Promise<string> {
 }
 
 function parseForShow(
-  file: { path: string; text: string },
+  files: readonly { path: string; text: string }[],
   plugin: LoadedPlugin | undefined,
 ): PluginManifest {
+  const file = files[0]!;
   const name = plugin?.name ?? basename(dirname(file.path));
-  // A crate's Cargo.toml metadata is shown as loaded (its merge is not a file of its own).
-  if (basename(file.path) !== PLUGIN_MANIFEST_NAME) {
-    return plugin?.manifest ?? { name, dependsOn: undefined, mcpServers: [] };
-  }
   try {
+    if (plugin?.source?.startsWith("crate ")) {
+      // A crate's manifest is its Cargo.toml metadata and SYMPOSIUM.toml layered: shown from the very
+      // texts that are hashed, both of them (the file alone would hide the metadata's servers).
+      const text = (fileName: string) => files.find((f) => basename(f.path) === fileName)?.text;
+      const crate = plugin.source.slice("crate ".length);
+      const layered = layerCrateManifest(plugin.dir, crate, text("Cargo.toml"), text(PLUGIN_MANIFEST_NAME));
+      return layered.manifest ?? { name, dependsOn: undefined, mcpServers: [] };
+    }
     return parseManifest(file.text, file.path, { defaultName: name, requireGate: false });
   } catch (error) {
     if (error instanceof UserError) throw error;
