@@ -217,15 +217,17 @@ async function showTarget(
   for (const line of describeManifest(manifest)) ctx.writeOut(`  ${line}\n`);
   const plan = await findPins(manifest, root, plugin?.dir);
   const pins: { path: string; sha256: string }[] = [];
+  const unpinned = [...plan.unpinned];
   for (const path of plan.files) {
     const sha256 = await hashPinnedFile(path);
     if (sha256 !== undefined) pins.push({ path, sha256 });
+    else unpinned.push(`${path} is not a regular file that can be read (a device, a FIFO, gone): not pinned`);
   }
   if (pins.length > 0) {
     ctx.writeOut(`  pinned with it (a change makes it untrusted again):\n`);
     for (const pin of pins) ctx.writeOut(`    ${quotedText(pin.path)}\n`);
   }
-  for (const line of plan.unpinned) ctx.writeOut(`  not pinned: ${printable(line)}\n`);
+  for (const line of unpinned) ctx.writeOut(`  not pinned: ${printable(line)}\n`);
   const hashed = await Promise.all(
     files.map(async (f) => ({ path: f.path, sha256: await sha256Hex(f.text) })),
   );

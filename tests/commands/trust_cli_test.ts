@@ -396,3 +396,21 @@ Deno.test("trust shows a crate's [package.metadata.symposium] servers along with
     await dirs.remove();
   }
 });
+
+Deno.test("trust says a named file it cannot hash (a FIFO) is not pinned, rather than dropping it silently", async () => {
+  const dirs = await makeDirs();
+  try {
+    const made = await new Deno.Command("mkfifo", { args: [`${dirs.ws}/pipe.sh`] }).output();
+    assert.equal(made.code, 0);
+    await Deno.writeTextFile(
+      `${dirs.ws}/SYMPOSIUM.toml`,
+      '[[mcp_servers]]\nname = "s"\ncommand = "sh"\nargs = ["pipe.sh"]\n',
+    );
+    const env = { SYMPOSIUM_HOME: dirs.home, SYMPOSIUM_RECOMMENDATIONS_URL: `${dirs.root}/none` };
+    const trust = await runMain(["trust", "--yes"], { cwd: dirs.ws, env });
+    assert.equal(trust.code, 0, trust.stderr);
+    assert.match(trust.stdout, /not pinned: .*\/ws\/pipe\.sh is not a regular file/);
+  } finally {
+    await dirs.remove();
+  }
+});
