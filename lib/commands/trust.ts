@@ -227,6 +227,9 @@ async function showTarget(
     ctx.writeOut(`  pinned with it (a change makes it untrusted again):\n`);
     for (const pin of pins) ctx.writeOut(`    ${quotedText(pin.path)}\n`);
   }
+  if (pins.length > 0) {
+    unpinned.push("what the pinned files load in turn (a script's imports, sourced files, its data)");
+  }
   for (const line of unpinned) ctx.writeOut(`  not pinned: ${printable(line)}\n`);
   const hashed = await Promise.all(
     files.map(async (f) => ({ path: f.path, sha256: await sha256Hex(f.text) })),

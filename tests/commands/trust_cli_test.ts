@@ -160,6 +160,7 @@ Deno.test("trust pins the workspace files a server runs; a changed script is `ch
     );
     assert.match(trust.stdout, /not pinned: server "xtask": `cargo` runs what the workspace's Cargo\.toml/);
     assert.match(trust.stdout, /not pinned: server "folder": scripts is a folder/);
+    assert.match(trust.stdout, /not pinned: what the pinned files load in turn \(a script's imports/);
     assert.ok(trust.stdout.indexOf("not pinned") < trust.stdout.indexOf("\ntrusted "), "said after yes");
     const states = async () =>
       JSON.parse((await runMain(["status", "--json"], { cwd: dirs.ws, env })).stdout).servers
