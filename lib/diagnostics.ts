@@ -151,11 +151,16 @@ function editDistance(a: string, b: string): number {
 /**
  * What a printed line must not hold raw: C0 controls but tab (line breaks, `ESC`, `CR`), DEL, C1
  * controls, line and paragraph separators, zero-width and bidirectional marks, embeddings,
- * overrides and isolates (U+061C, U+200B–U+200F, U+202A–U+202E, U+2066–U+2069), and the BOM.
+ * overrides and isolates (U+061C, U+200B–U+200F, U+202A–U+202E, U+2066–U+2069), the BOM, and the
+ * other characters that show as nothing: the soft hyphen, combining grapheme joiner, Hangul fillers,
+ * Khmer and Mongolian invisible vowels and separators, the word joiner and invisible operators
+ * (U+2060–U+206F), variation selectors, interlinear annotation marks and specials (U+FFF0–U+FFFB),
+ * tag characters (U+E0000–U+E007F, which a model reads as text that a person never sees) and
+ * variation selectors supplement (U+E0100–U+E01EF), and lone surrogates.
  */
 const UNPRINTABLE =
   // deno-lint-ignore no-control-regex -- matching control characters is the point
-  /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+  /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}\ud800-\udfff]/gu;
 
 /**
  * `text` as one printable line: every character of {@link UNPRINTABLE} written as an escape (`\n`,
@@ -172,7 +177,12 @@ const UNPRINTABLE =
 export function printable(text: string): string {
   return text.replace(
     UNPRINTABLE,
-    (c) => c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    (c) => {
+      if (c === "\n") return "\\n";
+      if (c === "\r") return "\\r";
+      const code = c.codePointAt(0)!;
+      return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+    },
   );
 }
 

@@ -19,6 +19,13 @@ export interface WatchTargets {
 }
 
 /**
+ * Longest time a look without `trustWatch` (the session's periodic look) relies on a working watch that
+ * saw no event, in ms: past it, the files are looked at again (a safety net for an event the system
+ * dropped). A request's own look always checks the watched files itself.
+ */
+export const WATCH_TRUSTED_MS = 60_000;
+
+/**
  * Watches `targets` and says whether something may have changed since the last {@link settle}. Starts
  * out "changed", so the first look is always exact.
  */
@@ -100,6 +107,8 @@ export class ChangeDetector {
   #pendingFiles: string | undefined;
   #watch: ChangeWatch | undefined;
   #watchIsStale = true;
+  /** When the last exact look started (ms since the epoch). */
+  #exactAtMs = 0;
 
   /** @param fingerprint The fingerprint of the resolution in use. */
   constructor(fingerprint: string) {
@@ -111,25 +120,42 @@ export class ChangeDetector {
    *
    * @param options.trustWatch Skip the walk of the plugin tree when the watched files are unchanged
    *   (checked synchronously) and the watch saw no event since the last look (a watch is set up on first
-   *   use; without one, the look is exact). Exact otherwise.
+   *   use; without one, the look is exact). Without it (the periodic look), a watch that a request set up
+   *   and that saw no event is trusted for {@link WATCH_TRUSTED_MS} after the last exact look, without a
+   *   single stat; exact otherwise.
+   * @param options.nowMs The current time, ms since the epoch. @default Date.now()
    */
   async look(
     loaded: LoadedResolution,
     cwd: string,
-    options: { trustWatch: boolean },
+    options: { trustWatch: boolean; nowMs?: number },
   ): Promise<string | undefined> {
-    const files = filesFingerprintSync(loaded, cwd);
-    if (options.trustWatch) {
-      if (this.#watchIsStale) await this.#rewatch(loaded, cwd);
-      if (files === this.#files && this.#watch && !this.#watch.mayHaveChanged) return undefined;
-      this.#watch?.settle();
+    const nowMs = options.nowMs ?? Date.now();
+    // A watch a request set up is kept across re-resolutions, for the periodic looks too.
+    if (this.#watchIsStale && (options.trustWatch || this.#watch !== undefined)) {
+      await this.#rewatch(loaded, cwd);
     }
+    if (
+      !options.trustWatch && this.#files !== undefined && this.#watch && !this.#watch.mayHaveChanged &&
+      nowMs - this.#exactAtMs < WATCH_TRUSTED_MS
+    ) {
+      // The periodic look of a session: the watch saw nothing since an exact look not long ago, so the
+      // thousands of stats of a large workspace are not repeated every tick (idle CPU).
+      return undefined;
+    }
+    const files = filesFingerprintSync(loaded, cwd);
+    if (options.trustWatch && files === this.#files && this.#watch && !this.#watch.mayHaveChanged) {
+      return undefined;
+    }
+    this.#watch?.settle();
+    this.#exactAtMs = nowMs;
     const fingerprint = await fingerprintOf(loaded, cwd);
     if (fingerprint === this.#fingerprint) {
       this.#files = files;
       return undefined;
     }
     this.#pendingFiles = files;
+    this.#files = undefined; // Until accepted, every look is exact (a failed re-resolution is retried).
     return fingerprint;
   }
 
@@ -180,7 +206,7 @@ async function watchTargets(loaded: LoadedResolution, cwd: string): Promise<Watc
   // A missing plugins folder shows up, when it is made, among the config folder's entries, which are watched.
   if (flatExists.some((exists) => !exists)) return undefined;
   // A registry folder (or the copies' folder) missing now is not watched: the session's periodic full look
-  // sees it appear.
+  // sees it appear (within WATCH_TRUSTED_MS once a request's watch is in use).
   return {
     flat: [...new Set([...flat, ...extraFlat.filter((_, i) => extraExist[i])])],
     deep: deep.filter((_, i) => deepExist[i]),

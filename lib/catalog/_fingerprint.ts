@@ -41,12 +41,19 @@ async function statPart(path: string): Promise<string> {
   }
 }
 
+/** Most watched files a request stats itself; the rest (members' files) are left to the watch. */
+export const SYNC_CHECKED_MAX = 64;
+
 /**
- * The part of the fingerprint a request checks itself: modification time and size of each watched file
- * (Cargo files, `config.toml`; a handful), stat'ed synchronously (microseconds each on a local disk).
+ * The part of the fingerprint a request checks itself: modification time and size of the watched files
+ * in the workspace root, the working directory and the config folder (`Cargo.lock`, the root
+ * `Cargo.toml` and `SYMPOSIUM.toml`, `config.toml`, `trusted.toml`), then others up to
+ * {@link SYNC_CHECKED_MAX}, stat'ed synchronously (microseconds each on a local disk). A large
+ * workspace's thousands of member files are covered by the file-system watch (or an exact look), not
+ * stat'ed on every request.
  */
 export function filesFingerprintSync(loaded: LoadedResolution, cwd: string): string {
-  return watchedFiles(loaded, cwd).map((path) => {
+  return syncChecked(loaded, cwd).map((path) => {
     try {
       const info = Deno.statSync(path);
       return `${path}:${info.mtime?.getTime() ?? 0}:${info.size}`;
@@ -55,6 +62,20 @@ export function filesFingerprintSync(loaded: LoadedResolution, cwd: string): str
     }
   }).join("|");
 }
+
+/** {@link filesFingerprintSync}'s files per resolution: the top folders' first, at most {@link SYNC_CHECKED_MAX}. */
+function syncChecked(loaded: LoadedResolution, cwd: string): string[] {
+  const held = SYNC_CHECKED.get(loaded);
+  if (held?.cwd === cwd) return held.files;
+  const all = watchedFiles(loaded, cwd);
+  const top = new Set([loaded.workspace.root ?? cwd, cwd, loaded.configDir]);
+  const isTop = (file: string) => top.has(file.slice(0, file.lastIndexOf("/")));
+  const files = [...all.filter(isTop), ...all.filter((f) => !isTop(f))].slice(0, SYNC_CHECKED_MAX);
+  SYNC_CHECKED.set(loaded, { cwd, files });
+  return files;
+}
+
+const SYNC_CHECKED = new WeakMap<LoadedResolution, { cwd: string; files: string[] }>();
 
 /**
  * The plugins folder as `loadPlugins()` walks it: every folder's modification time (a plugin

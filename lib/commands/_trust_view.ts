@@ -18,11 +18,25 @@ function referencedVariables(value: string): string[] {
   return [...new Set([...value.matchAll(/\$\{([^}:]*)(?::-[^}]*)?\}/g)].map((m) => m[1]!))];
 }
 
-/** `NAME (from ${A}, ${B})` for each key of a table of values that may reference variables (values not shown). */
-function namesWithReferences(table: Readonly<Record<string, string>>): string {
+/**
+ * Environment variables that make a program load or run other code than its command and arguments
+ * say (the dynamic loader, interpreters' start-up options and files, shells' start-up files, git's
+ * commands, `PATH`): their value is shown, since it decides what runs.
+ */
+const CODE_LOADING_ENV =
+  /^(LD_\w+|DYLD_\w+|PATH|NODE_OPTIONS|NODE_PATH|PYTHON(PATH|STARTUP|HOME)|BASH_ENV|ENV|ZDOTDIR|PERL5?(OPT|LIB)|RUBY(OPT|LIB)|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|GIT_\w+|DENO_\w+|CARGO_\w+|RUSTC\w*|RUSTFLAGS|PAGER|EDITOR|VISUAL|SHELL|PROMPT_COMMAND)$/i;
+
+/**
+ * `NAME (from ${A}, ${B})` for each key of a table of values that may reference variables; values
+ * are not shown, except for {@link CODE_LOADING_ENV} names when `showCodeLoading` (env tables).
+ */
+function namesWithReferences(table: Readonly<Record<string, string>>, showCodeLoading = false): string {
   const names = Object.entries(table).map(([name, value]) => {
     const vars = referencedVariables(value);
-    return `${quotedText(name)}${
+    const shown = showCodeLoading && CODE_LOADING_ENV.test(name)
+      ? ` = ${quotedText(value)} (decides what runs)`
+      : "";
+    return `${quotedText(name)}${shown}${
       vars.length > 0 ? ` (from ${vars.map((v) => `\${${printable(v)}}`).join(", ")})` : ""
     }`;
   });
@@ -53,7 +67,7 @@ export function describeServer(server: McpServerDecl, manifest: PluginManifest):
     lines.push(`  command: ${quotedText(server.command)}`);
     lines.push(`  args: [${server.args.map(quotedText).join(", ")}]`);
     lines.push(`  cwd: ${server.cwd === undefined ? "the workspace root" : quotedText(server.cwd)}`);
-    lines.push(`  env: ${namesWithReferences(server.env)}`);
+    lines.push(`  env: ${namesWithReferences(server.env, true)}`);
     lines.push(
       `  inherits: ${
         server.inheritEnv

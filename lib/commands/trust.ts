@@ -21,6 +21,7 @@ import {
 import {
   findPins,
   hashPinnedFile,
+  layerCrateManifest,
   readTrustStore,
   renderTrustFile,
   sha256Hex,
@@ -85,7 +86,8 @@ type Target = { plugin: LoadedPlugin | undefined; files: TrustFile[] };
  *
  * @returns 0; 1 when nothing could be trusted (no manifest at PATH, none in the workspace) or the
  *   person said no.
- * @throws {UserError} `TRUST_NEEDS_PERSON` when stdin is not a terminal and `--yes` was not given;
+ * @throws {UserError} `TRUST_NEEDS_PERSON` when stdin is not a terminal and `--yes` was not given, or
+ *   in a coding agent's shell even with `--yes`;
  *   `TRUST_NO_MANIFEST` when PATH holds no manifest; `TRUST_WRITE_FAILED` when `trusted.toml` cannot
  *   be written; `TRUST_FILE_UNSAFE`/`TRUST_FILE_INVALID` when the existing file cannot be believed
  *   (remove it first).
@@ -209,21 +211,26 @@ async function showTarget(
   root: string,
   ctx: CommandContext,
 ): Promise<{ files: TrustEntry[]; pins: { path: string; sha256: string }[] }> {
-  const manifest = parseForShow(files[0]!, plugin);
+  const manifest = parseForShow(files, plugin);
   const label = plugin ? ` (${plugin.source ?? "workspace"} plugin "${plugin.name}")` : "";
   ctx.writeOut(`${printable(files.map((f) => f.path).join(" and ") + label)} would start:\n`);
   for (const line of describeManifest(manifest)) ctx.writeOut(`  ${line}\n`);
-  const plan = await findPins(manifest, root);
+  const plan = await findPins(manifest, root, plugin?.dir);
   const pins: { path: string; sha256: string }[] = [];
+  const unpinned = [...plan.unpinned];
   for (const path of plan.files) {
     const sha256 = await hashPinnedFile(path);
     if (sha256 !== undefined) pins.push({ path, sha256 });
+    else unpinned.push(`${path} is not a regular file that can be read (a device, a FIFO, gone): not pinned`);
   }
   if (pins.length > 0) {
     ctx.writeOut(`  pinned with it (a change makes it untrusted again):\n`);
     for (const pin of pins) ctx.writeOut(`    ${quotedText(pin.path)}\n`);
   }
-  for (const line of plan.unpinned) ctx.writeOut(`  not pinned: ${printable(line)}\n`);
+  if (pins.length > 0) {
+    unpinned.push("what the pinned files load in turn (a script's imports, sourced files, its data)");
+  }
+  for (const line of unpinned) ctx.writeOut(`  not pinned: ${printable(line)}\n`);
   const hashed = await Promise.all(
     files.map(async (f) => ({ path: f.path, sha256: await sha256Hex(f.text) })),
   );
@@ -231,22 +238,47 @@ async function showTarget(
 }
 
 /**
+ * Variables coding agents set in the shells they run commands in (Claude Code, Codex, Gemini CLI,
+ * Cursor's agent, Qwen Code): `trust` is refused there even with `--yes`, since what reads the
+ * repository there is the agent, which a file in the repository can tell to trust it.
+ */
+const AGENT_MARKERS: readonly string[] = [
+  "CLAUDECODE",
+  "CLAUDE_CODE_ENTRYPOINT",
+  "CODEX_SANDBOX",
+  "CODEX_SANDBOX_NETWORK_DISABLED",
+  "GEMINI_CLI",
+  "CURSOR_AGENT",
+  "QWEN_CODE",
+];
+
+/** What a refused `trust` says: for the agent that ran it, to hand the decision to the user. */
+const PERSON_HINT =
+  "an agent must not trust for the user: ask the user to review the file and run `cargo agents trust` themselves, in their own terminal outside the agent, and answer yes after reading what it shows";
+
+/**
  * Whether a person said yes: `--yes` (a script that reviewed the files), or `yes`/`y` typed at the
  * terminal.
  *
- * @throws {UserError} `TRUST_NEEDS_PERSON` without a terminal and without `--yes`.
+ * @throws {UserError} `TRUST_NEEDS_PERSON` without a terminal and without `--yes`, or in a coding
+ *   agent's shell ({@link AGENT_MARKERS}), `--yes` or not.
  */
 async function confirmed(options: TrustOptions, ctx: CommandContext, count: number): Promise<boolean> {
+  const agent = Object.keys(ctx.env).find((name) => AGENT_MARKERS.includes(name) && ctx.env[name] !== "");
+  if (agent !== undefined) {
+    throw new UserError(
+      "TRUST_NEEDS_PERSON",
+      `Cannot trust from inside a coding agent's shell (${agent} is set), so nothing was trusted`,
+      { hint: PERSON_HINT },
+    );
+  }
   if (options.yes) return true;
   const prompt = options.prompt ?? stdinPrompt;
   if (!prompt.isTerminal()) {
     throw new UserError(
       "TRUST_NEEDS_PERSON",
       "Cannot trust: no one to confirm (stdin is not a terminal), so nothing was trusted",
-      {
-        hint:
-          "run `cargo agents trust` yourself in a terminal and answer yes after reading what it shows; a script that has reviewed the files may pass --yes",
-      },
+      { hint: PERSON_HINT },
     );
   }
   ctx.writeOut(`Trust ${count === 1 ? "this manifest" : `these ${count} manifests`}? Type yes to trust: `);
@@ -273,15 +305,20 @@ async function manifestAt(path: string): Promise<string> {
 }
 
 function parseForShow(
-  file: { path: string; text: string },
+  files: readonly { path: string; text: string }[],
   plugin: LoadedPlugin | undefined,
 ): PluginManifest {
+  const file = files[0]!;
   const name = plugin?.name ?? basename(dirname(file.path));
-  // A crate's Cargo.toml metadata is shown as loaded (its merge is not a file of its own).
-  if (basename(file.path) !== PLUGIN_MANIFEST_NAME) {
-    return plugin?.manifest ?? { name, dependsOn: undefined, mcpServers: [] };
-  }
   try {
+    if (plugin?.source?.startsWith("crate ")) {
+      // A crate's manifest is its Cargo.toml metadata and SYMPOSIUM.toml layered: shown from the very
+      // texts that are hashed, both of them (the file alone would hide the metadata's servers).
+      const text = (fileName: string) => files.find((f) => basename(f.path) === fileName)?.text;
+      const crate = plugin.source.slice("crate ".length);
+      const layered = layerCrateManifest(plugin.dir, crate, text("Cargo.toml"), text(PLUGIN_MANIFEST_NAME));
+      return layered.manifest ?? { name, dependsOn: undefined, mcpServers: [] };
+    }
     return parseManifest(file.text, file.path, { defaultName: name, requireGate: false });
   } catch (error) {
     if (error instanceof UserError) throw error;

@@ -8,6 +8,7 @@ import { type Catalog, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, type ServerTools 
 import { cutAtWord, renderIndexInSlices } from "../declarations/mod.ts";
 import type { Tool } from "../backends/mod.ts";
 import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.ts";
+import { printable } from "../diagnostics.ts";
 import { namespaceKey } from "../plugins/mod.ts";
 import {
   configProblemLines,
@@ -285,7 +286,9 @@ export async function renderListTools(
   }
   if (body === "" && problems.length === 0) return "No tools matched.";
   const parts = [body];
-  if (problems.length > 0) parts.push(`Problems:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+  // Every line escaped here, once for all its sources: a server's stderr tail, a reason from a file
+  // or an argument cannot break a line (forging one the agent reads) nor send a terminal code.
+  if (problems.length > 0) parts.push(`Problems:\n${problems.map((p) => `  ${printable(p)}`).join("\n")}`);
   return parts.filter((p) => p !== "").join("\n\n");
 }
 

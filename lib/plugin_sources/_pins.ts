@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { basename, isAbsolute, join, relative, sep } from "node:path";
+import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { PluginManifest } from "../plugins/mod.ts";
 
 /** Largest file pinned, in bytes: one past it is named as not pinned (hashing it would stall trust and loading). */
@@ -41,7 +41,10 @@ const RUNNERS: Readonly<Record<string, string>> = {
 
 /** What {@link findPins} found for one manifest. */
 export interface PinPlan {
-  /** Absolute real paths of files inside the workspace that `command`/`args` name, sorted, at most {@link MAX_PINS_PER_MANIFEST}. */
+  /**
+   * Absolute paths, as the servers name them (links along them not resolved), of files whose real path
+   * is inside the workspace, sorted, at most {@link MAX_PINS_PER_MANIFEST}.
+   */
   files: string[];
   /** Why something a server runs is not pinned, one sentence each (paths relative to the workspace root). */
   unpinned: string[];
@@ -57,14 +60,20 @@ async function realOf(path: string): Promise<string | undefined> {
 }
 
 /**
- * The files inside `root` that the stdio servers of `manifest` name in `command` or `args` (an
- * argument `--flag=path` counts by its value), resolved against each server's `cwd` (joined to the
+ * The files inside `root` that the stdio servers of `manifest` name in `command`, `args` or `env`
+ * values (an argument `--flag=path` counts by its value; a word with spaces, `=`, `:`, `,` or `;`
+ * by each part that is a file, as in `sh -c "sh x.sh"` or `LD_PRELOAD=./x.so`), resolved against each server's `cwd` (joined to the
  * root, as the server is started), and what cannot be pinned.
  *
  * @param root The workspace root (absolute).
+ * @param pluginDir The folder of the manifest when it lies outside the workspace (a path or git crate's):
+ *   files inside it are pinned too, as they are the plugin's own.
  */
-export async function findPins(manifest: PluginManifest, root: string): Promise<PinPlan> {
+export async function findPins(manifest: PluginManifest, root: string, pluginDir?: string): Promise<PinPlan> {
   const realRoot = await realOf(root) ?? root;
+  const realPluginDir = pluginDir === undefined ? undefined : await realOf(pluginDir);
+  const isInside = (real: string, dir: string | undefined) =>
+    dir !== undefined && (real === dir || real.startsWith(dir + sep));
   const files = new Set<string>();
   const unpinned = new Set<string>();
   const shown = (real: string) => relative(realRoot, real) || ".";
@@ -82,25 +91,46 @@ export async function findPins(manifest: PluginManifest, root: string): Promise<
           "that code is not pinned, only the manifest is",
       );
     }
-    const words = [server.command, ...server.args].map((w) => w.startsWith("-") ? w.split("=")[1] ?? "" : w);
-    for (const [i, word] of words.entries()) {
+    const whole = [server.command, ...server.args, ...Object.values(server.env)];
+    const words = whole.map((w) => w.startsWith("-") ? w.split("=")[1] ?? "" : w);
+    // Paths inside a longer word also run or load code: `sh -c "sh scripts/x.sh"`, an env value such as
+    // `NODE_OPTIONS=--require ./x.js` or `LD_PRELOAD=./a.so:./b.so` (only parts that are files are pinned).
+    const parts = whole.slice(1).flatMap((w) =>
+      w.split(/[\s=:,;]+/).filter((part) => part !== "" && part !== w)
+    )
+      .filter((part) => !words.includes(part));
+    for (const [i, word] of [...words, ...parts].entries()) {
+      const isPart = i >= words.length;
       // A bare command is looked up on PATH, not in the folder: only a command with a "/" is a file here.
       if (word === "" || word.includes("://") || (i === 0 && !word.includes("/"))) continue;
-      const real = await realOf(isAbsolute(word) ? word : join(cwd, word));
-      if (real === undefined || (real !== realRoot && !real.startsWith(realRoot + sep))) continue;
+      // Pinned by the path as the server names it, not its real path: a link along it (the file, or a
+      // folder on the way) that a pull retargets changes what that path holds, so the pin sees it.
+      const named = resolve(cwd, word);
+      const real = await realOf(named);
+      if (real === undefined) continue;
       const info = await Deno.stat(real);
+      if (info.isDirectory && isPart) continue; // `.` in a PATH-like value: not what the server runs.
+      if (!isInside(real, realRoot) && !isInside(real, realPluginDir)) {
+        // A file of the machine's (`/usr/bin/node`) would make every upgrade a change: said, not pinned.
+        if (i > 0 && info.isFile) {
+          unpinned.add(
+            `server "${server.name}": ${real} is outside the workspace: a change to it is not seen`,
+          );
+        }
+        continue;
+      }
       if (info.isDirectory) {
         unpinned.add(`server "${server.name}": ${shown(real)} is a folder: what runs from it is not pinned`);
       } else if (info.size > MAX_PINNED_FILE_BYTES) {
         unpinned.add(
           `server "${server.name}": ${shown(real)} is over ${MAX_PINNED_FILE_BYTES} bytes: not pinned`,
         );
-      } else if (files.size >= MAX_PINS_PER_MANIFEST && !files.has(real)) {
+      } else if (files.size >= MAX_PINS_PER_MANIFEST && !files.has(named)) {
         unpinned.add(
           `server "${server.name}": ${shown(real)} is past ${MAX_PINS_PER_MANIFEST} pinned files: not pinned`,
         );
       } else {
-        files.add(real);
+        files.add(named);
       }
     }
   }

@@ -34,7 +34,7 @@ import {
   type PredicateContext,
   type Workspace,
 } from "../workspace/mod.ts";
-import { trustKeyOf, trustStateOf, type TrustStore } from "./trust.ts";
+import { trustDetailOf, trustKeyOf, type TrustStore } from "./trust.ts";
 
 /** How many `[[plugins]]` links are followed from a plugin (a crate's manifest may chain again). */
 export const MAX_CRATE_CHAIN_DEPTH = 3;
@@ -90,6 +90,7 @@ export async function loadCratePlugins(
           cargoHome: options.cargoHome,
           version: ref.version,
           fs: options.fs,
+          env: options.predicates.env,
         });
         if (!where.ok) {
           const refusal = { server: source, plugin: parent.name, source, location: ref.location };
@@ -121,14 +122,19 @@ export async function loadCratePlugins(
         const keys = await Promise.all(
           loaded.texts.map(async (t) => ({ key: await trustKeyOf(t.file, options.fs), text: t.text })),
         );
+        const trust = needsTrust ? await trustDetailOf(options.store, keys) : undefined;
         const plugin: LoadedPlugin = {
           name: loaded.manifest.name,
           dir: where.dir,
           file,
           manifest: loaded.manifest,
           source,
-          ...(needsTrust
-            ? { trust: await trustStateOf(options.store, keys), trustFiles: keys.map((k) => k.key) }
+          ...(trust
+            ? {
+              trust: trust.state,
+              trustFiles: keys.map((k) => k.key),
+              ...(trust.changes.length > 0 ? { trustChanges: trust.changes } : {}),
+            }
             : {}),
           ...(where.origin === "member" ? { isWorkspaceMember: true } : {}),
           referenceGate: { dependsOn: ref.dependsOn ?? [ref.crate], predicates: ref.predicates },
@@ -181,7 +187,6 @@ async function readCrateManifest(dir: string, crate: string, fs: FileSystem): Pr
     };
   };
   try {
-    let metadata: TomlTable | undefined;
     const read = async (file: string, capBytes: number) => {
       const size = (await fs.stat(file))?.size;
       if (size !== undefined && size > capBytes) {
@@ -189,42 +194,69 @@ async function readCrateManifest(dir: string, crate: string, fs: FileSystem): Pr
       }
       return await fs.readTextFile(file);
     };
-    if ((await fs.stat(cargoToml))?.isFile) {
-      const text = await read(cargoToml, MAX_CARGO_TOML_BYTES);
-      const pkg =
-        parseTomlDocument(text, cargoToml, { code: "CARGO_TOML_INVALID", what: "Cargo.toml" }).value.package;
-      const found = isTable(pkg) && isTable(pkg.metadata) ? pkg.metadata.symposium : undefined;
-      if (isTable(found)) {
-        metadata = found;
-        files.push(cargoToml);
-        texts.push({ file: cargoToml, text });
-      }
-    }
-    let fileText: string | undefined;
-    if ((await fs.stat(symposiumToml))?.isFile) {
-      fileText = await read(symposiumToml, MAX_MANIFEST_BYTES);
-      files.unshift(symposiumToml);
-      texts.unshift({ file: symposiumToml, text: fileText });
-    }
-    const options = { defaultName: crate, requireGate: false };
-    if (metadata === undefined && fileText === undefined) {
-      return { ok: true, files, texts, manifest: undefined };
-    }
-    if (metadata === undefined) {
-      return { ok: true, files, texts, manifest: parseManifest(fileText!, symposiumToml, options) };
-    }
-    // Both or only the metadata: layered as upstream does (lists append, metadata first, then the
-    // file; the file's other keys win), then read as one manifest.
-    const own = fileText === undefined ? {} : parseTomlDocument(fileText, symposiumToml, {
-      code: "MANIFEST_SYNTAX",
-      what: "plugin manifest",
-    }).value;
-    const merged = layerManifests(metadata, own);
-    const label = fileText === undefined
-      ? `${cargoToml} [package.metadata.symposium]`
-      : `${symposiumToml} (merged with ${cargoToml})`;
-    return { ok: true, files, texts, manifest: parseManifest(stringify(merged), label, options) };
+    const cargoText = (await fs.stat(cargoToml))?.isFile
+      ? await read(cargoToml, MAX_CARGO_TOML_BYTES)
+      : undefined;
+    const fileText = (await fs.stat(symposiumToml))?.isFile
+      ? await read(symposiumToml, MAX_MANIFEST_BYTES)
+      : undefined;
+    // Watched even when they fail to parse, so that a fix is seen mid-session.
+    if (fileText !== undefined) files.push(symposiumToml);
+    if (cargoText !== undefined) files.push(cargoToml);
+    const merged = layerCrateManifest(dir, crate, cargoText, fileText);
+    files.length = 0;
+    files.push(...merged.texts.map((t) => t.file));
+    texts.push(...merged.texts);
+    return { ok: true, files, texts, manifest: merged.manifest };
   } catch (error) {
     return fail(error);
   }
+}
+
+/**
+ * A crate's plugin manifest from the texts of its files, as upstream layers them: `[package.metadata.symposium]`
+ * of `Cargo.toml` (when it has one), then `SYMPOSIUM.toml` (lists append, metadata first; the file's other
+ * keys win). Pure: `trust` shows exactly what it hashes by calling it on the texts it read.
+ *
+ * @param dir The crate's folder (absolute); file names are joined to it.
+ * @param crate The crate's name: the plugin's default `name`.
+ * @param cargoText `Cargo.toml`'s text, `undefined` when there is none.
+ * @param fileText `SYMPOSIUM.toml`'s text, `undefined` when there is none.
+ * @returns `manifest` undefined when neither declares a plugin; `texts` the files that declare it
+ *   (`SYMPOSIUM.toml` first).
+ * @throws {ManifestError} or `UserError` (`CARGO_TOML_INVALID`, `MANIFEST_SYNTAX`) for a file that is not a valid one.
+ */
+export function layerCrateManifest(
+  dir: string,
+  crate: string,
+  cargoText: string | undefined,
+  fileText: string | undefined,
+): { manifest: PluginManifest | undefined; texts: { file: string; text: string }[] } {
+  const cargoToml = join(dir, "Cargo.toml");
+  const symposiumToml = join(dir, PLUGIN_MANIFEST_NAME);
+  const texts: { file: string; text: string }[] = [];
+  let metadata: TomlTable | undefined;
+  if (cargoText !== undefined) {
+    const pkg =
+      parseTomlDocument(cargoText, cargoToml, { code: "CARGO_TOML_INVALID", what: "Cargo.toml" }).value
+        .package;
+    const found = isTable(pkg) && isTable(pkg.metadata) ? pkg.metadata.symposium : undefined;
+    if (isTable(found)) {
+      metadata = found;
+      texts.push({ file: cargoToml, text: cargoText });
+    }
+  }
+  if (fileText !== undefined) texts.unshift({ file: symposiumToml, text: fileText });
+  const options = { defaultName: crate, requireGate: false };
+  if (metadata === undefined && fileText === undefined) return { manifest: undefined, texts };
+  if (metadata === undefined) return { manifest: parseManifest(fileText!, symposiumToml, options), texts };
+  // Both or only the metadata: layered as upstream does, then read as one manifest.
+  const own = fileText === undefined ? {} : parseTomlDocument(fileText, symposiumToml, {
+    code: "MANIFEST_SYNTAX",
+    what: "plugin manifest",
+  }).value;
+  const label = fileText === undefined
+    ? `${cargoToml} [package.metadata.symposium]`
+    : `${symposiumToml} (merged with ${cargoToml})`;
+  return { manifest: parseManifest(stringify(layerManifests(metadata, own)), label, options), texts };
 }

@@ -24,6 +24,7 @@ import { readSourcesConfig, RECOMMENDATIONS_SOURCE, type RegistryConfig } from "
 import { readTrustStore, TRUST_FILE_NAME, type TrustStore } from "./trust.ts";
 import { loadWorkspacePlugins, WORKSPACE_SOURCE, workspaceManifestPaths } from "./workspace_plugins.ts";
 import { loadCratePlugins } from "./crate_plugins.ts";
+export { layerCrateManifest } from "./crate_plugins.ts";
 
 export {
   DEFAULT_RECOMMENDATIONS_URL,

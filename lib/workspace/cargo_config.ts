@@ -15,6 +15,8 @@ import { isTable, parseTomlDocument } from "../toml_position.ts";
 
 /** Largest Cargo configuration file read, in bytes; a larger one counts as replacing crates.io. */
 export const MAX_CARGO_CONFIG_BYTES = 1024 * 1024;
+/** Environment variables Cargo reads as crates.io's source (`[source.crates-io]`) or index configuration. */
+const REPLACING_ENV = /^CARGO_(SOURCE_CRATES_IO_|REGISTRY_INDEX$|REGISTRIES_CRATES_IO_INDEX$)/i;
 /** Most parent folders searched for `.cargo/config.toml` above the workspace root. */
 const MAX_CONFIG_PARENTS = 64;
 
@@ -56,13 +58,24 @@ export function cargoConfigPaths(dir: string, cargoHome: string): string[] {
  * @param dir Absolute folder Cargo runs in (the workspace root).
  * @param cargoHome `$CARGO_HOME`.
  * @param fs File access. Default {@link denoFileSystem}.
+ * @param env The environment Cargo runs with: a `CARGO_SOURCE_CRATES_IO_*`, `CARGO_REGISTRY_INDEX` or
+ *   `CARGO_REGISTRIES_CRATES_IO_INDEX` variable counts as replacing crates.io. Default none.
  */
 export async function cratesIoReplacement(
   dir: string,
   cargoHome: string,
   fs: FileSystem = denoFileSystem,
+  env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<CratesIoReplacement> {
   const result: CratesIoReplacement = { replaced: false, files: cargoConfigPaths(dir, cargoHome) };
+  // Cargo reads any config key from a `CARGO_<KEY>` variable too (dots and dashes as `_`).
+  const fromEnv = Object.keys(env).filter((name) => REPLACING_ENV.test(name) && env[name] !== undefined)
+    .sort();
+  if (fromEnv.length > 0) {
+    result.replaced = true;
+    result.file = `the environment (${fromEnv.join(", ")})`;
+    result.reason = "Cargo reads these variables as configuration of crates.io's source or registry";
+  }
   for (const file of result.files) {
     const verdict = await readReplacement(file, fs);
     if (verdict === null) continue;
@@ -95,13 +108,45 @@ async function readReplacement(
     return { replaced: true, reason: `it cannot be read (${describeFsError(error)})` };
   }
   try {
-    const source = parseTomlDocument(text, file, { code: "CARGO_CONFIG_INVALID", what: "Cargo config" })
-      .value.source;
-    const cratesIo = isTable(source) ? source["crates-io"] : undefined;
-    const replaceWith = isTable(cratesIo) ? cratesIo["replace-with"] : undefined;
-    if (replaceWith === undefined) return { replaced: false };
-    return { replaced: true, reason: `[source.crates-io] replace-with = ${JSON.stringify(replaceWith)}` };
+    const config =
+      parseTomlDocument(text, file, { code: "CARGO_CONFIG_INVALID", what: "Cargo config" }).value;
+    return replacementIn(config);
   } catch {
     return { replaced: true, reason: "it is not valid TOML, so what it replaces is unknown" };
   }
+}
+
+/**
+ * What a parsed configuration file says about crates.io. Fails closed: besides `[source.crates-io]
+ * replace-with`, any other key of `[source.crates-io]` (however spelled, e.g. `replace_with`), a
+ * `[registry] index` or `[registries.crates-io] index` (crates.io's index moved), and an `include` of
+ * other configuration files (not read here) count as replacing it.
+ */
+function replacementIn(config: Record<string, unknown>): { replaced: boolean; reason?: string } {
+  const table = (value: unknown, key: string) => isTable(value) ? value[key] : undefined;
+  const cratesIo = table(config.source, "crates-io");
+  if (isTable(cratesIo) && Object.keys(cratesIo).length > 0) {
+    const keys = Object.keys(cratesIo).map((k) => `${k} = ${JSON.stringify(cratesIo[k])}`).join(", ");
+    return { replaced: true, reason: `[source.crates-io] ${keys}` };
+  }
+  if (cratesIo !== undefined && !isTable(cratesIo)) {
+    return { replaced: true, reason: "source.crates-io is not a table, so what it replaces is unknown" };
+  }
+  for (
+    const [what, value] of [
+      ["[registry] index", table(config.registry, "index")],
+      ["[registries.crates-io] index", table(table(config.registries, "crates-io"), "index")],
+    ] as const
+  ) {
+    if (value !== undefined) return { replaced: true, reason: `${what} = ${JSON.stringify(value)}` };
+  }
+  if (config.include !== undefined) {
+    return {
+      replaced: true,
+      reason: `it includes other configuration files (include = ${
+        JSON.stringify(config.include)
+      }), which are not read here`,
+    };
+  }
+  return { replaced: false };
 }

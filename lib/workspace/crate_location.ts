@@ -69,11 +69,17 @@ const MAX_CHECKOUT_DEPTH = 3;
  * @param options.cargoHome `$CARGO_HOME` (default `<home>/.cargo`, resolved by the caller).
  * @param options.version A Cargo version requirement the locked version must meet (e.g. `"1.2"`).
  * @param options.fs File access. Default {@link denoFileSystem}.
+ * @param options.env The environment Cargo runs with (see `cratesIoReplacement`). Default none.
  */
 export async function locateCrate(
   name: string,
   workspace: Workspace,
-  options: { cargoHome: string; version?: string | undefined; fs?: FileSystem | undefined },
+  options: {
+    cargoHome: string;
+    version?: string | undefined;
+    fs?: FileSystem | undefined;
+    env?: Readonly<Record<string, string | undefined>> | undefined;
+  },
 ): Promise<CrateLocation | CrateMissing> {
   const fs = options.fs ?? denoFileSystem;
   const wanted = normalizeCrateName(name);
@@ -108,7 +114,7 @@ export async function locateCrate(
     const found = await findGitCheckout(fs, options.cargoHome, pkg);
     if (found !== undefined) return { ok: true, dir: found, origin: "git", version: pkg.version };
   } else {
-    const found = await locateRegistryCrate(fs, options.cargoHome, workspace.root, pkg);
+    const found = await locateRegistryCrate(fs, options.cargoHome, workspace.root, pkg, options.env ?? {});
     if (found !== undefined) return found;
   }
   return {
@@ -137,10 +143,11 @@ async function locateRegistryCrate(
   cargoHome: string,
   root: string | null,
   pkg: LockedPackage,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<CrateLocation | undefined> {
   const lockedCratesIo = CRATES_IO_SOURCES.includes(pkg.source ?? "");
   const replacement = lockedCratesIo && root !== null
-    ? await cratesIoReplacement(root, cargoHome, fs)
+    ? await cratesIoReplacement(root, cargoHome, fs, env)
     : { replaced: false, files: [] as string[] };
   // Where Cargo would have unpacked it: crates.io's folders first for crates.io not replaced, else the others.
   const wantCratesIo = lockedCratesIo && !replacement.replaced;

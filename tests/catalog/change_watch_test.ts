@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Catalog } from "../../lib/catalog/mod.ts";
 import { ChangeWatch } from "../../lib/catalog/_change_watch.ts";
+import { SYNC_CHECKED_MAX } from "../../lib/catalog/_fingerprint.ts";
 import { waitFor } from "../_fakes_backends.ts";
 import { cargoLock, fixtureServerToml, makeDirs, writePlugin } from "../_fakes_meta.ts";
 
@@ -74,6 +75,81 @@ Deno.test("refreshIfChanged({ trustWatch }) sees a config.toml written just befo
     assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), true);
     assert.equal(catalog.config.readOnly, true);
   } finally {
+    await catalog.close();
+    await dirs.remove();
+  }
+});
+
+Deno.test("the periodic look (no trustWatch) stats nothing while a request's watch saw no event, and still sees an edit", async () => {
+  const dirs = await makeDirs();
+  await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
+  const catalog = await Catalog.open({
+    cwd: dirs.ws,
+    env: { SYMPOSIUM_HOME: dirs.home },
+    homeDir: dirs.root,
+  });
+  const { stat, statSync } = Deno;
+  let stats = 0;
+  try {
+    assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false); // a request sets the watch up
+    assert.equal(await catalog.refreshIfChanged(), false); // exact: the watch's first look
+    Object.assign(Deno, {
+      stat: (path: string | URL) => (stats++, stat(path)),
+      statSync: (path: string | URL) => (stats++, statSync(path)),
+    });
+    for (let i = 0; i < 5; i++) assert.equal(await catalog.refreshIfChanged(), false);
+    assert.equal(stats, 0, "an idle periodic look stat'ed the watched files");
+    await writePlugin(dirs.home, "other", fixtureServerToml("other"));
+    assert.ok(
+      await waitFor(async () => await catalog.refreshIfChanged(), 5_000),
+      "a new plugin was not seen",
+    );
+    assert.deepEqual(catalog.servers.map((s) => s.name), ["fx", "other"]);
+  } finally {
+    Object.assign(Deno, { stat, statSync });
+    await catalog.close();
+    await dirs.remove();
+  }
+});
+
+Deno.test("a request's own look stats at most SYNC_CHECKED_MAX files however many members; an edited member is seen through the watch", async () => {
+  const dirs = await makeDirs();
+  await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
+  await Deno.writeTextFile(
+    `${dirs.ws}/Cargo.toml`,
+    '[package]\nname = "demo"\nversion = "0.1.0"\n\n[workspace]\nmembers = ["crates/*"]\n',
+  );
+  for (let i = 0; i < 150; i++) {
+    await Deno.mkdir(`${dirs.ws}/crates/m${i}`, { recursive: true });
+    await Deno.writeTextFile(
+      `${dirs.ws}/crates/m${i}/Cargo.toml`,
+      `[package]\nname = "m${i}"\nversion = "0.1.0"\n`,
+    );
+  }
+  const catalog = await Catalog.open({
+    cwd: dirs.ws,
+    env: { SYMPOSIUM_HOME: dirs.home },
+    homeDir: dirs.root,
+  });
+  const { statSync } = Deno;
+  let stats = 0;
+  try {
+    assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false);
+    assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false);
+    Object.assign(Deno, { statSync: (path: string | URL) => (stats++, statSync(path)) });
+    assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false);
+    assert.ok(stats > 0 && stats <= SYNC_CHECKED_MAX, `a request stat'ed ${stats} files`);
+    Object.assign(Deno, { statSync });
+    await Deno.writeTextFile(
+      `${dirs.ws}/crates/m140/SYMPOSIUM.toml`,
+      '[[mcp_servers]]\nname = "m"\ncommand = "true"\n',
+    );
+    assert.ok(
+      await waitFor(async () => await catalog.refreshIfChanged({ trustWatch: true }), 5_000),
+      "a member's new manifest was not seen",
+    );
+  } finally {
+    Object.assign(Deno, { statSync });
     await catalog.close();
     await dirs.remove();
   }

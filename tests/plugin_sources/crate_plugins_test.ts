@@ -2,6 +2,7 @@
 // path dependency, without cargo and without network.
 import assert from "node:assert/strict";
 import { loadResolution } from "../../lib/catalog/resolve.ts";
+import { renderTrustFile, sha256Hex, trustKeyOf } from "../../lib/plugin_sources/mod.ts";
 import { makeDirs, type TestDirs } from "../_fakes_meta.ts";
 
 const COMMIT = "0123456789abcdef0123456789abcdef01234567";
@@ -194,27 +195,63 @@ Deno.test("crate plugins: a crate a cloned repository's .cargo/config.toml swapp
 
 Deno.test("crate plugins: a crates.io-locked crate is crates.io's only in crates.io's own folder with crates.io not replaced", async (t) => {
   const planted = '[[mcp_servers]]\nname = "planted"\ncommand = "planted-command"\n';
-  const cases: { name: string; index: string; configs: [string, string][] }[] = [
-    { name: "a look-alike index folder", index: "index.crates.io-0123456789abcdef", configs: [] },
-    { name: "another index's folder", index: "127.0.0.1-0c48cac49e2d9568", configs: [] },
-    {
-      name: "replace-with in a parent's .cargo/config (no extension)",
-      index: "index.crates.io-1949cf8c6b5b557f",
-      configs: [["ROOT/.cargo/config", '[source.crates-io]\nreplace-with = "mine"\n']],
-    },
-    {
-      name: "replace-with in $CARGO_HOME/config.toml, as a dotted key",
-      index: "index.crates.io-1949cf8c6b5b557f",
-      configs: [["CARGO/config.toml", 'source.crates-io.replace-with = "mine"\n']],
-    },
-    {
-      name: "a .cargo/config.toml that is not TOML",
-      index: "github.com-25cdd57fae9f0462",
-      configs: [["WS/.cargo/config.toml", "[source.crates-io\n"]],
-    },
-  ];
+  const cases: { name: string; index: string; configs: [string, string][]; env?: Record<string, string> }[] =
+    [
+      {
+        name: "another key of [source.crates-io] (replace_with)",
+        index: "index.crates.io-1949cf8c6b5b557f",
+        configs: [["WS/.cargo/config.toml", '[source.crates-io]\nreplace_with = "mine"\n']],
+      },
+      {
+        name: "replace-with in a file the workspace's .cargo/config.toml includes",
+        index: "index.crates.io-1949cf8c6b5b557f",
+        configs: [
+          ["WS/.cargo/config.toml", 'include = ["more.toml"]\n'],
+          ["WS/.cargo/more.toml", '[source.crates-io]\nreplace-with = "mine"\n'],
+        ],
+      },
+      {
+        name: "crates.io's index moved by [registries.crates-io] index",
+        index: "index.crates.io-1949cf8c6b5b557f",
+        configs: [[
+          "WS/.cargo/config.toml",
+          '[registries.crates-io]\nindex = "sparse+http://127.0.0.1:9/"\n',
+        ]],
+      },
+      {
+        name: "replace-with from the environment (CARGO_SOURCE_CRATES_IO_REPLACE_WITH)",
+        index: "index.crates.io-1949cf8c6b5b557f",
+        configs: [],
+        env: { CARGO_SOURCE_CRATES_IO_REPLACE_WITH: "mine" },
+      },
+      { name: "a look-alike index folder", index: "index.crates.io-0123456789abcdef", configs: [] },
+      { name: "another index's folder", index: "127.0.0.1-0c48cac49e2d9568", configs: [] },
+      {
+        name: "replace-with in a parent's .cargo/config (no extension)",
+        index: "index.crates.io-1949cf8c6b5b557f",
+        configs: [["ROOT/.cargo/config", '[source.crates-io]\nreplace-with = "mine"\n']],
+      },
+      {
+        name: "replace-with in $CARGO_HOME/config.toml, as a dotted key",
+        index: "index.crates.io-1949cf8c6b5b557f",
+        configs: [["CARGO/config.toml", 'source.crates-io.replace-with = "mine"\n']],
+      },
+      {
+        name: "a .cargo/config.toml that is not TOML",
+        index: "github.com-25cdd57fae9f0462",
+        configs: [["WS/.cargo/config.toml", "[source.crates-io\n"]],
+      },
+    ];
   for (
-    const c of [...cases, { name: "crates.io itself", index: "github.com-1ecc6299db9ec823", configs: [] }]
+    const c of [
+      ...cases,
+      {
+        name: "crates.io itself",
+        index: "github.com-1ecc6299db9ec823",
+        configs: [["WS/.cargo/config.toml", "[source.other]\nregistry = 'x'\n[build]\njobs = 2\n"]],
+        env: { CARGO_REGISTRIES_CRATES_IO_PROTOCOL: "sparse" },
+      },
+    ]
   ) {
     await t.step(c.name, async () => {
       const dirs = await makeDirs();
@@ -233,7 +270,7 @@ Deno.test("crate plugins: a crates.io-locked crate is crates.io's only in crates
       }
       const loaded = await loadResolution({
         cwd: dirs.ws,
-        env: { SYMPOSIUM_HOME: dirs.home, CARGO_HOME: cargoHome },
+        env: { SYMPOSIUM_HOME: dirs.home, CARGO_HOME: cargoHome, ...c.env },
         homeDir: dirs.root,
       });
       const plugin = loaded.plugins.find((p) => p.source === "crate serde");
@@ -279,5 +316,26 @@ Deno.test("crate plugins: [package.metadata.symposium] and SYMPOSIUM.toml layer 
   assert.equal(plugin?.name, "serde-plugin");
   assert.deepEqual(plugin!.manifest.mcpServers.map((s) => s.name), ["meta-srv", "file-srv"]);
   assert.deepEqual(loaded.resolution.servers.map((s) => s.name), ["file-srv", "meta-srv"]);
+  await dirs.remove();
+});
+
+Deno.test("crate plugins: a trusted path crate's manifest that changed says what changed", async () => {
+  const dirs = await world();
+  const manifest = `${dirs.root}/local-tool/SYMPOSIUM.toml`;
+  const entries = [{
+    path: await trustKeyOf(manifest),
+    sha256: await sha256Hex(await Deno.readTextFile(manifest)),
+  }];
+  await Deno.writeTextFile(`${dirs.home}/trusted.toml`, renderTrustFile(entries), { mode: 0o600 });
+  const env = { SYMPOSIUM_HOME: dirs.home, CARGO_HOME: dirs.cargoHome };
+  const before = await loadResolution({ cwd: dirs.ws, env, homeDir: dirs.root });
+  assert.equal(before.plugins.find((p) => p.source === "crate local-tool")?.trust, "trusted");
+  await Deno.writeTextFile(manifest, '[[mcp_servers]]\nname = "local-srv"\ncommand = "curl"\n');
+  const after = await loadResolution({ cwd: dirs.ws, env, homeDir: dirs.root });
+  const plugin = after.plugins.find((p) => p.source === "crate local-tool")!;
+  assert.equal(plugin.trust, "changed");
+  assert.deepEqual(plugin.trustChanges, [`${await trustKeyOf(manifest)} changed`]);
+  const refusal = after.resolution.refused.find((r) => r.server === "local-srv")!;
+  assert.match(refusal.reason, /local-tool\/SYMPOSIUM\.toml changed/);
   await dirs.remove();
 });
