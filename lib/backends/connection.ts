@@ -327,6 +327,15 @@ async function handshake(
   return startMs;
 }
 
+/**
+ * Whether a failed start ended because the server closed its pipe during the `server/discover` probe
+ * (the SDK's `ERA_NEGOTIATION_FAILED` as the cause): some legacy stdio servers exit on any request before
+ * `initialize`, and are then started again without the probe (`pool.ts`).
+ */
+export function closedDuringProbe(error: BackendError): boolean {
+  return error.cause instanceof SdkError && error.cause.code === SdkErrorCode.EraNegotiationFailed;
+}
+
 /** The error a failed start reports: `error` itself when it is one of ours, else `CANCELLED` or `START_FAILED`. */
 function startError(error: unknown, options: OpenConnectionOptions): BackendError {
   const server = options.server;

@@ -15,6 +15,7 @@ import {
   type BackendConnection,
   BackendError,
   type BackendPeer,
+  closedDuringProbe,
   type ProtocolEra,
   type Root,
 } from "./connection.ts";
@@ -356,12 +357,19 @@ export class ServerPool {
         now: () => this.#clock.now(),
       };
       connection = await this.#connect(spec, ctx).catch((error) => {
-        // The cached assumption failed: probe (a modern-only server refuses `initialize`).
-        if (ctx.priorEra !== "legacy" || !(error instanceof BackendError) || error.code !== "START_FAILED") {
-          throw error;
+        if (!(error instanceof BackendError) || error.code !== "START_FAILED" || signal?.aborted) throw error;
+        if (ctx.priorEra === "legacy") {
+          // The cached assumption failed: probe (a modern-only server refuses `initialize`).
+          sup.logger.info(`start as a legacy server failed (${error.message}); probing its era`);
+          return this.#connect(spec, { ...ctx, priorEra: undefined });
         }
-        sup.logger.info(`start as a legacy server failed (${error.message}); probing its era`);
-        return this.#connect(spec, { ...ctx, priorEra: undefined });
+        if (ctx.priorEra === undefined && spec.transport === "stdio" && closedDuringProbe(error)) {
+          // Some legacy stdio servers exit on any request before `initialize`, the probe included: start
+          // it once more as a legacy server (no probe) before counting the start as failed.
+          sup.logger.info(`start with the server/discover probe failed (${error.message}); trying legacy`);
+          return this.#connect(spec, { ...ctx, priorEra: "legacy" });
+        }
+        throw error;
       });
     } catch (error) {
       const err = error instanceof BackendError

@@ -274,3 +274,29 @@ Deno.test("a legacy stdio server that never answers server/discover is used afte
     await conn.close();
   }
 });
+
+Deno.test("the pool starts a legacy stdio server that exits on the probe once more without it", async () => {
+  const lines: string[] = [];
+  const pool = new ServerPool({ logger: createMemoryLogger(lines) });
+  const spec = {
+    ...fixtureSpec("exits-on-probe"),
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--config",
+      `${REPO}deno.json`,
+      `${REPO}testdata/servers/silent_legacy.ts`,
+      "--exit-before-initialize",
+    ],
+  };
+  try {
+    const conn = await pool.acquire(spec);
+    assert.equal(conn.era, "legacy");
+    const result = await conn.callTool("echo", { text: "still here" }, { timeoutMs: 5_000 });
+    assert.deepEqual(result.content, [{ type: "text", text: "still here" }]);
+  } finally {
+    await pool.close();
+  }
+  assert.ok(lines.some((l) => l.includes("trying legacy")), lines.join("\n"));
+});
