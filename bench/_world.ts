@@ -158,7 +158,12 @@ export async function connectMetaServer(
     stderr: "ignore",
   });
   const counter = new CountingTransport(stdio);
-  const client = new Client({ name: "demo-agent", version: "1.0.0" });
+  // `BENCH_ERA=modern`: the agent speaks MCP 2026-07-28 (`server/discover`, `_meta` on every request).
+  const modern = Deno.env.get("BENCH_ERA") === "modern";
+  const client = new Client(
+    { name: "demo-agent", version: "1.0.0" },
+    modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+  );
   await client.connect(counter);
   return { client, counter, pid: stdio.pid ?? 0 };
 }

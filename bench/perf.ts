@@ -7,7 +7,8 @@
  * Prints min / median / max and the ratio to the floor, and writes `bench/results/perf.json`.
  *
  * Environment: `BENCH_QUICK=1` takes fewer samples and idles 5 s instead of 60 (for development only);
- * `BENCH_OUT=path` writes the JSON elsewhere.
+ * `BENCH_OUT=path` writes the JSON elsewhere; `BENCH_ERA=modern` makes the agent speak MCP 2026-07-28
+ * (`server/discover`, `_meta` on every request) instead of `initialize`.
  *
  * @module
  */
