@@ -12,6 +12,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import type { JSONRPCMessage, LoggingLevel, Transport } from "@modelcontextprotocol/server";
+import { LOG_LEVELS as LEVELS } from "./agent_relay.ts";
 
 /** The modern revisions `mcp-serve` serves, newest first. */
 export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ["2026-07-28"];
@@ -27,18 +28,6 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 /** The era of a connection once its opening message chose one (`undefined` before). */
 export type Era = "modern" | "legacy";
-
-/** RFC 5424 severities as MCP orders them, least severe first. */
-const LEVELS: readonly LoggingLevel[] = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-];
 
 /** In-flight modern requests kept for log routing; past this many the oldest is forgotten. */
 const TRACKED_REQUESTS_MAX = 1_024;
