@@ -68,7 +68,11 @@ export async function runServe(ctx: CommandContext): Promise<number> {
         const early = new AgentRelay(shell.server, { logger });
         catalog.setPeer((spec) => early.peerFor(spec.name));
         relay = early;
-        shell.onEarlyExecute((script) => startNamedServers(catalog, script));
+        shell.onEarlyExecute((script, call) => {
+          // A modern agent declares its capabilities per request: the servers it names are offered those.
+          if (call.era === "modern") early.noteModernAgent(call.capabilities ?? {});
+          startNamedServers(catalog, script);
+        });
       },
     });
     const { serveMetaServer } = await import("../meta_server/mod.ts");

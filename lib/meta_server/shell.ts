@@ -10,6 +10,7 @@
  * @module
  */
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   McpServer,
   PROTOCOL_VERSION_META_KEY,
@@ -22,6 +23,7 @@ import { dispatchCheckedMessages } from "../jsonrpc/mod.ts";
 import type {
   CallToolRequest,
   CallToolResult,
+  ClientCapabilities,
   InputRequests,
   InputResponses,
   JSONRPCRequest,
@@ -62,6 +64,11 @@ export interface CallEra {
   protocolVersion: string;
   /** The agent's name and version (modern: from the request's `_meta`; legacy: from `initialize`). */
   clientInfo?: { name: string; version: string } | undefined;
+  /**
+   * What a modern agent declared in this request's `_meta` (`io.modelcontextprotocol/clientCapabilities`;
+   * `{}` when absent or not an object). Absent for a legacy call (see `Server.getClientCapabilities()`).
+   */
+  capabilities?: ClientCapabilities | undefined;
 }
 
 /**
@@ -150,7 +157,11 @@ function callEraOf(server: Server, ctx: ServerContext): CallEra {
   const version = envelope?.[PROTOCOL_VERSION_META_KEY];
   if (typeof version === "string") {
     const info = envelope?.[CLIENT_INFO_META_KEY] as CallEra["clientInfo"];
-    return { era: "modern", protocolVersion: version, clientInfo: info };
+    const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY];
+    const capabilities = typeof declared === "object" && declared !== null && !Array.isArray(declared)
+      ? declared as ClientCapabilities
+      : {};
+    return { era: "modern", protocolVersion: version, clientInfo: info, capabilities };
   }
   return {
     era: "legacy",
@@ -212,9 +223,10 @@ export interface ServerShell {
   /**
    * Calls `listener` with the script of each `execute` call that arrived before {@link supply} (kept, at
    * most {@link EARLY_SCRIPTS_KEPT}) and of each that arrives until then, so `mcp-serve` can start the
-   * servers it names while the rest of the meta-server loads. One listener: a second replaces the first.
+   * servers it names while the rest of the meta-server loads (`call`: the era of that request, so a modern
+   * agent's capabilities are known before the servers start). One listener: a second replaces the first.
    */
-  onEarlyExecute(listener: (script: string) => void): void;
+  onEarlyExecute(listener: (script: string, call: CallEra) => void): void;
 }
 
 /** Scripts of `execute` calls kept for {@link ServerShell.onEarlyExecute} before it is called; later ones are not. */
@@ -235,13 +247,13 @@ export function createServerShell(
   // A rejection nobody awaits yet (no request came) must not end the process.
   promise.catch(() => {});
   let supplied = false;
-  const earlyScripts: string[] = [];
-  let onEarly: ((script: string) => void) | undefined;
-  const noteEarly = (params: CallToolRequest["params"]) => {
+  const earlyScripts: [string, CallEra][] = [];
+  let onEarly: ((script: string, call: CallEra) => void) | undefined;
+  const noteEarly = (params: CallToolRequest["params"], call: CallEra) => {
     const script = params.arguments?.script;
     if (supplied || params.name !== "execute" || typeof script !== "string") return;
-    if (onEarly) onEarly(script);
-    else if (earlyScripts.length < EARLY_SCRIPTS_KEPT) earlyScripts.push(script);
+    if (onEarly) onEarly(script, call);
+    else if (earlyScripts.length < EARLY_SCRIPTS_KEPT) earlyScripts.push([script, call]);
   };
   const server = new LeanServer(
     { name: "symposium", version: META_SERVER_VERSION },
@@ -271,8 +283,8 @@ export function createServerShell(
   });
   server.setRequestHandler("tools/call", { params: CALL_PARAMS }, async (params, ctx) => {
     options.onToolRequest?.();
-    noteEarly(params);
     const call = callEraOf(server, ctx);
+    noteEarly(params, call);
     const request = {
       method: "tools/call" as const,
       params: withRetryFields(params, ctx, options.retryFields),
@@ -297,7 +309,7 @@ export function createServerShell(
     onEarlyExecute: (listener) => {
       if (supplied) return;
       onEarly = listener;
-      for (const script of earlyScripts.splice(0)) listener(script);
+      for (const [script, call] of earlyScripts.splice(0)) listener(script, call);
     },
   };
 }

@@ -284,3 +284,50 @@ Deno.test("confirm-tools asks a modern agent through input_required, and the cal
     assert.deepEqual(await callsMade(calls), ["deploy"]);
   });
 });
+
+Deno.test("a modern agent and a modern-only backing server: its input_required reaches the agent, roots never do", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "symposium-mrtr-modern-" });
+  const wire = `${dir}/wire.jsonl`;
+  const world = await makeRawWorld(
+    denoServerToml("mo", "modern_server.ts", ["--stdio=modern", `--wire=${wire}`]),
+    "",
+  );
+  const serve = RawServe.start({ home: world.home, cwd: world.ws });
+  try {
+    const script = "await mo.echo({ text: 'before' }); return await mo.ask({ question: 'colour?' });";
+    const first = inputRequired(await execute(serve, script));
+    const keys = Object.keys(first.inputRequests);
+    assert.equal(keys.length, 1, JSON.stringify(first));
+    const asked = first.inputRequests[keys[0]!]!;
+    assert.equal(asked.method, "elicitation/create");
+    assert.match(asked.params.message, /^\[mo\] .*colour\?/);
+    const done = await execute(serve, script, {
+      requestState: first.requestState,
+      inputResponses: { [keys[0]!]: { action: "accept", content: { value: "green" } } },
+    });
+    const wsUri = `file://${encodeURI(await Deno.realPath(world.ws))}`;
+    assert.equal(valueOf(done), `green @ ${wsUri}`);
+    assert.equal(
+      serve.unmatched.filter((m) => m.method !== undefined).length,
+      0,
+      "a request reached the agent",
+    );
+    const received = (await Deno.readTextFile(wire)).trim().split("\n").map((l) => JSON.parse(l));
+    const methods = received.map((m) => m.method);
+    assert.ok(!methods.includes("initialize"), methods.join(", "));
+    // The run was resumed, not re-run: one echo; `ask` retried by us with the server's own state.
+    const calls = received.filter((m) => m.method === "tools/call").map((m) => m.params.name);
+    assert.equal(calls.filter((n: string) => n === "echo").length, 1, calls.join(", "));
+    assert.ok(calls.filter((n: string) => n === "ask").length >= 3, calls.join(", "));
+    const states = received.filter((m) => m.method === "tools/call" && m.params.name === "ask")
+      .map((m) => m.params.requestState).filter((s) => s !== undefined);
+    assert.ok(
+      states.length >= 2 && states.every((s: string) => s.startsWith("state-")),
+      JSON.stringify(states),
+    );
+  } finally {
+    await serve.close().catch(() => undefined);
+    await world.remove();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
