@@ -132,6 +132,7 @@ Deno.test("a modern tools/list without initialize has resultType, ttlMs, cacheSc
     era: "modern",
     protocolVersion: MODERN,
     clientInfo: { name: "raw-agent", version: "1.0.0" },
+    capabilities: {},
   });
   await h.close();
 });
