@@ -31,7 +31,6 @@ import {
   type ToolHandlers,
   TOOLS_LIST_TTL_MS,
 } from "./shell.ts";
-import { requestEra } from "./_request_era.ts";
 import { answerWaitingExecute } from "./waiting_execute.ts";
 
 export { LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
@@ -238,8 +237,7 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     // The session log says which era each call came in (the agent suite reads it: tests/agents).
     logger.debug(`tools/call ${name}: ${call?.era ?? "legacy"} era, MCP ${call?.protocolVersion ?? "?"}`);
     // A modern agent's capabilities, for the servers this call may start (`list_tools` starts some).
-    const era = requestEra({ envelope: ctx.mcpReq.envelope, _meta: request.params._meta });
-    if (era.era === "modern") relay.noteModernAgent(era.capabilities);
+    if (call?.era === "modern") relay.noteModernAgent(call.capabilities ?? {});
     if (name === "list_tools") {
       const text = await renderListTools(catalog, parseListToolsArgs(request.params.arguments), signal);
       return { content: [{ type: "text", text }] };
@@ -328,14 +326,13 @@ async function answerExecute(
       }),
     { intervalMs: options.progressIntervalMs ?? PROGRESS_INTERVAL_MS, flushGapMs: PROGRESS_FLUSH_MS },
   );
-  const era = requestEra({ envelope: ctx.mcpReq.envelope, _meta: request.params._meta });
-  if (era.era === "modern") {
+  if (call?.era === "modern") {
     const params = request.params as Record<string, unknown>; // the SDK lifts the retry fields into ctx
     const answer = await answerWaitingExecute(session.relay, {
       requestState: ctx.mcpReq.requestState() ?? params.requestState,
       inputResponses: ctx.mcpReq.inputResponses ?? params.inputResponses,
       script,
-      capabilities: era.capabilities,
+      capabilities: call.capabilities ?? {},
       signal,
       timeoutMs: options.catalog.config.scriptTimeoutSecs * 1000,
       onProgress: progress ? (report) => progress.report(report) : undefined,
