@@ -32,6 +32,12 @@ export type Era = "modern" | "legacy";
 /** In-flight modern requests kept for log routing; past this many the oldest is forgotten. */
 const TRACKED_REQUESTS_MAX = 1_024;
 
+/**
+ * Open `subscriptions/listen` requests one agent may hold at once (each stays open until the connection
+ * ends); past it a new one is refused with `-32602` and the open ones go on.
+ */
+export const MAX_OPEN_SUBSCRIPTIONS = 16;
+
 type Message = Record<string, unknown>;
 
 function metaOf(message: Message): Record<string, unknown> | undefined {
@@ -99,6 +105,8 @@ export function guardModernWire(
 ): void {
   /** Modern requests not answered yet → the log level their `_meta` asked for (`null`: none). */
   const inFlight = new Map<string, LoggingLevel | null>();
+  /** Open `subscriptions/listen` requests (their ids as JSON), until answered. */
+  const listening = new Set<string>();
   const deliver = wire.onmessage!;
   wire.onmessage = (message, extra) => {
     const m = message as Message;
@@ -107,6 +115,18 @@ export function guardModernWire(
       if (version !== undefined && !MODERN_PROTOCOL_VERSIONS.includes(version)) {
         refuseVersion(wire, m.id, version);
         return;
+      }
+      if (m.method === "subscriptions/listen") {
+        if (listening.size >= MAX_OPEN_SUBSCRIPTIONS) {
+          refuse(
+            wire,
+            m.id,
+            -32602,
+            `Cannot open another subscription: ${MAX_OPEN_SUBSCRIPTIONS} are open (the most one agent may hold); listen on one of them`,
+          );
+          return;
+        }
+        listening.add(JSON.stringify(m.id));
       }
       if (version !== undefined) {
         const level = metaOf(m)?.[LOG_LEVEL_META_KEY];
@@ -123,8 +143,11 @@ export function guardModernWire(
   const send = wire.send.bind(wire);
   wire.send = (message, options) => {
     const m = message as Message;
-    if (!("method" in m)) inFlight.delete(JSON.stringify(m.id));
-    else if (eraOf() === "modern") {
+    if (!("method" in m)) {
+      const id = JSON.stringify(m.id);
+      inFlight.delete(id);
+      listening.delete(id);
+    } else if (eraOf() === "modern") {
       if ("id" in m) {
         // The 2026-07-28 revision has no server→client request: its questions travel in `input_required` results.
         return Promise.reject(
@@ -152,6 +175,11 @@ function logWanted(
   if (relatedRequestId !== undefined) return allows(inFlight.get(JSON.stringify(relatedRequestId)));
   for (const asked of inFlight.values()) if (allows(asked)) return true;
   return false;
+}
+
+/** Answers request `id` with a JSON-RPC error (a write that fails means the agent is gone). */
+function refuse(wire: Transport, id: unknown, code: number, message: string): void {
+  wire.send({ jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage).catch(() => {});
 }
 
 function refuseVersion(wire: Transport, id: unknown, requested: string): void {

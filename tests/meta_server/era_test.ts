@@ -12,6 +12,7 @@ import {
   TOOLS_LIST_TTL_MS,
 } from "../../lib/meta_server/mod.ts";
 import { LineStdioServerTransport } from "../../lib/jsonrpc/mod.ts";
+import { MAX_OPEN_SUBSCRIPTIONS } from "../../lib/meta_server/_era_wire.ts";
 
 // deno-lint-ignore no-explicit-any
 type Message = Record<string, any>;
@@ -412,5 +413,30 @@ Deno.test("a modern tools/call gets its progress notifications and can be cancel
   await h.send({ method: "notifications/cancelled", params: { requestId: 2, _meta: modernMeta() } });
   for (let i = 0; i < 500 && !aborted; i++) await new Promise((r) => setTimeout(r, 5));
   assert.equal(aborted, true, "the cancelled call's signal did not abort");
+  await h.close();
+});
+
+Deno.test("subscriptions/listen past MAX_OPEN_SUBSCRIPTIONS is refused with -32602; the open ones go on", async () => {
+  const h = await rawShell();
+  const listen = (id: string) =>
+    h.send({
+      id,
+      method: "subscriptions/listen",
+      params: { _meta: modernMeta(), notifications: { toolsListChanged: true } },
+    });
+  for (let i = 0; i < MAX_OPEN_SUBSCRIPTIONS; i++) await listen(`s${i}`);
+  await h.until((m) =>
+    m.method === "notifications/subscriptions/acknowledged" &&
+    m.params._meta["io.modelcontextprotocol/subscriptionId"] === `s${MAX_OPEN_SUBSCRIPTIONS - 1}`
+  );
+  await listen("one-too-many");
+  const refused = await h.answer("one-too-many");
+  assert.equal(refused.error.code, -32602);
+  assert.match(refused.error.message, /16 are open/);
+  await h.shell.server.sendToolListChanged();
+  await h.until((m) =>
+    m.method === "notifications/tools/list_changed" &&
+    m.params._meta["io.modelcontextprotocol/subscriptionId"] === "s0"
+  );
   await h.close();
 });
