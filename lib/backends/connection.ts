@@ -232,11 +232,13 @@ export async function openConnection(
  * The startup deadline of one connection: `startupTimeoutMs` after the start, pushed back to
  * `startupTimeoutMs` from now by each sign of life (`onStartupActivity`) but never past
  * 4 × `startupTimeoutMs`, checked at least once a second. When it passes, `passed` resolves and `signal`
- * aborts; the caller's own `signal` aborts it too.
+ * aborts; the caller's own `signal` aborts it too and resolves `cancelled`.
  */
 class StartupDeadline {
   /** Resolves with `"timeout"` once the deadline passed; never rejects. */
   readonly passed: Promise<"timeout">;
+  /** Resolves with `"cancelled"` once the caller's signal aborts (never, without one); never rejects. */
+  readonly cancelled: Promise<"cancelled">;
   readonly #abort = new AbortController();
   readonly #unsubscribe: (() => void) | undefined;
   readonly #callerSignal: AbortSignal | undefined;
@@ -262,7 +264,12 @@ class StartupDeadline {
       this.#timer = setTimeout(check, Math.min(stepMs, 1_000));
     });
     this.#callerSignal = options.signal;
-    this.#onCallerAbort = () => this.#abort.abort(options.signal?.reason);
+    let cancel: (value: "cancelled") => void = () => {};
+    this.cancelled = new Promise((resolve) => cancel = resolve);
+    this.#onCallerAbort = () => {
+      this.#abort.abort(options.signal?.reason);
+      cancel("cancelled");
+    };
     this.#callerSignal?.addEventListener("abort", this.#onCallerAbort, { once: true });
   }
 
@@ -304,7 +311,13 @@ async function handshake(
       ...(options.priorEra === "legacy" ? { prior: { kind: "legacy" as const } } : {}),
     });
     connecting.catch(() => {}); // Observed below through the race; a late rejection must not go unhandled.
-    const outcome = await Promise.race([connecting.then(() => "ok" as const), deadline.passed]);
+    // The SDK's `server/discover` probe does not heed the signal: a caller's abort must not wait it out.
+    const outcome = await Promise.race([
+      connecting.then(() => "ok" as const),
+      deadline.passed,
+      deadline.cancelled,
+    ]);
+    if (outcome === "cancelled") throw new BackendError("CANCELLED", server, `${server}: start cancelled`);
     if (outcome === "timeout") {
       throw new BackendError(
         "STARTUP_TIMEOUT",

@@ -154,13 +154,17 @@ async function workspaceTargets(
 ): Promise<Target[] | undefined> {
   const needing = loaded.plugins.filter((p) => p.trust !== undefined);
   if (needing.length === 0) {
+    const broken = unloadedWorkspaceManifests(loaded);
     ctx.writeOut(
       loaded.workspace.root === null
         ? "No Cargo workspace here: there are no workspace manifests to trust.\n"
+        : broken.length > 0
+        ? `Nothing in ${printable(loaded.workspace.root)} can be trusted yet: its manifests did not load.\n`
         : `No plugin manifest in ${
           printable(loaded.workspace.root)
         } needs trust (a ${PLUGIN_MANIFEST_NAME} at the root or in a member folder would).\n`,
     );
+    for (const line of broken) ctx.writeOut(line);
     return undefined;
   }
   const targets: Target[] = [];
@@ -178,6 +182,25 @@ async function workspaceTargets(
     targets.push({ plugin, files: await readFiles(plugin.trustFiles ?? [plugin.file]) });
   }
   return targets;
+}
+
+/**
+ * One line per workspace manifest that failed to load (so there is nothing of it to trust yet): its
+ * file:line:col, why, and how to see every problem. Printable (escaped) text.
+ */
+function unloadedWorkspaceManifests(loaded: LoadedResolution): string[] {
+  const lines = new Set<string>();
+  for (const r of loaded.resolution.refused) {
+    if (r.source !== "workspace" || r.location === undefined || r.code === "SERVER_UNTRUSTED") continue;
+    const at = `${r.location.file}:${r.location.line}:${r.location.column}`;
+    lines.add(
+      printable(`${at}: ${r.reason}`) +
+        `\n  fix it (\`${
+          printable(`cargo agents plugin validate ${r.location.file}`)
+        }\` lists every problem), then run \`cargo agents trust\` again\n`,
+    );
+  }
+  return [...lines];
 }
 
 /** The path and git crates that trusted manifests chain to and that are not trusted yet. */

@@ -253,7 +253,9 @@ export class SuspendedRuns {
     const id = await this.#codec.open(state, { session: this.session, request: digest });
     const run = this.#runs.get(id);
     if (!run) {
-      throw invalidParams("the run requestState names has ended (its deadline passed); run the script again");
+      throw invalidParams(
+        "the run requestState names has ended (it already answered, failed or was stopped); run the script again",
+      );
     }
     if (run.attached) {
       throw invalidParams("another request is resuming this run; wait for its answer");

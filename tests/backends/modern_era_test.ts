@@ -275,6 +275,40 @@ Deno.test("a legacy stdio server that never answers server/discover is used afte
   }
 });
 
+Deno.test("a start cancelled during the server/discover probe ends then, not when the probe times out", async () => {
+  const spec = {
+    ...fixtureSpec("silent"),
+    startupTimeoutMs: 60_000, // the probe waits its longest, 10 s
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--config",
+      `${REPO}deno.json`,
+      `${REPO}testdata/servers/silent_legacy.ts`,
+    ],
+  };
+  const abort = new AbortController();
+  const spawned = Promise.withResolvers<void>();
+  const lines: string[] = [];
+  const logger = createMemoryLogger(lines);
+  const start = connectStdio(spec, ctx({ signal: abort.signal, logger }));
+  start.catch(() => {});
+  // Cancel once the process is up and the probe is waiting for an answer that never comes.
+  const poll = setInterval(() => lines.some((l) => l.includes("spawned pid")) && spawned.resolve(), 20);
+  await spawned.promise;
+  clearInterval(poll);
+  abort.abort(new Error("stop"));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const probeOver = new Promise<"probe timed out">((resolve) => {
+    timer = setTimeout(() => resolve("probe timed out"), 10_000);
+  });
+  const outcome = await Promise.race([start.then(() => "connected", (e) => e.code), probeOver]);
+  clearTimeout(timer);
+  await start.catch(() => {}); // the process is gone before the test ends
+  assert.equal(outcome, "CANCELLED");
+});
+
 Deno.test("the pool starts a legacy stdio server that exits on the probe once more without it", async () => {
   const lines: string[] = [];
   const pool = new ServerPool({ logger: createMemoryLogger(lines) });

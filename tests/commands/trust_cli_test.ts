@@ -415,3 +415,23 @@ Deno.test("trust says a named file it cannot hash (a FIFO) is not pinned, rather
     await dirs.remove();
   }
 });
+
+Deno.test("trust names a workspace manifest that failed to load, with where and how to fix, instead of finding none", async () => {
+  const dirs = await makeDirs();
+  try {
+    await Deno.writeTextFile(
+      `${dirs.ws}/SYMPOSIUM.toml`,
+      'name = "bad\\u001b[2J"\n[[mcp_servers]]\nname = "s"\ncommand = "true"\n',
+    );
+    const out: string[] = [];
+    assert.equal(await runTrust({ prompt: answering("yes") }, contextFor(dirs, out)), 1);
+    const text = out.join("");
+    assert.match(text, /SYMPOSIUM\.toml:1:8: Cannot load plugin .*plugin name/, text);
+    assert.match(text, /cargo agents plugin validate .*SYMPOSIUM\.toml/, text);
+    assert.doesNotMatch(text, /No plugin manifest/, text);
+    assert.equal(RAW_CONTROL.test(text), false, JSON.stringify(text));
+    assert.equal(await exists(`${dirs.home}/trusted.toml`), false);
+  } finally {
+    await dirs.remove();
+  }
+});

@@ -124,6 +124,12 @@ Deno.test("SuspendedRuns refuses a tampered, foreign, expired or misshapen retry
     askingOnce(started),
   );
   assert.deepEqual(done, text("accept"));
+  // The same state again, once the run answered, says it ended and not that a deadline passed.
+  await refused(
+    runs,
+    { requestState: first.requestState, inputResponses: { "fx/1": ACCEPT } },
+    /already answered/,
+  );
   // A state past its expiry (the script's deadline) is refused as expired.
   const state = await codec.issue({
     session: runs.session,
