@@ -1,5 +1,5 @@
 /**
- * Budgets (README, "Budgets"), measured through a real `mcp-serve` (`deno task bench`): each hostile input
+ * Budgets (`docs/security.md`, "Budgets"), measured through a real `mcp-serve` (`deno task bench`): each hostile input
  * is sent the way an attacker would, and the figures that say whether the host held are printed
  * once at load (they are not timings of a loop): ping latency while a backtracking `pattern` or
  * `list_tools` glob is handled; peak RSS and time to fail for an endless HTTP body and SSE line;

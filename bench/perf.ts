@@ -1,5 +1,5 @@
 /**
- * `deno task bench`: every figure of the performance goals (README, Performance), end to end through MCP stdio, in
+ * `deno task bench`: every figure of the performance goals (`docs/performance.md`, "Today's figures"), end to end through MCP stdio, in
  * one run. `cargo-agents mcp-serve` runs from source exactly as an agent starts it, against the npm
  * `server-everything` and `server-filesystem`; beside each figure is its floor: an SDK client calling the
  * same server directly, or a no-op tool served by the same SDK over stdio (`bench/_noop_server.ts`) for

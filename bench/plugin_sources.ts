@@ -1,5 +1,5 @@
 /**
- * `deno task bench:sources`: the cost of plugin sources (the goals in the README's "Plugin sources" under Performance). A workspace with 20 registry
+ * `deno task bench:sources`: the cost of plugin sources (the goals in `docs/performance.md`, "Plugin sources"). A workspace with 20 registry
  * plugins (two path registries and one git registry's local copy), 5 trusted workspace plugins (the root
  * and 4 members) and 3 crate plugins (crates.io-shaped folders in a fake `CARGO_HOME`):
  *

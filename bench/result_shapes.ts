@@ -1,5 +1,5 @@
 /**
- * `deno task bench` (third part): what observing result shapes (README, "What tools return") costs and gives, over the
+ * `deno task bench` (third part): what observing result shapes (`docs/writing-scripts.md`, "What tools return (observed result shapes)") costs and gives, over the
  * recorded answer corpus of `testdata/catalog/results/` (see `tests/catalog/_result_corpus.ts`).
  *
  * - Host time added per call: the hook `execute` runs after each successful call

@@ -1,5 +1,5 @@
 /**
- * `deno task bench` (second part): the catalog at scale (README, "Finding tools among many"), end to end through MCP stdio. 50
+ * `deno task bench` (second part): the catalog at scale (`docs/writing-scripts.md`, "Finding tools among many"), end to end through MCP stdio. 50
  * servers / 9,866 tools (`testdata/catalog/scale_corpus.ts`: the 15 real corpora plus 35 generated
  * distractors), each served by the fixture server (`--tools-file`, `--starts-file`), their tool lists
  * cached once by `cargo-agents mcp tools` runs; then fresh `mcp-serve` sessions answer from the cache:

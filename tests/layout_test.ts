@@ -46,14 +46,15 @@ const MAX_TOP_LEVEL_FILES = 7;
  */
 const MAX_FUNCTION_LINES = 80;
 /**
- * The request path of one `execute`: every module the README's walk names, and the modules each call
+ * The request path of one `execute`: every module the walk of `docs/architecture.md` names, and the modules each call
  * passes through without the walk naming them (the log every step writes to, the HTTP client of a remote
  * server and the guarded fetch under it).
  */
 async function requestPathModules(): Promise<Set<string>> {
-  const readme = await Deno.readTextFile(join(REPO_ROOT, "README.md"));
-  const start = readme.indexOf("## The walk of one `execute`");
-  const walk = readme.slice(start, readme.indexOf("\n## ", start + 1));
+  const architecture = await Deno.readTextFile(join(REPO_ROOT, "docs", "architecture.md"));
+  const start = architecture.indexOf("## The walk of one `execute`");
+  if (start < 0) throw new Error('docs/architecture.md lacks its section "The walk of one `execute`"');
+  const walk = architecture.slice(start, architecture.indexOf("\n## ", start + 1));
   const named = [...walk.matchAll(/`(lib\/[\w/]+\.ts):/g)].map((m) => m[1]!);
   return new Set([
     ...named,

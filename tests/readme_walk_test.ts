@@ -1,12 +1,12 @@
-// The README's walk of one `execute` names functions that exist: each `lib/…ts:Name` or `lib/…ts:Class.method`
+// The walk of one `execute` (`docs/architecture.md`) names functions that exist: each `lib/…ts:Name` or `lib/…ts:Class.method`
 // is a file of this repository that declares that function, class or method.
 import { expect } from "expect";
 import { join } from "node:path";
 import { REPO_ROOT } from "./_fakes_foundation.ts";
 
-const readme = await Deno.readTextFile(join(REPO_ROOT, "README.md"));
-const start = readme.indexOf("## The walk of one `execute`");
-const walk = readme.slice(start, readme.indexOf("\n## ", start + 1));
+const architecture = await Deno.readTextFile(join(REPO_ROOT, "docs", "architecture.md"));
+const start = architecture.indexOf("## The walk of one `execute`");
+const walk = architecture.slice(start, architecture.indexOf("\n## ", start + 1));
 
 /** Whether `source` declares `name` (a function, class, const, method or private method). */
 function declares(source: string, name: string): boolean {
@@ -17,14 +17,14 @@ function declares(source: string, name: string): boolean {
   ).test(source);
 }
 
-Deno.test("the README walks one execute in at most 12 numbered steps", () => {
+Deno.test("docs/architecture.md walks one execute in at most 12 numbered steps", () => {
   expect(start).toBeGreaterThan(0);
   const steps = walk.match(/^\d+\. /gm) ?? [];
   expect(steps.length).toBeGreaterThanOrEqual(8);
   expect(steps.length).toBeLessThanOrEqual(12);
 });
 
-Deno.test("every file.ts:function the README's walk names exists", async () => {
+Deno.test("every file.ts:function the walk of docs/architecture.md names exists", async () => {
   const refs = [...walk.matchAll(/`(lib\/[\w/]+\.ts):([\w#$.]+)`/g)].map((m) => [m[1]!, m[2]!] as const);
   expect(refs.length).toBeGreaterThanOrEqual(20);
   const missing: string[] = [];
@@ -43,7 +43,7 @@ Deno.test("every file.ts:function the README's walk names exists", async () => {
   expect(missing).toEqual([]);
 });
 
-Deno.test("every bare Class.method the README's walk names is declared in a file it named", async () => {
+Deno.test("every bare Class.method the walk of docs/architecture.md names is declared in a file it named", async () => {
   const files = [...new Set([...walk.matchAll(/`(lib\/[\w/]+\.ts)[:`]/g)].map((m) => m[1]!))];
   const sources = await Promise.all(files.map((file) => Deno.readTextFile(join(REPO_ROOT, file))));
   const bare = [...walk.matchAll(/`([A-Z]\w+)\.(#?\w+)`/g)].map((m) => [m[1]!, m[2]!] as const);

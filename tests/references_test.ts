@@ -1,6 +1,8 @@
-// Comments, tests and the README name only files that are in this repository: every backticked `*.ts` or
-// `*.md` name in README.md and in the TypeScript of lib/, tests/, bench/, conformance/ and main.ts is a
-// path of the repository (from its root or from the naming file's folder) or the tail of one.
+// Comments, tests and the documentation name only files and sections that are in this repository: every
+// backticked `*.ts` or `*.md` name in README.md, docs/*.md and the TypeScript of lib/, tests/, bench/,
+// conformance/ and main.ts is a path of the repository (from its root or from the naming file's folder) or the
+// tail of one; every section a comment cites (README, "Title") or (`docs/<page>.md`, "Title") is a heading of that
+// document; every relative link of the documentation leads to a file and heading that exist.
 import { expect } from "expect";
 import { dirname, join, normalize, relative } from "node:path";
 import { REPO_ROOT } from "./_fakes_foundation.ts";
@@ -18,13 +20,21 @@ async function repoFiles(dir = REPO_ROOT): Promise<string[]> {
   return out;
 }
 
-Deno.test("every backticked .ts or .md name in the code and the README is a file of this repository", async () => {
+/** Whether `file` (a path from the repository root) is read for references: the docs and the code. */
+function isReader(file: string): boolean {
+  return isDoc(file) || (file.endsWith(".ts") && /^(lib|tests|bench|conformance)\/|^main\.ts$/.test(file));
+}
+
+/** README.md and the pages of docs/. */
+function isDoc(file: string): boolean {
+  return file === "README.md" || /^docs\/[^/]+\.md$/.test(file);
+}
+
+Deno.test("every backticked .ts or .md name in the code and the docs is a file of this repository", async () => {
   const files = await repoFiles();
   // testdata/ is not read for names but holds files that may be named.
   const named = new Set([...files, ...(await repoFilesUnder("testdata"))]);
-  const readers = files.filter((f) =>
-    f === "README.md" || (f.endsWith(".ts") && /^(lib|tests|bench|conformance)\/|^main\.ts$/.test(f))
-  );
+  const readers = files.filter(isReader);
   const missing: string[] = [];
   for (const file of readers) {
     const text = await Deno.readTextFile(join(REPO_ROOT, file));
@@ -65,11 +75,9 @@ async function repoFilesUnder(folder: string): Promise<string[]> {
  */
 const FOREIGN_REFERENCE = /\b(?:SPEC(?:\.md)?|upstream(?:'s)?) \u00a7|\bissues? #?\d+\b|\bissue-\d+\b/gi;
 
-Deno.test("no comment, test name or README line cites a section or an issue that is not in this repository", async () => {
+Deno.test("no comment, test name or docs line cites a section or an issue that is not in this repository", async () => {
   const files = await repoFiles();
-  const readers = files.filter((f) =>
-    f === "README.md" || (f.endsWith(".ts") && /^(lib|tests|bench|conformance)\/|^main\.ts$/.test(f))
-  );
+  const readers = files.filter(isReader);
   const found: string[] = [];
   for (const file of [...readers, ...(await repoFilesUnder("testdata")).filter((f) => f.endsWith(".ts"))]) {
     const text = await Deno.readTextFile(join(REPO_ROOT, file));
@@ -78,4 +86,85 @@ Deno.test("no comment, test name or README line cites a section or an issue that
     }
   }
   expect(found).toEqual([]);
+});
+
+/** The headings of a Markdown document (fenced blocks skipped), as written after the `#`s. */
+function headings(markdown: string): string[] {
+  const out: string[] = [];
+  let fenced = false;
+  for (const line of markdown.split("\n")) {
+    if (line.startsWith("```")) fenced = !fenced;
+    const match = fenced ? null : /^#{1,6} (.+)$/.exec(line);
+    if (match) out.push(match[1]!.trim());
+  }
+  return out;
+}
+
+/** GitHub's anchor of a heading: lowercase, punctuation but `-` and `_` dropped, spaces to `-`. */
+function anchorOf(heading: string): string {
+  return heading.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/ /g, "-");
+}
+
+/** Pages other branches write; a link to one is checked once it exists (until then only its name is). */
+const PAGES_WRITTEN_ELSEWHERE = new Set([
+  "docs/troubleshooting.md",
+  "docs/session-and-saved-scripts.md",
+  "docs/trace-and-report.md",
+  "docs/direct-tools.md",
+]);
+
+Deno.test('every section a comment cites, (README, "Title") or (`docs/<page>.md`, "Title"), is a heading of that document', async () => {
+  const files = await repoFiles();
+  const cites = /\((?:README|`((?:docs\/)?[\w-]+\.md)`),? "([^"]+)"/g;
+  const missing: string[] = [];
+  let count = 0;
+  // This file names the form itself.
+  for (const file of files.filter((f) => isReader(f) && f !== "tests/references_test.ts")) {
+    const text = await Deno.readTextFile(join(REPO_ROOT, file));
+    for (const match of text.matchAll(cites)) {
+      count++;
+      const doc = match[1] ?? "README.md";
+      let target: string;
+      try {
+        target = await Deno.readTextFile(join(REPO_ROOT, doc));
+      } catch {
+        missing.push(`${file}: ${doc} (no such document)`);
+        continue;
+      }
+      if (!headings(target).includes(match[2]!)) missing.push(`${file}: ${doc}, "${match[2]}"`);
+    }
+  }
+  expect(count).toBeGreaterThanOrEqual(10);
+  expect(missing).toEqual([]);
+});
+
+Deno.test("every relative link of README.md and docs/*.md leads to a file of this repository and a heading of it", async () => {
+  const files = await repoFiles();
+  const docs = files.filter(isDoc);
+  expect(docs.length).toBeGreaterThanOrEqual(10);
+  const broken: string[] = [];
+  for (const file of docs) {
+    // Links inside code (fenced or inline) are not links.
+    const text = (await Deno.readTextFile(join(REPO_ROOT, file))).replace(/```[\s\S]*?```/g, "").replace(
+      /`[^`\n]*`/g,
+      "",
+    );
+    for (const match of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const link = match[1]!;
+      if (/^[a-z]+:/.test(link)) continue;
+      const [path, anchor] = link.split("#") as [string, string | undefined];
+      const target = path === "" ? file : normalize(join(dirname(file), path));
+      let markdown: string;
+      try {
+        markdown = await Deno.readTextFile(join(REPO_ROOT, target));
+      } catch {
+        if (!PAGES_WRITTEN_ELSEWHERE.has(target) || anchor !== undefined) broken.push(`${file}: ${link}`);
+        continue;
+      }
+      if (anchor !== undefined && !headings(markdown).map(anchorOf).includes(anchor)) {
+        broken.push(`${file}: ${link} (no such heading)`);
+      }
+    }
+  }
+  expect(broken).toEqual([]);
 });

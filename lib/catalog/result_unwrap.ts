@@ -1,6 +1,6 @@
 /**
  * What a script gets back from a tool call: the `CallToolResult` envelope unwrapped into a plain
- * value (README, "What tools return"), and the check of that value against the tool's `outputSchema`,
+ * value (`docs/writing-scripts.md`, "What tools return (observed result shapes)"), and the check of that value against the tool's `outputSchema`,
  * which never refuses a result but tags it off-shape.
  *
  * @module

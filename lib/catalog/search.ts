@@ -7,7 +7,7 @@
  *
  * Own code rather than a search library: on the 10,000-tool scale corpus it ranks as well as the
  * best of MiniSearch, Orama, FlexSearch and wink-bm25-text-search (recall@5 0.97), answers a query
- * about 3× faster than MiniSearch, and holds a fraction of their memory (README, design notes).
+ * about 3× faster than MiniSearch, and holds a fraction of their memory (`docs/architecture.md`, "Design notes").
  *
  * @module
  */

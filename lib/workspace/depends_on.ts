@@ -1,5 +1,5 @@
 /**
- * `depends-on` atoms (README, "Predicates and upstream keys"): which plugins and servers apply to a workspace, and a
+ * `depends-on` atoms (`docs/writing-plugins.md`, "`depends-on`"): which plugins and servers apply to a workspace, and a
  * sentence saying why for `status` and `list_tools`.
  *
  * @module

@@ -41,7 +41,7 @@ Deno.test("main() lists every command in --help", async () => {
   }
 });
 
-Deno.test("main() --help says what --verbose does to mcp-serve's stderr (debug lines, as the README says)", async () => {
+Deno.test("main() --help says what --verbose does to mcp-serve's stderr (debug lines, as docs/configuration.md says)", async () => {
   const { code, stdout } = await run(["--help"]);
   assert.equal(code, 0);
   assert.match(

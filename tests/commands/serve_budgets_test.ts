@@ -1,4 +1,4 @@
-// Hostile input sent through a real `mcp-serve` (the budgets of the README's "Budgets"): each ends with a clear message and the session
+// Hostile input sent through a real `mcp-serve` (`docs/security.md`, "Budgets"): each ends with a clear message and the session
 // answers the next request. The timing and memory figures (250 ms pings, peak RSS) are in
 // bench/budgets_bench.ts; here the bounds are loose enough for a loaded machine and still far below what
 // the unbounded behaviour took (seconds to hours, gigabytes).

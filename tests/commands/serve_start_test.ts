@@ -1,4 +1,4 @@
-// How a fresh `mcp-serve` starts (README, "The walk of one `execute`" and Performance): an `execute` sent right behind `initialize` (what an agent does
+// How a fresh `mcp-serve` starts (`docs/architecture.md`, "The walk of one `execute`"; `docs/performance.md`): an `execute` sent right behind `initialize` (what an agent does
 // on its first turn) is answered, the servers its script names start as soon as the catalog is resolved,
 // and no server starts before an `execute` names it. The cold-start figure is in bench/cold_start.ts and
 // bench/perf.ts, not here.

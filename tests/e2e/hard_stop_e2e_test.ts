@@ -196,8 +196,8 @@ for (const leaving of ["stdin closed", "SIGTERM"] as const) {
         const exitMs = performance.now() - left;
         await running;
         assert.equal(status.signal, null, `mcp-serve had to be killed (${serve.stderrTail})`);
-        // Closing stdin: the answers already asked for are awaited for DRAIN_AFTER_EOF_MS (the README's
-        // `echo … | mcp-serve`); SIGTERM: no wait. Then the run is cancelled, its guest killed within
+        // Closing stdin: the answers already asked for are awaited for DRAIN_AFTER_EOF_MS (`docs/security.md`,
+        // "Budgets": `echo … | mcp-serve`); SIGTERM: no wait. Then the run is cancelled, its guest killed within
         // 200 ms, and the backing servers get the shutdown grace. 3 s of room for a loaded machine.
         const boundMs = (leaving === "SIGTERM" ? 0 : DRAIN_AFTER_EOF_MS) + GRACE_SECS * 1000 + 3_000;
         assert.ok(exitMs < boundMs, `mcp-serve took ${Math.round(exitMs)} ms to exit (bound ${boundMs} ms)`);

@@ -1,4 +1,4 @@
-// The README's worked example, "Plugins from a registry, the workspace and a crate": from an empty
+// The worked example of `docs/writing-plugins.md`, "Worked example: a registry, the workspace and a crate": from an empty
 // config to a git registry (a bare repository on disk, synced by `plugin sync`), a trusted workspace
 // plugin and a crate plugin (a crates.io-shaped folder in CARGO_HOME), each server reachable from
 // `execute` (through `mcp exec`). Nothing leaves the machine.
@@ -22,7 +22,7 @@ async function git(cwd: string, ...args: string[]): Promise<void> {
   if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
 }
 
-Deno.test("README worked example: a git registry, a trusted workspace plugin and a crate plugin, each reachable from execute", async () => {
+Deno.test("docs worked example: a git registry, a trusted workspace plugin and a crate plugin, each reachable from execute", async () => {
   const dirs = await makeDirs();
   const cargoHome = `${dirs.root}/cargo`;
   const env = { SYMPOSIUM_HOME: dirs.home, CARGO_HOME: cargoHome };

@@ -103,7 +103,7 @@ export interface AgentDefinition {
   aliases: readonly { name: string; variant?: string }[];
   /** Whether the agent has a project-level config file. */
   hasProjectConfig: boolean;
-  /** Where the file locations and the entry format are documented (the source cited in the README). */
+  /** Where the file locations and the entry format are documented (the source cited in `docs/agents.md`). */
   docs: string;
   detection(p: PathContext, fs: FileSystem): Promise<DetectionHints>;
   /**
