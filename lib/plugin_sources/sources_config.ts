@@ -49,8 +49,26 @@ export interface SourcesConfig {
   problems: UserError[];
 }
 
-const DEFAULTS_KEYS = ["user-plugins", "symposium-recommendations", "recommendations-url"];
-const REGISTRY_KEYS = ["name", "git", "path", "auto-update"];
+/**
+ * Every `[defaults]` key this program reads, with its default. `docs/configuration.md` lists them
+ * (checked by `tests/docs_keys_test.ts`).
+ */
+export const SOURCES_DEFAULTS: Readonly<
+  { "user-plugins": boolean; "symposium-recommendations": boolean; "recommendations-url": string }
+> = Object.freeze({
+  "user-plugins": true,
+  "symposium-recommendations": true,
+  "recommendations-url": DEFAULT_RECOMMENDATIONS_URL,
+});
+/**
+ * Every `[[registry]]` key, with its default (`undefined`: none; `name` and one of `git`, `path` are
+ * required). `docs/configuration.md` lists them (checked by `tests/docs_keys_test.ts`).
+ */
+export const REGISTRY_DEFAULTS: Readonly<
+  { name: undefined; git: undefined; path: undefined; "auto-update": boolean }
+> = Object.freeze({ name: undefined, git: undefined, path: undefined, "auto-update": true });
+const DEFAULTS_KEYS = Object.keys(SOURCES_DEFAULTS);
+const REGISTRY_KEYS = Object.keys(REGISTRY_DEFAULTS);
 const NAME_RULE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /**
@@ -108,9 +126,9 @@ export function readSourcesConfig(
     ({ file, ...(doc?.index.locate(path) ?? {}) }) as Location;
   const bad = (code: string, path: (string | number)[], what: string, hint?: string) =>
     problems.push(new UserError(code, `Cannot load config file: ${what}`, { hint, location: at(path) }));
-  let userPlugins = true;
-  let recommendations = true;
-  let recommendationsUrl = DEFAULT_RECOMMENDATIONS_URL;
+  let userPlugins = SOURCES_DEFAULTS["user-plugins"];
+  let recommendations = SOURCES_DEFAULTS["symposium-recommendations"];
+  let recommendationsUrl = SOURCES_DEFAULTS["recommendations-url"];
   const defaults = top.defaults;
   if (defaults !== undefined && !isTable(defaults)) {
     bad(
@@ -266,7 +284,7 @@ function readRegistry(
     );
     ok = false;
   }
-  const autoUpdate = entry["auto-update"] ?? true;
+  const autoUpdate = entry["auto-update"] ?? REGISTRY_DEFAULTS["auto-update"];
   if (typeof autoUpdate !== "boolean") {
     bad(
       "CONFIG_BAD_VALUE",

@@ -47,7 +47,8 @@ export function defaultConfigDir(homeDir: string): string {
 /** The name of the configuration file inside the configuration directory. */
 export const CONFIG_FILE_NAME = "config.toml";
 
-interface KeyRule {
+/** How one `[mcp]` key is read: its field (`null`: accepted, not read), its TOML type and its range. */
+export interface McpKeyRule {
   field: keyof McpConfig | null;
   kind: "integer" | "boolean" | "choice";
   /** The allowed strings of a `choice`. */
@@ -60,8 +61,11 @@ interface KeyRule {
 const DAY_SECS = 86_400;
 const MIB = 1024 * 1024;
 
-/** Every `[mcp]` key, its field in {@link McpConfig} and its allowed range (inclusive). */
-const MCP_KEYS: Readonly<Record<string, KeyRule>> = {
+/**
+ * Every `[mcp]` key, its field in {@link McpConfig} and its allowed range (inclusive). The table of
+ * `docs/configuration.md`, "`[mcp]` in `config.toml`", is checked against it by `tests/docs_keys_test.ts`.
+ */
+export const MCP_KEY_RULES: Readonly<Record<string, McpKeyRule>> = {
   "script-timeout-secs": { field: "scriptTimeoutSecs", kind: "integer", min: 2, max: DAY_SECS, unit: "s" },
   "script-memory-limit-mb": { field: "scriptMemoryLimitMb", kind: "integer", min: 1, max: 4096, unit: "MiB" },
   "script-stack-limit-kb": { field: "scriptStackLimitKb", kind: "integer", min: 32, max: 65536, unit: "KiB" },
@@ -116,7 +120,7 @@ const MCP_KEYS: Readonly<Record<string, KeyRule>> = {
 };
 
 /** The `[mcp]` keys accepted in `config.toml`, in documentation order. */
-export const MCP_CONFIG_KEYS: readonly string[] = Object.keys(MCP_KEYS);
+export const MCP_CONFIG_KEYS: readonly string[] = Object.keys(MCP_KEY_RULES);
 
 /**
  * What `config.toml` says once read leniently: the settings in effect, every problem (each costs
@@ -243,7 +247,7 @@ export function readMcpConfig(text: string, file: string): McpConfigReport {
   }
   const accepted = new Set<string>();
   for (const [key, value] of Object.entries(mcp)) {
-    const rule = MCP_KEYS[key];
+    const rule = MCP_KEY_RULES[key];
     if (!rule && isConfirmToolsLike(key)) {
       failClosed(["mcp", key]);
       continue;
@@ -334,7 +338,7 @@ export function readMcpConfig(text: string, file: string): McpConfigReport {
 function checkValue(
   key: string,
   value: unknown,
-  rule: KeyRule,
+  rule: McpKeyRule,
   doc: TomlDocument,
   file: string,
 ): UserError | undefined {

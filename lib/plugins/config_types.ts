@@ -1,5 +1,5 @@
 /**
- * The validated `[mcp]` table of `config.toml` and its defaults (README, "`[mcp]` in `config.toml`").
+ * The validated `[mcp]` table of `config.toml` and its defaults (`docs/configuration.md`, "`[mcp]` in `config.toml`").
  * Types and defaults only; parsing lives in `config.ts`.
  *
  * @module
@@ -68,7 +68,7 @@ export const CONFIRM_TOOLS_MODES: readonly ConfirmToolsMode[] = Object.freeze([
   "writes",
 ]);
 
-/** Defaults of every `[mcp]` key (the table in the README's "`[mcp]` in `config.toml`"). */
+/** Defaults of every `[mcp]` key (the table of `docs/configuration.md`, "`[mcp]` in `config.toml`", checked by `tests/docs_keys_test.ts`). */
 export const DEFAULT_MCP_CONFIG: Readonly<McpConfig> = Object.freeze({
   scriptTimeoutSecs: 120,
   scriptMemoryLimitMb: 64,
