@@ -201,12 +201,15 @@ export class RunSession implements GuestSession {
       return reply({ ok: false, message: `Cannot read the tool arguments: ${messageOf(error)}` });
     }
     this.#inFlightChars += chars;
-    const settled = () => this.#inFlightChars -= chars;
+    const request = { namespace, key, args };
+    let resultJson: string | undefined;
+    const settled = () => {
+      this.#inFlightChars -= chars;
+      this.#options.onCallReplied?.(request, argsJson, resultJson);
+    };
     const signal = this.#calls.signal;
     Promise.resolve()
-      .then(() =>
-        this.#options.hostCall({ namespace, key, args }, signal, { holdDeadline: () => this.#hold() })
-      )
+      .then(() => this.#options.hostCall(request, signal, { holdDeadline: () => this.#hold() }))
       .then((value) => {
         let json: string | undefined;
         try {
@@ -226,6 +229,7 @@ export class RunSession implements GuestSession {
             message: tooLargeForScript(`${namespace}.${key}()`, json, memoryLimitBytes),
           });
         }
+        resultJson = json;
         reply({ ok: true, json });
       }, (error: unknown) => reply({ ok: false, message: messageOf(error) }))
       .finally(settled);

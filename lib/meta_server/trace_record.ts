@@ -1,0 +1,249 @@
+/**
+ * The record of one `execute` in the session log, and reading it back (`cargo agents report`): its
+ * script (masked, cut at {@link LOGGED_SCRIPT_MAX_CHARS}), its calls by server and tool name with their
+ * times and sizes, its outcome and totals. Never an argument or a result value. A record is a few lines
+ * of JSON, each well under the log's line cap, written at once so they stay together:
+ *
+ * ```text
+ * 2026-12-07T17:00:00.000Z DEBUG [trace] {"v":1,"id":"3f9c0a1b","part":"script","text":"const a = …"}
+ * 2026-12-07T17:00:00.000Z DEBUG [trace] {"v":1,"id":"3f9c0a1b","part":"calls","calls":[["everything","echo",41.2,3.1,19,20,null]]}
+ * 2026-12-07T17:00:00.000Z DEBUG [trace] {"v":1,"id":"3f9c0a1b","part":"end","at":1765126800000,"outcome":"ok",…}
+ * ```
+ *
+ * A call is `[server, tool, startMs, ms, argsBytes, resultBytes, errorCode | null]`; the `end` line holds
+ * `at` (epoch ms of the start), `outcome` (`ok`, or the failure's kind: `script_error`, `script_timeout`,
+ * …), `traced` (the agent asked for the trace), `scriptChars`, `scriptCut`, `omittedCalls` and `totals`
+ * (see `call_trace.ts:TraceTotals`).
+ *
+ * @module
+ */
+import type { Logger } from "../log.ts";
+import { maskSecrets } from "../secrets/mod.ts";
+import type { ExecuteTrace, TracedCall } from "./call_trace.ts";
+
+/** Longest script kept in the log, UTF-16 code units (16 Ki): a longer one is cut and says so. */
+export const LOGGED_SCRIPT_MAX_CHARS = 16_384;
+
+/** Scope of the record's lines (`[trace] `). */
+export const TRACE_LOG_SCOPE = "trace";
+
+/** Version of the record's lines (`"v"`). */
+const RECORD_VERSION = 1;
+
+/** Most characters of one record line as the log writes it (the log cuts lines at 4,096). */
+const LINE_BUDGET_CHARS = 3_000;
+
+/** One `execute` as the session log records it. */
+export interface ExecuteRecord {
+  /** 8 hex digits, unique within the session. */
+  id: string;
+  /** When the `execute` started, epoch ms. */
+  startedAtEpochMs: number;
+  /** `ok`, or the failure's kind (`script_error`, `script_timeout`, `memory_exhausted`, …; `error` when unknown). */
+  outcome: string;
+  /** The agent asked for the trace (`trace: true`). */
+  traced: boolean;
+  /** The script, masked, at most {@link LOGGED_SCRIPT_MAX_CHARS}. */
+  script: string;
+  /** Length of the whole script, UTF-16 code units. */
+  scriptChars: number;
+  /** `script` is a cut prefix. */
+  isScriptCut: boolean;
+  trace: ExecuteTrace;
+}
+
+/** What an answer's failure kind is: the `error` member its text starts with. */
+const FAILURE_KIND = /^\{"error":"([a-z_]{1,40})"/;
+
+/** The outcome of an answer for the record: `ok`, or its failure's kind. */
+export function outcomeOf(
+  answer: { isError?: boolean | undefined; content: { type: string; text?: string }[] },
+): string {
+  if (!answer.isError) return "ok";
+  const first = answer.content[0];
+  return (first?.type === "text" ? FAILURE_KIND.exec(first.text ?? "")?.[1] : undefined) ?? "error";
+}
+
+/**
+ * Writes the record of one `execute` to `logger` (debug level: the file always, stderr with `--verbose`).
+ * The script is masked whole before it is split over lines, so that no secret is cut in two.
+ */
+export function logExecuteRecord(
+  logger: Logger,
+  execute: { id: string; script: string; outcome: string; traced: boolean; startedAtEpochMs: number },
+  trace: ExecuteTrace,
+): void {
+  const log = logger.child(TRACE_LOG_SCOPE);
+  const head = (part: string) => `{"v":${RECORD_VERSION},"id":${JSON.stringify(execute.id)},"part":"${part}"`;
+  const masked = maskSecrets(execute.script);
+  const kept = cutChars(masked, LOGGED_SCRIPT_MAX_CHARS);
+  for (const piece of splitForLines(kept)) log.debug(`${head("script")},"text":${JSON.stringify(piece)}}`);
+  let batch: string[] = [], batchChars = 0;
+  const flush = () => {
+    if (batch.length > 0) log.debug(`${head("calls")},"calls":[${batch.join(",")}]}`);
+    batch = [];
+    batchChars = 0;
+  };
+  for (const call of trace.calls) {
+    const json = JSON.stringify(compactCall(call));
+    if (batchChars + lineCost(json) > LINE_BUDGET_CHARS) flush();
+    batch.push(json);
+    batchChars += lineCost(json) + 1;
+  }
+  flush();
+  const end = {
+    at: execute.startedAtEpochMs,
+    outcome: execute.outcome,
+    traced: execute.traced,
+    scriptChars: execute.script.length,
+    scriptCut: kept.length < masked.length,
+    omittedCalls: trace.omittedCalls,
+    totals: trace.totals,
+  };
+  log.debug(`${head("end")},${JSON.stringify(end).slice(1)}`);
+}
+
+type CompactCall = [string, string, number, number, number, number, string | null];
+
+/** Names are masked and cut to 200 characters: a name is not a value, but it came from a script. */
+function compactCall(call: TracedCall): CompactCall {
+  const name = (text: string) => cutChars(maskSecrets(text), 200);
+  return [
+    name(call.server),
+    name(call.tool),
+    call.startMs,
+    call.ms,
+    call.argsBytes,
+    call.resultBytes,
+    call.ok ? null : call.error ?? "FAILED",
+  ];
+}
+
+/** What the log writes for `json`: characters it escapes (C1 controls, bidi controls) take 6. */
+function lineCost(json: string): number {
+  // deno-lint-ignore no-control-regex -- the log escapes exactly these (lib/log.ts)
+  const escaped = json.match(/[\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g)?.length ?? 0;
+  return json.length + 5 * escaped;
+}
+
+/** `text` cut to at most `max` code units, never between the two halves of a surrogate pair. */
+function cutChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1] ?? "") ? max - 1 : max;
+  return text.slice(0, end);
+}
+
+/** `text` in pieces whose JSON string, as logged, fits a line. */
+function splitForLines(text: string): string[] {
+  const pieces: string[] = [];
+  for (let at = 0; at < text.length;) {
+    let piece = cutChars(text.slice(at), LINE_BUDGET_CHARS);
+    while (piece.length > 1 && lineCost(JSON.stringify(piece)) > LINE_BUDGET_CHARS) {
+      piece = cutChars(piece, Math.ceil(piece.length / 2));
+    }
+    pieces.push(piece);
+    at += piece.length;
+  }
+  return pieces;
+}
+
+/** A session log read back: its executes (in the order they ended) and what could not be read. */
+export interface SessionRecords {
+  executes: ExecuteRecord[];
+  /** The agent that connected (`agent: <name> <version>` line), when the log says. */
+  agent?: string | undefined;
+  /** Time of the log's first line, ISO 8601. */
+  startedAt?: string | undefined;
+  /** Record lines that were not JSON (cut, or a secret mask landed in a number) or lost their `end`. */
+  unreadableLines: number;
+}
+
+const RECORD_LINE = / \[(?:[^\]\s]+:)?trace\] (\{.*)$/;
+const AGENT_LINE = /^\S+ INFO agent(?: \([^)]*\))?: (.{1,200})$/;
+
+/**
+ * Reads the execute records of a session log's text (see the module's format). Lines of other kinds are
+ * skipped; a record line that cannot be read is counted, and its execute kept as far as it was read.
+ */
+export function parseSessionLog(text: string): SessionRecords {
+  const pending = new Map<string, { script: string[]; calls: TracedCall[] }>();
+  const out: SessionRecords = { executes: [], unreadableLines: 0 };
+  for (const line of text.split("\n")) {
+    if (out.startedAt === undefined && /^\d{4}-\d\d-\d\dT\S+Z /.test(line)) {
+      out.startedAt = line.split(" ")[0];
+    }
+    out.agent ??= AGENT_LINE.exec(line)?.[1];
+    const json = RECORD_LINE.exec(line)?.[1];
+    if (json === undefined) continue;
+    let part: Record<string, unknown>;
+    try {
+      part = JSON.parse(json);
+    } catch {
+      out.unreadableLines++;
+      continue;
+    }
+    if (part.v !== RECORD_VERSION || typeof part.id !== "string") continue;
+    const slot = pending.get(part.id) ?? { script: [], calls: [] };
+    pending.set(part.id, slot);
+    if (part.part === "script" && typeof part.text === "string") slot.script.push(part.text);
+    else if (part.part === "calls" && Array.isArray(part.calls)) slot.calls.push(...part.calls.map(readCall));
+    else if (part.part === "end") {
+      out.executes.push(readEnd(part, part.id, slot));
+      pending.delete(part.id);
+    }
+  }
+  for (const slot of pending.values()) {
+    out.unreadableLines += slot.script.length + (slot.calls.length ? 1 : 0);
+  }
+  return out;
+}
+
+const num = (v: unknown): number => typeof v === "number" && Number.isFinite(v) ? v : 0;
+const str = (v: unknown, fallback: string): string => typeof v === "string" ? v : fallback;
+
+function readCall(raw: unknown): TracedCall {
+  const c = Array.isArray(raw) ? raw : [];
+  const error = typeof c[6] === "string" ? c[6] : undefined;
+  return {
+    server: str(c[0], "?"),
+    tool: str(c[1], "?"),
+    startMs: num(c[2]),
+    ms: num(c[3]),
+    argsBytes: num(c[4]),
+    resultBytes: num(c[5]),
+    ok: error === undefined,
+    ...(error === undefined ? {} : { error }),
+  };
+}
+
+function readEnd(
+  end: Record<string, unknown>,
+  id: string,
+  slot: { script: string[]; calls: TracedCall[] },
+): ExecuteRecord {
+  const totals = (typeof end.totals === "object" && end.totals !== null ? end.totals : {}) as Record<
+    string,
+    unknown
+  >;
+  const script = slot.script.join("");
+  return {
+    id,
+    startedAtEpochMs: num(end.at),
+    outcome: str(end.outcome, "error"),
+    traced: end.traced === true,
+    script,
+    scriptChars: Math.max(num(end.scriptChars), script.length),
+    isScriptCut: end.scriptCut === true,
+    trace: {
+      calls: slot.calls,
+      omittedCalls: num(end.omittedCalls),
+      totals: {
+        calls: num(totals.calls),
+        errors: num(totals.errors),
+        ms: num(totals.ms),
+        bytesFromServers: num(totals.bytesFromServers),
+        bytesToAgent: num(totals.bytesToAgent),
+      },
+    },
+  };
+}
