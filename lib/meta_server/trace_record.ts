@@ -121,7 +121,7 @@ function compactCall(call: TracedCall): CompactCall {
 
 /** What the log writes for `json`: characters it escapes (C1 controls, bidi controls) take 6. */
 function lineCost(json: string): number {
-  // deno-lint-ignore no-control-regex -- the log escapes exactly these (lib/log.ts)
+  // The log escapes exactly these (lib/log.ts).
   const escaped = json.match(/[\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g)?.length ?? 0;
   return json.length + 5 * escaped;
 }
