@@ -21,6 +21,8 @@ import type { Logger } from "../log.ts";
 import { maskSecrets } from "../secrets/mod.ts";
 import type { ExecuteTrace, TracedCall } from "./call_trace.ts";
 
+export type { ExecuteTrace, TracedCall, TraceTotals } from "./call_trace.ts";
+
 /** Longest script kept in the log, UTF-16 code units (16 Ki): a longer one is cut and says so. */
 export const LOGGED_SCRIPT_MAX_CHARS = 16_384;
 
