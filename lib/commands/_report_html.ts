@@ -106,6 +106,7 @@ function renderExecute(e: ExecuteRecord, index: number): string {
   const isOk = e.outcome === "ok";
   const started = e.startedAtEpochMs > 0 ? new Date(e.startedAtEpochMs).toISOString() : "unknown";
   const cut = e.isScriptCut ? `, cut at ${fmt(e.script.length)}` : "";
+  // HTML drops a newline right after `<pre>`: one is given, so a script's own first newline is kept.
   return `<section class="execute" data-id="${escapeHtml(e.id)}" data-outcome="${escapeHtml(e.outcome)}">
 <h2>Execute ${index} · <span class="${isOk ? "ok" : "err"}">${escapeHtml(e.outcome)}</span> · ${
     field("ms", t.ms)
@@ -120,7 +121,7 @@ function renderExecute(e: ExecuteRecord, index: number): string {
 <div><dt>trace asked</dt><dd>${e.traced ? "yes" : "no"}</dd></div>
 </dl>
 <details open><summary>Script (${fmt(e.scriptChars)} characters${cut})</summary>
-<pre data-k="script">${escapeHtml(e.script)}</pre></details>
+<pre data-k="script">\n${escapeHtml(e.script)}</pre></details>
 ${renderTimeline(e.trace.calls, t.ms)}
 ${
     e.trace.omittedCalls > 0
@@ -161,7 +162,8 @@ function renderTimeline(calls: TracedCall[], totalMs: number): string {
   ).join("\n");
   return `<div class="timeline"><div class="axis">${ticks}</div>
 ${rows}</div>
+<details${calls.length <= 20 ? " open" : ""}><summary>Calls (${fmt(calls.length)})</summary>
 <table><thead><tr><th class="n">#</th><th>server</th><th>tool</th><th class="n">start (ms)</th><th class="n">took (ms)</th>
 <th class="n">argument bytes</th><th class="n">result bytes</th><th>status</th></tr></thead>
-<tbody>${table}</tbody></table>`;
+<tbody>${table}</tbody></table></details>`;
 }
