@@ -120,7 +120,8 @@ export class CallTrace {
   /** The call settled; `server`/`tool` are its real names when it reached a tool. */
   end(call: TracedCall, names?: { server: string; tool: string }): void {
     if (this.#finished !== undefined) return;
-    call.ms = round(performance.now() - this.#startedAt - call.startMs);
+    // The start was rounded: never a negative duration (nor -0).
+    call.ms = Math.max(0, round(performance.now() - this.#startedAt - call.startMs));
     if (names !== undefined) {
       call.server = names.server;
       call.tool = names.tool;
@@ -151,7 +152,7 @@ export class CallTrace {
     const nowMs = round(performance.now() - this.#startedAt);
     for (const call of this.#open.values()) {
       if (call.ms >= 0) continue; // settled, its reply still on its way: its sizes stay 0
-      call.ms = round(nowMs - call.startMs);
+      call.ms = Math.max(0, round(nowMs - call.startMs));
       call.ok = false;
       call.error = "UNFINISHED";
       this.#errors++;

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * Test helper: loads one report page (`cargo agents report`) in headless Chromium (Debian's
  * `/usr/bin/chromium`, driven by playwright-core in a process of its own: playwright reads `/proc` paths
@@ -14,6 +15,9 @@
 import { chromium } from "playwright-core";
 
 const [pagePath, screenshotPath] = Deno.args;
+if (pagePath === undefined || screenshotPath === undefined) {
+  throw new TypeError("usage: report_page_driver.ts <page.html> <screenshot.png>");
+}
 const pageUrl = new URL(`file://${pagePath}`).href;
 const browser = await chromium.launch({
   executablePath: Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium",

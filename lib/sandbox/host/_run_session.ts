@@ -15,7 +15,7 @@ import {
   type StopReason,
 } from "../protocol/run_types.ts";
 import type { FromGuest, ToGuest } from "../protocol/messages.ts";
-import type { RunOptions, SandboxFailure, SandboxResult } from "../protocol/types.ts";
+import type { HostCallRequest, RunOptions, SandboxFailure, SandboxResult } from "../protocol/types.ts";
 import type { GuestProcess, GuestSession } from "./_guest_process.ts";
 
 /**
@@ -202,11 +202,8 @@ export class RunSession implements GuestSession {
     }
     this.#inFlightChars += chars;
     const request = { namespace, key, args };
-    let resultJson: string | undefined;
-    const settled = () => {
-      this.#inFlightChars -= chars;
-      this.#options.onCallReplied?.(request, argsJson, resultJson);
-    };
+    let resultJson: string | undefined; // the reply's JSON, for `onCallReplied`
+    const settled = () => this.#settled(chars, request, argsJson, resultJson);
     const signal = this.#calls.signal;
     Promise.resolve()
       .then(() => this.#options.hostCall(request, signal, { holdDeadline: () => this.#hold() }))
@@ -233,6 +230,12 @@ export class RunSession implements GuestSession {
         reply({ ok: true, json });
       }, (error: unknown) => reply({ ok: false, message: messageOf(error) }))
       .finally(settled);
+  }
+
+  /** A call's reply was sent (or dropped): its arguments leave the in-flight budget, and its sizes are told. */
+  #settled(chars: number, request: HostCallRequest, argsJson?: string, resultJson?: string): void {
+    this.#inFlightChars -= chars;
+    this.#options.onCallReplied?.(request, argsJson, resultJson);
   }
 
   /** Stops the deadline clock until the returned release (see `HostCallControl.holdDeadline`). */
