@@ -2,13 +2,14 @@
  * The record of one `execute` in the session log, and reading it back (`cargo agents report`): its
  * script (masked, cut at {@link LOGGED_SCRIPT_MAX_CHARS}), its calls by server and tool name with their
  * times and sizes, its outcome and totals. Never an argument or a result value. A record is a few lines
- * of JSON, each well under the log's line cap, written at once so they stay together:
+ * of JSON, each well under the log's line cap, written at once so they stay together; usually one:
  *
  * ```text
- * 2026-12-07T17:00:00.000Z DEBUG [trace] {"v":1,"id":"3f9c0a1b","part":"script","text":"const a = …"}
- * 2026-12-07T17:00:00.000Z DEBUG [trace] {"v":1,"id":"3f9c0a1b","part":"calls","calls":[["everything","echo",41.2,3.1,19,20,null]]}
- * 2026-12-07T17:00:00.000Z DEBUG [trace] {"v":1,"id":"3f9c0a1b","part":"end","at":1765126800000,"outcome":"ok",…}
+ * 2026-12-07T17:00:00.000Z DEBUG [trace] {"v":1,"id":"3f9c0a1b","part":"end","text":"const a = …","calls":[["everything","echo",41.2,3.1,19,20,null]],"at":1765126800000,"outcome":"ok",…}
  * ```
+ *
+ * A longer one has `script` lines (`text`: the script's next piece), `calls` lines (`calls`: the next
+ * calls) and then the `end` line; a reader takes `text` and `calls` from any line of the record.
  *
  * A call is `[server, tool, startMs, ms, argsBytes, resultBytes, errorCode | null]`; the `end` line holds
  * `at` (epoch ms of the start), `outcome` (`ok`, or the failure's kind: `script_error`, `script_timeout`,
@@ -66,9 +67,13 @@ export function outcomeOf(
   return (first?.type === "text" ? FAILURE_KIND.exec(first.text ?? "")?.[1] : undefined) ?? "error";
 }
 
+/** A script this short is never split over lines (each character costs at most 6 as logged). */
+const ONE_LINE_SCRIPT_CHARS = Math.floor(LINE_BUDGET_CHARS / 6);
+
 /**
- * Writes the record of one `execute` to `logger` (debug level: the file always, stderr with `--verbose`).
- * The script is masked whole before it is split over lines, so that no secret is cut in two.
+ * Writes the record of one `execute` to `logger` (debug level: the file always, stderr with `--verbose`):
+ * one line when it fits, else the script's lines, the calls' lines and the `end` line. A script that may be
+ * split over lines is masked whole first, so that no secret is cut in two (the log masks each line).
  */
 export function logExecuteRecord(
   logger: Logger,
@@ -77,23 +82,11 @@ export function logExecuteRecord(
 ): void {
   const log = logger.child(TRACE_LOG_SCOPE);
   const head = (part: string) => `{"v":${RECORD_VERSION},"id":${JSON.stringify(execute.id)},"part":"${part}"`;
-  const masked = maskSecrets(execute.script);
+  const masked = execute.script.length > ONE_LINE_SCRIPT_CHARS ? maskSecrets(execute.script) : execute.script;
   const kept = cutChars(masked, LOGGED_SCRIPT_MAX_CHARS);
-  for (const piece of splitForLines(kept)) log.debug(`${head("script")},"text":${JSON.stringify(piece)}}`);
-  let batch: string[] = [], batchChars = 0;
-  const flush = () => {
-    if (batch.length > 0) log.debug(`${head("calls")},"calls":[${batch.join(",")}]}`);
-    batch = [];
-    batchChars = 0;
-  };
-  for (const call of trace.calls) {
-    const json = JSON.stringify(compactCall(call));
-    if (batchChars + lineCost(json) > LINE_BUDGET_CHARS) flush();
-    batch.push(json);
-    batchChars += lineCost(json) + 1;
-  }
-  flush();
-  const end = {
+  const pieces = splitForLines(kept).map((piece) => `"text":${JSON.stringify(piece)}`);
+  const batches = callBatches(trace.calls);
+  const end = JSON.stringify({
     at: execute.startedAtEpochMs,
     outcome: execute.outcome,
     traced: execute.traced,
@@ -101,15 +94,44 @@ export function logExecuteRecord(
     scriptCut: kept.length < masked.length,
     omittedCalls: trace.omittedCalls,
     totals: trace.totals,
+  }).slice(1, -1);
+  const all = [...pieces, ...batches, end];
+  if (
+    pieces.length <= 1 && batches.length <= 1 &&
+    all.reduce((n, f) => n + lineCost(f) + 1, 0) <= LINE_BUDGET_CHARS
+  ) {
+    log.debug(`${head("end")},${all.join(",")}}`);
+    return;
+  }
+  for (const piece of pieces) log.debug(`${head("script")},${piece}}`);
+  for (const batch of batches) log.debug(`${head("calls")},${batch}}`);
+  log.debug(`${head("end")},${end}}`);
+}
+
+/** The calls as `"calls":[…]` fields, each within a line's budget. */
+function callBatches(calls: TracedCall[]): string[] {
+  const batches: string[] = [];
+  let batch: string[] = [], batchChars = 0;
+  const flush = () => {
+    if (batch.length > 0) batches.push(`"calls":[${batch.join(",")}]`);
+    batch = [];
+    batchChars = 0;
   };
-  log.debug(`${head("end")},${JSON.stringify(end).slice(1)}`);
+  for (const call of calls) {
+    const json = JSON.stringify(compactCall(call));
+    if (batchChars + lineCost(json) > LINE_BUDGET_CHARS - 100) flush();
+    batch.push(json);
+    batchChars += lineCost(json) + 1;
+  }
+  flush();
+  return batches;
 }
 
 type CompactCall = [string, string, number, number, number, number, string | null];
 
-/** Names are masked and cut to 200 characters: a name is not a value, but it came from a script. */
+/** Names are cut to 200 characters (a call's line is masked by the log whole: a name is never split). */
 function compactCall(call: TracedCall): CompactCall {
-  const name = (text: string) => cutChars(maskSecrets(text), 200);
+  const name = (text: string) => cutChars(text, 200);
   return [
     name(call.server),
     name(call.tool),
@@ -187,9 +209,9 @@ export function parseSessionLog(text: string): SessionRecords {
     if (part.v !== RECORD_VERSION || typeof part.id !== "string") continue;
     const slot = pending.get(part.id) ?? { script: [], calls: [] };
     pending.set(part.id, slot);
-    if (part.part === "script" && typeof part.text === "string") slot.script.push(part.text);
-    else if (part.part === "calls" && Array.isArray(part.calls)) slot.calls.push(...part.calls.map(readCall));
-    else if (part.part === "end") {
+    if (typeof part.text === "string") slot.script.push(part.text);
+    if (Array.isArray(part.calls)) slot.calls.push(...part.calls.map(readCall));
+    if (part.part === "end") {
       out.executes.push(readEnd(part, part.id, slot));
       pending.delete(part.id);
     }

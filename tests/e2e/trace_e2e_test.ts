@@ -97,7 +97,7 @@ function logRecords(log: string): Map<string, { end: Record<string, unknown>; ca
     const part = JSON.parse(m[1]!);
     const slot = out.get(part.id) ?? { end: {}, calls: [] };
     out.set(part.id, slot);
-    if (part.part === "calls") slot.calls.push(...part.calls);
+    if (Array.isArray(part.calls)) slot.calls.push(...part.calls);
     if (part.part === "end") slot.end = part;
   }
   return out;

@@ -132,7 +132,7 @@ Deno.test("logExecuteRecord() masks a secret in the script even where the script
 });
 
 Deno.test("parseSessionLog() counts a record line it cannot read and keeps the rest", async () => {
-  const text = await loggedText("return 1", traceOf(2));
+  const text = await loggedText(`return ${"1".repeat(5_000)}`, traceOf(2)); // long: a record of several lines
   const broken = text.replace(/"part":"calls","calls":\[/, '"part":"calls","calls":[***');
   const read = parseSessionLog(`2026-01-01T00:00:00.000Z INFO agent: claude-code 2.1\n${broken}`);
   assert.equal(read.unreadableLines, 1);
@@ -140,4 +140,13 @@ Deno.test("parseSessionLog() counts a record line it cannot read and keeps the r
   assert.equal(read.executes.length, 1);
   assert.equal(read.executes[0]!.trace.calls.length, 0);
   assert.equal(read.executes[0]!.trace.totals.calls, 2);
+  assert.equal(read.executes[0]!.script.length, 5_007);
+});
+
+Deno.test("logExecuteRecord() writes a short execute as one line", async () => {
+  const text = await loggedText("return 1", traceOf(2));
+  const lines = text.split("\n").filter((line) => line.includes("[trace]"));
+  assert.equal(lines.length, 1);
+  assert.match(lines[0]!, /"part":"end","text":"return 1","calls":\[\["server","tool_0",/);
+  assert.equal(parseSessionLog(text).executes[0]!.script, "return 1");
 });
