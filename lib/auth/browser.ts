@@ -51,6 +51,7 @@ export function browserCommand(
  * Opens `url` in the browser and returns without waiting for the browser. Never throws: failing to
  * open is expected on headless machines and over SSH, where the printed URL is the way in.
  *
+ * @param options.allowFile Also open a `file:` URL (a page the caller wrote). Default false.
  * @returns `true` when a program was started.
  */
 export function openBrowser(
