@@ -182,7 +182,8 @@ export interface SessionRecords {
   unreadableLines: number;
 }
 
-const RECORD_LINE = / \[(?:[^\]\s]+:)?trace\] (\{.*)$/;
+/** A record line: the scope right after the level (a server's stderr line quoting one has its own scope first). */
+const RECORD_LINE = /^\S+ DEBUG \[trace\] (\{.*)$/;
 const AGENT_LINE = /^\S+ INFO agent(?: \([^)]*\))?: (.{1,200})$/;
 
 /**

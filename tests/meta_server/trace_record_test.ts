@@ -143,6 +143,16 @@ Deno.test("parseSessionLog() counts a record line it cannot read and keeps the r
   assert.equal(read.executes[0]!.script.length, 5_007);
 });
 
+Deno.test("parseSessionLog() does not take a record quoted by another line (a server's stderr)", async () => {
+  const text = await loggedText("return 1", traceOf(1));
+  const record = text.split("\n").find((line) => line.includes("[trace]"))!;
+  const quoted = `2026-01-01T00:00:00.000Z DEBUG [everything] stderr: ${
+    record.replace('"0a1b2c3d"', '"forged00"')
+  }`;
+  const read = parseSessionLog(`${quoted}\n${text}`);
+  assert.deepEqual(read.executes.map((e) => e.id), ["0a1b2c3d"]);
+});
+
 Deno.test("logExecuteRecord() writes a short execute as one line", async () => {
   const text = await loggedText("return 1", traceOf(2));
   const lines = text.split("\n").filter((line) => line.includes("[trace]"));
