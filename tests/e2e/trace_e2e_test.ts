@@ -218,6 +218,10 @@ return echoed.length;`;
       const answer = await client.callTool({ name: "execute", arguments: { script } }) as Answer;
       assert.deepEqual(answer.structuredContent, { result: bytes(`Echo: ${CANARY}`) });
       assert.ok(!answer.content.some((c) => c.text?.includes('"trace"')));
+      await assert.rejects(
+        client.callTool({ name: "execute", arguments: { script: "return 1", trace: "yes" } }),
+        /`trace` must be true or false/,
+      );
       const hostile = await client.callTool({
         name: "execute",
         arguments: { script: HOSTILE_SCRIPT },
