@@ -210,6 +210,48 @@ Options:
       }, ctx);
     },
   },
+  "report": {
+    summary: "Write an HTML page of a session: each execute, its script, its calls on a timeline",
+    help: `Usage: cargo-agents report [--last | --session ID] [--out FILE] [--open]
+
+Writes one self-contained HTML page of an agent session from its log in
+<config>/logs/: each execute with its script, a timeline of its tool calls
+(calls run with Promise.all overlap), its time, its errors and how many bytes
+it kept out of the agent's context; the session's totals. The page loads
+nothing (no script, font or image) and holds no argument or result value.
+Prints the page's path.
+
+Options:
+  --last             The newest session that ran an execute. Default
+  --session ID       That session: its log file's name, e.g.
+                     2026-01-31T12-00-00-000Z-4242 (see <config>/logs/)
+  --out FILE         Write the page there. Default: <config>/reports/<ID>.html
+  --open             Then open it in the browser (SYMPOSIUM_BROWSER names the
+                     program; none only prints the path). Default: off
+  --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium
+
+Examples:
+  cargo agents report --open
+  cargo agents report --session 2026-01-31T12-00-00-000Z-4242 --out session.html`,
+    options: {
+      last: { type: "boolean" },
+      session: { type: "string" },
+      out: { type: "string" },
+      open: { type: "boolean" },
+      "config-dir": { type: "string" },
+    },
+    run: async (v, _p, ctx) => {
+      if (v.last === true && v.session !== undefined) {
+        throw new UsageError("Cannot use --last with --session: name one session or none");
+      }
+      return (await import("./report.ts")).runReport({
+        session: v.session as string | undefined,
+        out: v.out as string | undefined,
+        open: v.open === true,
+      }, withConfigDir(ctx, v["config-dir"]));
+    },
+  },
   "trust": {
     summary: "Trust the workspace's plugin manifests so their servers may start",
     help: `Usage: cargo-agents trust [PATH] [--revoke] [--yes]

@@ -16,6 +16,8 @@ import { type ConfirmationChannel, ToolConfirmer } from "./_confirm.ts";
 import type { RunHooks } from "./suspended_runs.ts";
 import { startNamedServers } from "./named_servers.ts";
 import type { HostCall, HostCallControl, HostCallRequest } from "../sandbox/mod.ts";
+import { CallTrace, TOOL_ERROR_CODE, withTrace } from "./call_trace.ts";
+import { logExecuteRecord, outcomeOf } from "./trace_record.ts";
 
 export { namedServers, startNamedServers } from "./named_servers.ts";
 
@@ -77,6 +79,8 @@ export interface ScriptRunner {
     hostCall: HostCall;
     notices: () => string[];
     signal?: AbortSignal | undefined;
+    /** Told the JSON texts that crossed for each call (see the sandbox's `RunOptions.onCallReplied`). */
+    onCallReplied?: RunCallReplied | undefined;
   }): Promise<{
     text: string;
     isError: boolean;
@@ -84,6 +88,9 @@ export interface ScriptRunner {
     structured?: Record<string, unknown> | undefined;
   }>;
 }
+
+/** `RunOptions.onCallReplied` of the sandbox: a call's request and the JSON texts that crossed for it. */
+export type RunCallReplied = (request: HostCallRequest, argsJson?: string, resultJson?: string) => void;
 
 /** An image or audio content block found in a script's return value. */
 export interface MediaBlock {
@@ -225,6 +232,11 @@ export interface ExecuteOptions {
    * checked there). Default: none.
    */
   trace?: { traceparent?: string | undefined; tracestate?: string | undefined } | undefined;
+  /**
+   * Add the run's trace of its backing calls to the answer (`execute { trace: true }`, see
+   * `call_trace.ts:withTrace`). The session log records it either way. @default false
+   */
+  returnTrace?: boolean | undefined;
 }
 
 /** Share of a running call's own progress, in [0, 0.99]: `progress/total`, else `p/(p+1)`. */
@@ -267,6 +279,7 @@ export async function runExecute(
   }
   // The servers the script names start now, while the sandbox gets ready, not at the first call.
   startNamedServers(catalog, script);
+  const calls = new CallTrace();
   const checker = options.checker ?? new OutputShapeChecker();
   const logger = options.logger ?? NULL_LOGGER;
   const offShape = new Set<string>();
@@ -291,6 +304,8 @@ export async function runExecute(
     let label = `${request.namespace}.${request.key}`;
     let status = "failed";
     const callEnded = options.waiting?.hooks.callStarted(request.namespace);
+    const traced = calls.begin(request);
+    let names: { server: string; tool: string } | undefined;
     try {
       if (request.key.startsWith(RESOURCES_KEY_PREFIX)) {
         const value = await callResources(catalog, request, signal);
@@ -326,10 +341,12 @@ export async function runExecute(
           : undefined,
       });
       if (onProgress) label = `${namespaceKey(outcome.server)}.${outcome.tool}`;
+      names = outcome;
       const unwrapped = unwrapToolResult(outcome.result);
       // Named as the uncaught form names it, so a script that catches it knows which call failed.
       if (!unwrapped.ok) {
-        throw new Error(`${namespaceKey(outcome.server)}.${outcome.tool}: ${unwrapped.message}`);
+        const message = `${namespaceKey(outcome.server)}.${outcome.tool}: ${unwrapped.message}`;
+        throw Object.assign(new Error(message), { code: TOOL_ERROR_CODE });
       }
       if (
         (await checker.check(outcome.definition.outputSchema, outcome.result, unwrapped.value)) ===
@@ -342,7 +359,11 @@ export async function runExecute(
       status = "done";
       catalog.observeResult(outcome, unwrapped.value); // a learned result shape, for declarations only
       return unwrapped.value;
+    } catch (error) {
+      calls.fail(traced, error, signal);
+      throw error;
     } finally {
+      calls.end(traced, names);
       callEnded?.();
       completed++;
       if (onProgress && !signal.aborted) {
@@ -358,12 +379,37 @@ export async function runExecute(
     hostCall,
     notices: () => [...(options.sessionNotices?.() ?? []), ...refusals, ...offShape, ...searchNotices],
     signal: options.signal,
+    onCallReplied: calls.replied,
   });
-  return {
+  const answer: CallToolResult = {
     content: [{ type: "text", text: outcome.text }, ...(outcome.extraContent ?? [])],
     ...(outcome.structured && !outcome.isError ? { structuredContent: outcome.structured } : {}),
     ...(outcome.isError ? { isError: true } : {}),
   };
+  return recordExecute(answer, calls, script, options);
+}
+
+/**
+ * Ends the trace of a run, records the `execute` in the session log (names and sizes, never values) and
+ * adds the trace to the answer when the agent asked for it.
+ */
+function recordExecute(
+  answer: CallToolResult,
+  calls: CallTrace,
+  script: string,
+  options: ExecuteOptions,
+): CallToolResult {
+  const trace = calls.finish(answer);
+  const returnTrace = options.returnTrace === true;
+  const execute = {
+    id: crypto.randomUUID().slice(0, 8),
+    script,
+    outcome: outcomeOf(answer),
+    traced: returnTrace,
+    startedAtEpochMs: calls.startedAtEpochMs,
+  };
+  logExecuteRecord(options.logger ?? NULL_LOGGER, execute, trace);
+  return returnTrace ? withTrace(answer, trace) : answer;
 }
 
 /** `srv.$resources.list()` and `srv.$resources.read({ uri })`. */

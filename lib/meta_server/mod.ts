@@ -7,7 +7,9 @@
  * - `shell.ts`: the MCP server that answers `initialize` before anything else is loaded;
  * - `named_servers.ts`, `agent_relay.ts`: the servers an early `execute` names, started as soon as the
  *   catalog is resolved, and the relay of what they ask of the agent;
- * - `script_runner.ts`: the runner of scripts (and with it the sandbox), loaded after the catalog.
+ * - `script_runner.ts`: the runner of scripts (and with it the sandbox), loaded after the catalog;
+ * - `trace_record.ts`: the record of each `execute` in the session log, read back by `cargo agents
+ *   report` without loading the server.
  *
  * @module
  */
@@ -57,6 +59,22 @@ export {
 } from "./execute.ts";
 
 export {
+  CallTrace,
+  type ExecuteTrace,
+  TRACE_MAX_CALLS,
+  type TracedCall,
+  type TraceTotals,
+  withTrace,
+} from "./call_trace.ts";
+export {
+  type ExecuteRecord,
+  logExecuteRecord,
+  LOGGED_SCRIPT_MAX_CHARS,
+  parseSessionLog,
+  type SessionRecords,
+} from "./trace_record.ts";
+
+export {
   type CallEra,
   type ConnectedShell,
   connectServerShell,
@@ -104,7 +122,14 @@ const LIST_TOOLS_SCHEMA = {
 
 const EXECUTE_SCHEMA = {
   type: "object" as const,
-  properties: { script: { type: "string", description: "The JavaScript program to run." } },
+  properties: {
+    script: { type: "string", description: "The JavaScript program to run." },
+    trace: {
+      type: "boolean",
+      description: "Also return `trace`: each tool call (server, tool, startMs, ms, argsBytes, " +
+        "resultBytes, ok or error code) and totals. Default false.",
+    },
+  },
   required: ["script"],
 };
 
@@ -310,10 +335,15 @@ async function answerExecute(
 ): Promise<Awaited<ReturnType<typeof runExecute>>> {
   const { server, options, logger } = session;
   const signal = ctx.mcpReq.signal;
-  const script = (request.params.arguments as Record<string, unknown> | undefined)?.script;
+  const args = request.params.arguments as Record<string, unknown> | undefined;
+  const script = args?.script;
   if (typeof script !== "string") {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, "`execute` requires a `script` string");
   }
+  if (args?.trace !== undefined && typeof args.trace !== "boolean") {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, "`execute`'s `trace` must be true or false");
+  }
+  const returnTrace = args?.trace === true;
   const progressToken = ctx.mcpReq._meta?.progressToken;
   const started = Date.now();
   // Reports are throttled, and the result waits until the last one sent can have been read on its own,
@@ -339,6 +369,7 @@ async function answerExecute(
       run: (extra) =>
         runExecute(options.catalog, options.runner, script, {
           ...executeOptions(session, request.params._meta),
+          returnTrace,
           ...extra,
         }),
     });
@@ -347,6 +378,7 @@ async function answerExecute(
   }
   const result = await runExecute(options.catalog, options.runner, script, {
     ...executeOptions(session, request.params._meta),
+    returnTrace,
     signal,
     onProgress: progress ? (report) => progress.report(report) : undefined,
   });

@@ -50,7 +50,7 @@ export function createSandboxRunner(
   const size = config().maxConcurrentScripts ?? CONCURRENT_SCRIPTS;
   const pool = new SandboxPool({ size, onGuestStderr: (text) => logger.debug(text) });
   return {
-    async run({ script, namespaces, hostCall, notices, signal }) {
+    async run({ script, namespaces, hostCall, notices, signal, onCallReplied }) {
       const mcp = config();
       const limits = {
         ...limitsFromConfig(mcp),
@@ -58,7 +58,7 @@ export function createSandboxRunner(
         maxMediaResultBytes: Math.max(mcp.maxResultBytes, MAX_RESULT_TRANSFER_BYTES),
       };
       // The pool's queue counts the wait for a free process toward the deadline.
-      const result = await pool.run({ script, namespaces, limits, hostCall, signal });
+      const result = await pool.run({ script, namespaces, limits, hostCall, signal, onCallReplied });
       if (!result.ok && result.failure.error === "script_timeout" && result.failure.never_ran) {
         result.failure.message =
           `${result.failure.message}: run fewer execute calls at once (a script that ` +

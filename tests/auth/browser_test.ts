@@ -27,6 +27,15 @@ Deno.test("browserCommand() refuses URLs that are not http or https", () => {
   }
 });
 
+Deno.test("browserCommand() opens a file: URL only when the caller wrote the file (allowFile)", () => {
+  const page = "file:///home/me/.symposium/reports/s.html";
+  assert.deepEqual(browserCommand(page, { os: "linux", env: {}, allowFile: true }), {
+    command: "xdg-open",
+    args: [page],
+  });
+  assert.equal(browserCommand("javascript:alert(1)", { os: "linux", env: {}, allowFile: true }), undefined);
+});
+
 Deno.test("openBrowser() runs the program without a shell, passing the URL untouched", async () => {
   if (Deno.build.os === "windows") return;
   const dir = await Deno.makeTempDir();

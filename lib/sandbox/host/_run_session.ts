@@ -15,7 +15,7 @@ import {
   type StopReason,
 } from "../protocol/run_types.ts";
 import type { FromGuest, ToGuest } from "../protocol/messages.ts";
-import type { RunOptions, SandboxFailure, SandboxResult } from "../protocol/types.ts";
+import type { HostCallRequest, RunOptions, SandboxFailure, SandboxResult } from "../protocol/types.ts";
 import type { GuestProcess, GuestSession } from "./_guest_process.ts";
 
 /**
@@ -201,12 +201,12 @@ export class RunSession implements GuestSession {
       return reply({ ok: false, message: `Cannot read the tool arguments: ${messageOf(error)}` });
     }
     this.#inFlightChars += chars;
-    const settled = () => this.#inFlightChars -= chars;
+    const request = { namespace, key, args };
+    let resultJson: string | undefined; // the reply's JSON, for `onCallReplied`
+    const settled = () => this.#settled(chars, request, argsJson, resultJson);
     const signal = this.#calls.signal;
     Promise.resolve()
-      .then(() =>
-        this.#options.hostCall({ namespace, key, args }, signal, { holdDeadline: () => this.#hold() })
-      )
+      .then(() => this.#options.hostCall(request, signal, { holdDeadline: () => this.#hold() }))
       .then((value) => {
         let json: string | undefined;
         try {
@@ -226,9 +226,16 @@ export class RunSession implements GuestSession {
             message: tooLargeForScript(`${namespace}.${key}()`, json, memoryLimitBytes),
           });
         }
+        resultJson = json;
         reply({ ok: true, json });
       }, (error: unknown) => reply({ ok: false, message: messageOf(error) }))
       .finally(settled);
+  }
+
+  /** A call's reply was sent (or dropped): its arguments leave the in-flight budget, and its sizes are told. */
+  #settled(chars: number, request: HostCallRequest, argsJson?: string, resultJson?: string): void {
+    this.#inFlightChars -= chars;
+    this.#options.onCallReplied?.(request, argsJson, resultJson);
   }
 
   /** Stops the deadline clock until the returned release (see `HostCallControl.holdDeadline`). */

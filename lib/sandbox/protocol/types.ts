@@ -79,6 +79,15 @@ export interface RunOptions {
   hostCall: HostCall;
   /** Cancels the run: the script is interrupted and pending host calls are aborted. */
   signal?: AbortSignal | undefined;
+  /**
+   * Told once per call that reached `hostCall`, after its reply was sent (or dropped because the run
+   * ended): the very `request` object `hostCall` got, the arguments' JSON text as the script sent it
+   * (`undefined` when it passed none) and the JSON text of the value handed back (`undefined` for a
+   * rejection or no value). For measuring (`execute`'s trace); it must not throw. Default: none.
+   */
+  onCallReplied?:
+    | ((request: HostCallRequest, argsJson: string | undefined, resultJson: string | undefined) => void)
+    | undefined;
 }
 
 /** Why a run failed, as the tagged object the agent sees (`error` names the kind, the rest its facts). */
