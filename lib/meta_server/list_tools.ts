@@ -160,6 +160,8 @@ export const LIST_TOOLS_UNFILTERED_WAIT_MS = 5_000;
 export interface RenderListToolsOptions {
   /** Wait per server when `servers` is not given, in ms. @default LIST_TOOLS_UNFILTERED_WAIT_MS */
   unfilteredWaitMs?: number | undefined;
+  /** More Problems lines, e.g. the `[mcp] direct-tools` ones (`direct_tools.ts`). @default none */
+  problems?: readonly string[] | undefined;
 }
 
 /**
@@ -181,7 +183,7 @@ export async function renderListTools(
 ): Promise<string> {
   await catalog.refreshIfChanged({ trustWatch: true });
   const problems: string[] = [...query.problems ?? []];
-  problems.push(...configProblemLines(catalog), ...catalog.sourceProblems);
+  problems.push(...configProblemLines(catalog), ...catalog.sourceProblems, ...options.problems ?? []);
   for (const r of catalog.refused) problems.push(describeRefusal(r));
   if (catalog.servers.length === 0 && catalog.refused.length === 0) {
     return ["No MCP servers apply to this workspace.", ...dormantLines(catalog)].join("\n");

@@ -32,6 +32,8 @@ import {
   TOOLS_LIST_TTL_MS,
 } from "./shell.ts";
 import { answerWaitingExecute } from "./waiting_execute.ts";
+import { DirectToolSet, listedDirectTool } from "./direct_tools.ts";
+import { answerDirectRequest } from "./direct_call.ts";
 
 export { LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
 export {
@@ -218,9 +220,11 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   else server.oninitialized = logAgent;
   const setLevel = (level: Parameters<ToolHandlers["setLevel"]>[0]) => relay.setLevel(level);
   const session: ExecuteSession = { server, options, logger, checker, confirmer, sessionNotices, relay };
+  const direct = new DirectToolSet(catalog); // `[mcp] direct-tools`, listed from the tool cache
   const listTools = async () => {
     await refreshQuietly(catalog, logger, true); // `execute`'s description names the servers in scope now
-    return { tools: listedTools(catalog) };
+    const { listing } = await direct.look({ shown: true });
+    return { tools: [...listedTools(catalog), ...listing.tools.map(listedDirectTool)] };
   };
   let modernAgentLogged = false;
   const callTool: ToolHandlers["callTool"] = async (request, ctx, call) => {
@@ -239,15 +243,40 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     // A modern agent's capabilities, for the servers this call may start (`list_tools` starts some).
     if (call?.era === "modern") relay.noteModernAgent(call.capabilities ?? {});
     if (name === "list_tools") {
-      const text = await renderListTools(catalog, parseListToolsArgs(request.params.arguments), signal);
+      const { problems } = (await direct.look()).listing;
+      const text = await renderListTools(catalog, parseListToolsArgs(request.params.arguments), signal, {
+        problems,
+      });
       return { content: [{ type: "text", text }] };
     }
     if (name === "execute") {
       return await answerExecute(session, request, ctx, call);
     }
+    const tool = await direct.find(name);
+    if (tool !== undefined) {
+      const params = request.params;
+      return await answerDirectRequest(relay, catalog, tool, {
+        args: params.arguments ?? {},
+        signal,
+        modern: call?.era === "modern"
+          ? {
+            requestState: ctx.mcpReq.requestState() ?? params.requestState,
+            inputResponses: ctx.mcpReq.inputResponses ?? params.inputResponses,
+            capabilities: call.capabilities ?? {},
+          }
+          : undefined,
+      }, {
+        confirmer,
+        checker,
+        logger,
+        trace: executeOptions(session, params._meta).trace,
+      }) as CallToolResult;
+    }
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      `no such tool: ${name}. Available: list_tools, execute`,
+      `no such tool: ${name}. Available: ${
+        ["list_tools", "execute", ...direct.listing.tools.map((t) => t.name)].join(", ")
+      }`,
     );
   };
   // A burst of changes (a server flooding `tools/list_changed`) reaches the agent as at most one
@@ -257,11 +286,19 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     server.sendToolListChanged().catch(() => {}); // Not connected yet or gone: nothing to tell.
   }, options.listChangedIntervalMs ?? LIST_CHANGED_INTERVAL_MS);
   const unsubscribe = catalog.onChange(() => changes.trigger());
+  // A server's first listing can add direct tools (the agent is told only when the set it saw changed).
+  const unlisten = catalog.onToolsListed(() => {
+    if (catalog.config.directTools.length === 0) return;
+    direct.look().then(({ changed }) => changed && changes.trigger(), (error) => {
+      logger.warn(`direct-tools: cannot look again: ${String(error)}`);
+    });
+  });
   const close = server.close.bind(server);
   server.close = async () => {
     changes.close();
     relay.close();
     unsubscribe();
+    unlisten();
     await close();
   };
   return { listTools, callTool, setLevel };
