@@ -208,12 +208,26 @@ Deno.test("a modern agent lists direct tools and confirms a direct call with inp
   const serve = RawServe.start({ home: world.home, cwd: world.ws });
   try {
     assert.deepEqual((await toolList(serve, MODERN_META)).map((t) => t.name), ["list_tools", "execute"]);
+    await serve.sendLine(JSON.stringify({
+      jsonrpc: "2.0",
+      id: "listen-1",
+      method: "subscriptions/listen",
+      params: { _meta: MODERN_META, notifications: { toolsListChanged: true } },
+    }));
+    await waitUntil(
+      () => serve.notifications.some((n) => n.method === "notifications/subscriptions/acknowledged"),
+      "the subscription's acknowledgement",
+    );
     const listed = await serve.request("tools/call", {
       name: "list_tools",
       arguments: { servers: ["memory"] },
       _meta: MODERN_META,
     });
     assert.ok(listed.result, JSON.stringify(listed));
+    // The first listing of memory adds its direct tools: told on the subscription, tagged with its id.
+    await waitUntil(() => listChanged(serve) > 0, "tools/list_changed on the subscription");
+    const changed = serve.notifications.find((n) => n.method === "notifications/tools/list_changed")!;
+    assert.equal((changed.params as Json)._meta["io.modelcontextprotocol/subscriptionId"], "listen-1");
     const names = (await toolList(serve, MODERN_META)).map((t) => t.name);
     assert.deepEqual(names.filter((n) => n.startsWith("memory__")), [
       "memory__create_entities",
