@@ -18,6 +18,7 @@ import type { Tool } from "../backends/mod.ts";
 import { compileGlob, type GlobMatcher } from "../glob.ts";
 import { namespaceKey, type ServerSpec } from "../plugins/mod.ts";
 import { printable } from "../diagnostics.ts";
+import type { Logger } from "../log.ts";
 
 /** Most direct tools listed; past it the first ones (by server, then tool name) are, and a Problem says so. */
 export const DIRECT_TOOLS_MAX = 32;
@@ -256,6 +257,34 @@ export class DirectToolSet {
     const changed = this.#shown !== undefined && signature !== this.#shown;
     if (options.shown) this.#shown = signature;
     return { listing, changed };
+  }
+
+  /** The direct tools as `tools/list` shows them now (a look; the agent is now shown these). */
+  async shownTools(): Promise<Tool[]> {
+    return (await this.look({ shown: true })).listing.tools.map(listedDirectTool);
+  }
+
+  /** The direct tools' Problems lines now (a look), for `list_tools`. */
+  async problems(): Promise<string[]> {
+    return (await this.look()).listing.problems;
+  }
+
+  /** The names of the direct tools as last looked at. */
+  names(): string[] {
+    return this.#listing.tools.map((t) => t.name);
+  }
+
+  /**
+   * Calls `onChanged` when a server's live listing (its first start, or a new listing after its
+   * `tools/list_changed`) changed the direct tools the agent was shown. Returns the stop.
+   */
+  watch(onChanged: () => void, logger: Logger): () => void {
+    return this.#catalog.onToolsListed(() => {
+      if (this.#catalog.config.directTools.length === 0) return;
+      this.look().then(({ changed }) => changed && onChanged(), (error) => {
+        logger.warn(`direct-tools: cannot list the direct tools again: ${String(error)}`);
+      });
+    });
   }
 
   /** The direct tool named `name`, looking again when the last listing has none of that name. */
