@@ -149,7 +149,7 @@ export async function listDirectTools(catalog: Catalog, signal?: AbortSignal): P
       problems.push(
         /no cached tool list/.test(why)
           ? `direct-tools: \`${spec.name}\` has not been listed yet, so its direct tools are not either; ` +
-            `they are listed once it starts (the first execute that calls it), and the agent is told`
+            `they are listed once it starts (list_tools naming it, or the first execute that calls it), and the agent is told`
           : `direct-tools: \`${spec.name}\` cannot be listed: ${why}`,
       );
       return undefined;

@@ -243,7 +243,7 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     if (call?.era === "modern") relay.noteModernAgent(call.capabilities ?? {});
     if (name === "list_tools") {
       const query = parseListToolsArgs(request.params.arguments);
-      const text = await renderListTools(catalog, query, signal, { problems: await direct.problems() });
+      const text = await renderListTools(catalog, query, signal, { problems: () => direct.problems() });
       return { content: [{ type: "text", text }] };
     }
     if (name === "execute") {

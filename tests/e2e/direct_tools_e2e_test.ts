@@ -128,11 +128,16 @@ Deno.test("mcp-serve lists direct tools from the tool cache without starting a s
     try {
       assert.deepEqual((await toolList(serve)).map((t) => t.name), ["list_tools", "execute"]);
       assert.equal(await spawnCount(world), 0);
+      // A search starts nothing: the direct tools of servers never listed are missing, and said so.
+      const searched = await serve.listTools({ query: "read the graph" });
+      assert.match(searched.text, /direct-tools: `memory` has not been listed yet/);
+      assert.match(searched.text, /direct-tools: "nothing\.\*" names no server in scope/);
+      assert.equal(await spawnCount(world), 0);
       // An unfiltered list_tools starts the servers not cached (as it always does): their first listing
       // adds their direct tools, and the agent is told.
-      const before = await serve.listTools({});
-      assert.match(before.text, /direct-tools: `memory` has not been listed yet/);
-      assert.match(before.text, /direct-tools: "nothing\.\*" names no server in scope/);
+      const listed = await serve.listTools({});
+      assert.doesNotMatch(listed.text, /has not been listed yet/);
+      assert.match(listed.text, /direct-tools: "nothing\.\*" names no server in scope/);
       await waitUntil(() => listChanged(serve) > 0, "tools/list_changed");
       live = await toolList(serve);
       assert.deepEqual(live.slice(2).map((t) => t.name), DIRECT_NAMES);
