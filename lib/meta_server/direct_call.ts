@@ -56,6 +56,7 @@ export async function answerDirectCall(
       signal: options.signal,
       confirmer: options.confirmer,
       channel: options.waiting?.confirmations,
+      caller: "The agent",
       trace: options.trace,
       checker: options.checker,
       logger: options.logger,

@@ -25,6 +25,8 @@ export interface DispatchOptions {
   confirmer: ToolConfirmer;
   /** Where the question goes for a modern agent's run (`suspended_runs.ts`). @default the confirmer's relay */
   channel?: ConfirmationChannel | undefined;
+  /** Who makes the call, as the confirmation names it. @default "A script" */
+  caller?: string | undefined;
   /** Stops the caller's deadline while the user is asked; returns the release. @default none */
   holdDeadline?: (() => () => void) | undefined;
   /** The agent's W3C trace context, forwarded to the server. @default none */
@@ -64,6 +66,7 @@ export async function dispatchToolCall(
         signal,
         toolNames,
         channel: options.channel,
+        caller: options.caller,
         onWait: (phase) => {
           if (phase === "start") release = options.holdDeadline?.();
           else release?.();

@@ -176,7 +176,10 @@ Deno.test("mcp-serve lists direct tools from the tool cache without starting a s
         assert.equal(created.isError, undefined, JSON.stringify(created));
         const asked = serve.notifications.filter((m) => m.method === "elicitation/create");
         assert.equal(asked.length, 1);
-        assert.match((asked[0]!.params as Json).message, /create_entities of the MCP server "memory"/);
+        assert.match(
+          (asked[0]!.params as Json).message,
+          /^\u27e6symposium\u27e7 The agent wants to call create_entities of the MCP server "memory"/,
+        );
         const graphNow = await callTool(serve, "memory__read_graph", {});
         assert.deepEqual(graphNow.structuredContent.entities.map((e: Json) => e.name), ["direct-canary"]);
 
@@ -243,6 +246,10 @@ Deno.test("a modern agent lists direct tools and confirms a direct call with inp
     assert.equal(first.resultType, "input_required", JSON.stringify(first));
     const [key, question] = Object.entries(first.inputRequests as Record<string, Json>)[0]!;
     assert.equal(question.method, "elicitation/create");
+    assert.match(
+      question.params.message,
+      /The agent wants to call create_entities of the MCP server "memory"/,
+    );
     const done = await callTool(serve, "memory__create_entities", args, {
       _meta: MODERN_META,
       requestState: first.requestState,
