@@ -228,7 +228,7 @@ Deno.test("a modern agent lists direct tools and confirms a direct call with inp
     );
     const listed = await serve.request("tools/call", {
       name: "list_tools",
-      arguments: { servers: ["memory"] },
+      arguments: { servers: ["memory", "everything"] },
       _meta: MODERN_META,
     });
     assert.ok(listed.result, JSON.stringify(listed));
@@ -258,6 +258,27 @@ Deno.test("a modern agent lists direct tools and confirms a direct call with inp
     assert.equal(done.isError, undefined, JSON.stringify(done));
     const graph = await callTool(serve, "memory__read_graph", {}, { _meta: MODERN_META });
     assert.deepEqual(graph.structuredContent.entities.map((e: Json) => e.name), ["modern-canary"]);
+
+    // The backing server's own question during a direct call: input_required too, each retry resuming it.
+    let reply = await callTool(serve, "everything__trigger-elicitation-request", {}, { _meta: MODERN_META });
+    const methods: string[] = [];
+    for (let round = 0; reply.resultType === "input_required" && round < 4; round++) {
+      const inputResponses: Record<string, unknown> = {};
+      for (const [id, asked] of Object.entries(reply.inputRequests as Record<string, Json>)) {
+        methods.push(asked.method);
+        inputResponses[id] = /wants to call/.test(asked.params.message)
+          ? { action: "accept", content: { remember: false } }
+          : { action: "decline" };
+      }
+      reply = await callTool(serve, "everything__trigger-elicitation-request", {}, {
+        _meta: MODERN_META,
+        requestState: reply.requestState,
+        inputResponses,
+      });
+    }
+    assert.deepEqual(methods, ["elicitation/create", "elicitation/create"]);
+    assert.notEqual(reply.resultType, "input_required", JSON.stringify(reply));
+    assert.match(JSON.stringify(reply.content), /decline/i);
   } finally {
     await serve.close();
     await world.remove();
