@@ -18,6 +18,12 @@ const SERVER_PART = /^[A-Za-z0-9_*-]{1,64}$/;
 /** The tool part: printable, no space nor control character (MCP tool names: letters, digits, `_-.`). */
 const TOOL_PART = /^[^\s\p{C}]+$/u;
 
+/** `"a string"`, `"an integer"`: a TOML type name with its article. */
+const aType = (value: unknown) => {
+  const name = tomlTypeName(value);
+  return `${/^[aeiou]/.test(name) ? "an" : "a"} ${name}`;
+};
+
 /**
  * Why `pattern` is not a `direct-tools` pattern, or `undefined` when it is one: `server.tool`, split at
  * the first `.`; the server part is a server name with `*` globs, the tool part a tool name with `*` globs
@@ -62,8 +68,8 @@ export function readDirectToolPatterns(
   if (!Array.isArray(value)) {
     const problem = new UserError(
       "CONFIG_BAD_VALUE",
-      `Cannot apply [mcp] direct-tools: it must be an array of "server.tool" patterns, not a ${
-        tomlTypeName(value)
+      `Cannot apply [mcp] direct-tools: it must be an array of "server.tool" patterns, not ${
+        aType(value)
       }; until it is fixed, no tool is direct`,
       { hint: example, location: at(["mcp", "direct-tools"]) },
     );
@@ -87,7 +93,7 @@ export function readDirectToolPatterns(
     }
     const why = typeof item === "string"
       ? directToolPatternProblem(item)
-      : `it is a ${tomlTypeName(item)}, not a string`;
+      : `it is ${aType(item)}, not a string`;
     if (why === undefined) {
       if (!patterns.includes(item as string)) patterns.push(item as string);
       continue;

@@ -411,7 +411,7 @@ Deno.test("readMcpConfig() reports each bad direct-tools pattern with its line a
   );
   assert.deepEqual(badServer?.location, { file: "c.toml", line: 5, column: 3 });
   assert.match(emptyTool!.message, /item 4 "srv\.": its tool part "" is empty/);
-  assert.match(notString!.message, /direct-tools item 5: it is a integer, not a string/);
+  assert.match(notString!.message, /direct-tools item 5: it is an integer, not a string/);
   assert.deepEqual(notString?.location, { file: "c.toml", line: 7, column: 3 });
   assert.match(noDot!.hint ?? "", /"github\.\*"/);
 });
