@@ -3,8 +3,12 @@ import {
   DIRECT_TOOL_NAME,
   DIRECT_TOOL_NAME_MAX_CHARS,
   directToolName,
+  listDirectTools,
+  listedDirectTool,
   nameDirectTools,
 } from "../../lib/meta_server/direct_tools.ts";
+import { Catalog } from "../../lib/catalog/mod.ts";
+import { fixtureServerToml, makeDirs, writePlugin } from "../_fakes_meta.ts";
 import { boundDirectResult, DIRECT_MEDIA_MAX_BYTES } from "../../lib/meta_server/_direct_result.ts";
 import { MAX_RESULT_TRANSFER_BYTES } from "../../lib/meta_server/script_runner.ts";
 import { AGENT_IDS, toolNameProblem } from "../../lib/sync/agents/mod.ts";
@@ -126,4 +130,34 @@ Deno.test("boundDirectResult() keeps images within the media budget and leaves o
 
 Deno.test("DIRECT_MEDIA_MAX_BYTES is what an execute result may carry", () => {
   assert.equal(DIRECT_MEDIA_MAX_BYTES, MAX_RESULT_TRANSFER_BYTES);
+});
+
+Deno.test("listDirectTools() lists a cached server's matching tools without starting it", async () => {
+  const dirs = await makeDirs();
+  await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
+  await Deno.writeTextFile(
+    `${dirs.home}/config.toml`,
+    '[mcp]\ndirect-tools = ["fx.echo", "fx.nope*", "gh.*"]\n',
+  );
+  const open = () => Catalog.open({ cwd: dirs.ws, env: { SYMPOSIUM_HOME: dirs.home }, homeDir: dirs.root });
+  const first = await open();
+  const unlisted = await listDirectTools(first);
+  assert.deepEqual(unlisted.tools, []);
+  assert.match(unlisted.problems[0]!, /`fx` has not been listed yet/);
+  assert.deepEqual(first.runningServers(), []);
+  const live = await first.listServerTools(first.servers[0]!);
+  await first.close();
+  const second = await open();
+  const listing = await listDirectTools(second);
+  assert.deepEqual(second.runningServers(), []);
+  assert.deepEqual(listing.tools.map(listedDirectTool), [{
+    ...live.tools.find((t) => t.name === "echo")!,
+    name: "fx__echo",
+  }]);
+  assert.deepEqual(listing.problems, [
+    `direct-tools: "fx.nope*" matches none of the ${live.tools.length} visible tools of \`fx\`; check the tool names with list_tools`,
+    'direct-tools: "gh.*" names no server in scope (servers: fx); fix the pattern in config.toml',
+  ]);
+  await second.close();
+  await dirs.remove();
 });
