@@ -87,10 +87,14 @@ export class Catalog {
     keyOf: (spec) => this.#visible.keyOf(spec),
     fetch: (spec, connection, signal) =>
       connection.listTools({ timeoutMs: spec.toolCallTimeoutMs, signal }).then(recordListedNames),
-    onCurrent: (spec, { tools, connection }) => this.#writeCache(spec, tools, connection),
+    onCurrent: async (spec, { tools, connection }) => {
+      await this.#writeCache(spec, tools, connection);
+      this.#emit(this.#listedListeners, "tools-listed");
+    },
     now: () => this.#clock.now(),
   });
   readonly #listeners = new Set<() => void>();
+  readonly #listedListeners = new Set<() => void>();
   readonly #cacheGone = new Set<string>();
   readonly #cacheMemo = new ToolCacheMemo();
   /** Cached tool arrays whose names were recorded already (the memo hands the same array while the file is unchanged). */
@@ -227,12 +231,25 @@ export class Catalog {
     return () => this.#listeners.delete(listener);
   }
 
+  /**
+   * Registers a listener for "a server's tools were listed live (and cached)": each listing no
+   * `tools/list_changed` overtook, e.g. a server's first start. Returns the unsubscribe.
+   */
+  onToolsListed(listener: () => void): () => void {
+    this.#listedListeners.add(listener);
+    return () => this.#listedListeners.delete(listener);
+  }
+
   #emitChange(): void {
-    for (const listener of this.#listeners) {
+    this.#emit(this.#listeners, "change");
+  }
+
+  #emit(listeners: ReadonlySet<() => void>, what: string): void {
+    for (const listener of listeners) {
       try {
         listener();
       } catch (error) {
-        this.#logger.warn(`change listener failed: ${String(error)}`);
+        this.#logger.warn(`${what} listener failed: ${String(error)}`);
       }
     }
   }
@@ -463,6 +480,7 @@ export class Catalog {
     this.#closed = true;
     this.#changes.close();
     this.#listeners.clear();
+    this.#listedListeners.clear();
     await this.#observed.close();
     await this.#pool.close();
   }

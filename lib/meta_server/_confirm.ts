@@ -202,6 +202,8 @@ export class ToolConfirmer {
       onWait?: ((phase: "start" | "end") => void) | undefined;
       toolNames?: readonly string[] | undefined;
       channel?: ConfirmationChannel | undefined;
+      /** Who makes the call, as the question names it. @default "A script" ("The agent" for a direct tool) */
+      caller?: string | undefined;
     } = {},
   ): Promise<void> {
     if (!needsConfirmation(mode, spec, tool, options.toolNames)) return;
@@ -238,7 +240,11 @@ export class ToolConfirmer {
     tool: Tool,
     args: Record<string, unknown>,
     label: string,
-    options: { signal?: AbortSignal | undefined; onWait?: ((phase: "start" | "end") => void) | undefined },
+    options: {
+      signal?: AbortSignal | undefined;
+      onWait?: ((phase: "start" | "end") => void) | undefined;
+      caller?: string | undefined;
+    },
   ): Promise<boolean> {
     const effect = tool.annotations?.destructiveHint !== false && tool.annotations?.readOnlyHint !== true
       ? "may delete or overwrite data"
@@ -247,7 +253,9 @@ export class ToolConfirmer {
     const params: ElicitRequestFormParams = {
       mode: "form",
       message:
-        `A script wants to call ${shownKey(tool.name)} of the MCP server "${spec.name}", which ${effect}.\n` +
+        `${options.caller ?? "A script"} wants to call ${
+          shownKey(tool.name)
+        } of the MCP server "${spec.name}", which ${effect}.\n` +
         `Arguments (${count}):\n${summarizeArguments(args)}\nAllow this call?`,
       requestedSchema: {
         type: "object",

@@ -5,14 +5,15 @@
  * @module
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { BeforeSend, Catalog } from "../catalog/mod.ts";
+import type { Catalog } from "../catalog/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { namespaceKey } from "../plugins/mod.ts";
-import { offShapeNotice, OutputShapeChecker, unwrapToolResult } from "../catalog/result_unwrap.ts";
+import { OutputShapeChecker } from "../catalog/result_unwrap.ts";
 import { describeRefusal, dormantLines } from "./_problems.ts";
 import { answerHelperCall, HELPER_GLOBAL } from "./_script_search.ts";
 import { type ConfirmationChannel, ToolConfirmer } from "./_confirm.ts";
+import { dispatchToolCall } from "./tool_dispatch.ts";
 import type { RunHooks } from "./suspended_runs.ts";
 import { startNamedServers } from "./named_servers.ts";
 import type { HostCall, HostCallControl, HostCallRequest } from "../sandbox/mod.ts";
@@ -312,27 +313,19 @@ export async function runExecute(
         status = "done";
         return value;
       }
-      const args = toolArguments(request.args);
-      const mode = catalog.config.confirmTools;
-      // Decided on the very definition the call is sent with (the catalog checks again if it changed).
-      const beforeSend: BeforeSend | undefined = mode === "never"
-        ? undefined
-        : async (spec, definition, toolNames) => {
-          let release: (() => void) | undefined;
-          await confirmer.confirm(mode, spec, definition, args, {
-            signal,
-            toolNames,
-            channel: options.waiting?.confirmations,
-            onWait: (phase) => {
-              if (phase === "start") release = control?.holdDeadline();
-              else release?.();
-            },
-          });
-        };
-      const outcome = await catalog.call(request.namespace, request.key, args, {
+      const { outcome, unwrapped } = await dispatchToolCall(catalog, {
+        namespace: request.namespace,
+        key: request.key,
+        args: toolArguments(request.args),
+      }, {
         signal,
-        beforeSend,
+        confirmer,
+        channel: options.waiting?.confirmations,
+        holdDeadline: control ? () => control.holdDeadline() : undefined,
         trace: options.trace,
+        checker,
+        logger,
+        offShape,
         onProgress: onProgress
           ? (p) => {
             const detail = p.message ?? `${p.progress}${p.total === undefined ? "" : `/${p.total}`}`;
@@ -342,22 +335,12 @@ export async function runExecute(
       });
       if (onProgress) label = `${namespaceKey(outcome.server)}.${outcome.tool}`;
       names = outcome;
-      const unwrapped = unwrapToolResult(outcome.result);
       // Named as the uncaught form names it, so a script that catches it knows which call failed.
       if (!unwrapped.ok) {
         const message = `${namespaceKey(outcome.server)}.${outcome.tool}: ${unwrapped.message}`;
         throw Object.assign(new Error(message), { code: TOOL_ERROR_CODE });
       }
-      if (
-        (await checker.check(outcome.definition.outputSchema, outcome.result, unwrapped.value)) ===
-          "off-shape"
-      ) {
-        const notice = offShapeNotice(outcome.server, outcome.tool);
-        if (!offShape.has(notice)) logger.debug(notice);
-        offShape.add(notice);
-      }
       status = "done";
-      catalog.observeResult(outcome, unwrapped.value); // a learned result shape, for declarations only
       return unwrapped.value;
     } catch (error) {
       calls.fail(traced, error, signal);

@@ -160,6 +160,11 @@ export const LIST_TOOLS_UNFILTERED_WAIT_MS = 5_000;
 export interface RenderListToolsOptions {
   /** Wait per server when `servers` is not given, in ms. @default LIST_TOOLS_UNFILTERED_WAIT_MS */
   unfilteredWaitMs?: number | undefined;
+  /**
+   * More Problems lines, asked for once the servers were listed (so they see what this answer started),
+   * e.g. the `[mcp] direct-tools` ones (`direct_tools.ts`). @default none
+   */
+  problems?: (() => Promise<readonly string[]>) | undefined;
 }
 
 /**
@@ -211,6 +216,7 @@ export async function renderListTools(
   const pattern = query.pattern === undefined ? undefined : patternMatcher(query.pattern, problems);
   if (query.query !== undefined) {
     const servers = wanted === undefined ? undefined : new Set(chosen.map((s) => s.name));
+    problems.push(...await options.problems?.() ?? []);
     return await renderSearchAnswer(catalog, {
       query: query.query,
       limit: query.limit,
@@ -246,6 +252,7 @@ export async function renderListTools(
       return undefined;
     }
   }));
+  problems.push(...await options.problems?.() ?? []);
   const shown: { entry: ServerTools; shown: Tool[] }[] = [];
   for (const entry of listed) {
     if (!entry) continue;

@@ -34,6 +34,8 @@ import {
   TOOLS_LIST_TTL_MS,
 } from "./shell.ts";
 import { answerWaitingExecute } from "./waiting_execute.ts";
+import { type DirectTool, DirectToolSet } from "./direct_tools.ts";
+import { answerDirectRequest } from "./direct_call.ts";
 
 export { LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
 export {
@@ -243,9 +245,10 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   else server.oninitialized = logAgent;
   const setLevel = (level: Parameters<ToolHandlers["setLevel"]>[0]) => relay.setLevel(level);
   const session: ExecuteSession = { server, options, logger, checker, confirmer, sessionNotices, relay };
+  const direct = new DirectToolSet(catalog); // `[mcp] direct-tools`, listed from the tool cache
   const listTools = async () => {
     await refreshQuietly(catalog, logger, true); // `execute`'s description names the servers in scope now
-    return { tools: listedTools(catalog) };
+    return { tools: [...listedTools(catalog), ...await direct.shownTools()] };
   };
   let modernAgentLogged = false;
   const callTool: ToolHandlers["callTool"] = async (request, ctx, call) => {
@@ -264,15 +267,18 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     // A modern agent's capabilities, for the servers this call may start (`list_tools` starts some).
     if (call?.era === "modern") relay.noteModernAgent(call.capabilities ?? {});
     if (name === "list_tools") {
-      const text = await renderListTools(catalog, parseListToolsArgs(request.params.arguments), signal);
+      const query = parseListToolsArgs(request.params.arguments);
+      const text = await renderListTools(catalog, query, signal, { problems: () => direct.problems() });
       return { content: [{ type: "text", text }] };
     }
     if (name === "execute") {
       return await answerExecute(session, request, ctx, call);
     }
+    const tool = await direct.find(name);
+    if (tool !== undefined) return await answerDirect(session, tool, request, ctx, call);
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      `no such tool: ${name}. Available: list_tools, execute`,
+      `no such tool: ${name}. Available: ${["list_tools", "execute", ...direct.names()].join(", ")}`,
     );
   };
   // A burst of changes (a server flooding `tools/list_changed`) reaches the agent as at most one
@@ -282,11 +288,13 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     server.sendToolListChanged().catch(() => {}); // Not connected yet or gone: nothing to tell.
   }, options.listChangedIntervalMs ?? LIST_CHANGED_INTERVAL_MS);
   const unsubscribe = catalog.onChange(() => changes.trigger());
+  const unlisten = direct.watch(() => changes.trigger(), logger);
   const close = server.close.bind(server);
   server.close = async () => {
     changes.close();
     relay.close();
     unsubscribe();
+    unlisten();
     await close();
   };
   return { listTools, callTool, setLevel };
@@ -391,6 +399,35 @@ async function answerExecute(
   const client = call?.clientInfo ?? server.getClientVersion();
   if (WHOLE_RESULT_CLIENTS.test(client?.name ?? "")) delete result.structuredContent;
   return result;
+}
+
+/**
+ * Answers one `tools/call` of a direct tool (`direct_call.ts`) in the agent's era, with the session's
+ * confirmer, checker and relay and the agent's trace context.
+ */
+async function answerDirect(
+  session: ExecuteSession,
+  tool: DirectTool,
+  request: Parameters<ToolHandlers["callTool"]>[0],
+  ctx: Parameters<ToolHandlers["callTool"]>[1],
+  call: CallEra | undefined,
+): Promise<CallToolResult> {
+  const { params } = request;
+  const { confirmer, checker, logger } = session;
+  const modern = call?.era === "modern"
+    ? {
+      requestState: ctx.mcpReq.requestState() ?? params.requestState,
+      inputResponses: ctx.mcpReq.inputResponses ?? params.inputResponses,
+      capabilities: call.capabilities ?? {},
+    }
+    : undefined;
+  const trace = executeOptions(session, params._meta).trace;
+  const answer = await answerDirectRequest(session.relay, session.options.catalog, tool, {
+    args: params.arguments ?? {},
+    signal: ctx.mcpReq.signal,
+    modern,
+  }, { confirmer, checker, logger, trace });
+  return answer as CallToolResult; // `input_required` is a result of tools/call in MCP 2026-07-28
 }
 
 /**

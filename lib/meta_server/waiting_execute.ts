@@ -19,6 +19,11 @@ export interface WaitingExecuteRequest {
   /** The agent's `inputResponses` (`undefined` on a first request). */
   inputResponses: unknown;
   script: string;
+  /**
+   * The tool called, bound into the run's `requestState` with `script`. @default "execute" (a direct
+   * tool's call passes its name, and its arguments as JSON for `script`)
+   */
+  tool?: string | undefined;
   /** What the agent declared in this request's `_meta`. */
   capabilities: ClientCapabilities;
   /** The request's signal: its cancellation cancels the run. */
@@ -48,7 +53,7 @@ export async function answerWaitingExecute(
   relay.noteModernAgent(request.capabilities);
   return await relay.runs.answer(
     {
-      tool: "execute",
+      tool: request.tool ?? "execute",
       script: request.script,
       timeoutMs: request.timeoutMs,
       requestState: request.requestState,

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { closestMatch, UserError } from "../diagnostics.ts";
 import { CONFIRM_TOOLS_MODES, DEFAULT_MCP_CONFIG, type McpConfig } from "./config_types.ts";
 import { denoFileSystem, describeFsError, type FileInfo, type FileSystem } from "../file_system.ts";
+import { readDirectToolPatterns } from "./_direct_tool_patterns.ts";
 import { isTable, parseTomlDocument, suggestKey, type TomlDocument, tomlTypeName } from "../toml_position.ts";
 
 /** The `[mcp]` defaults and shape, here too: this module is a face of `plugins/` that loads alone. */
@@ -50,7 +51,7 @@ export const CONFIG_FILE_NAME = "config.toml";
 /** How one `[mcp]` key is read: its field (`null`: accepted, not read), its TOML type and its range. */
 export interface McpKeyRule {
   field: keyof McpConfig | null;
-  kind: "integer" | "boolean" | "choice";
+  kind: "integer" | "boolean" | "choice" | "patterns";
   /** The allowed strings of a `choice`. */
   choices?: readonly string[];
   min?: number;
@@ -114,6 +115,7 @@ export const MCP_KEY_RULES: Readonly<Record<string, McpKeyRule>> = {
   "max-message-mb": { field: "maxMessageMb", kind: "integer", min: 1, max: 1024, unit: "MiB" },
   "max-in-flight-mb": { field: "maxInFlightMb", kind: "integer", min: 1, max: 4096, unit: "MiB" },
   "observe-results": { field: "observeResults", kind: "boolean" },
+  "direct-tools": { field: "directTools", kind: "patterns" },
   // Upstream's switch between one `symposium` entry and per-plugin entries in `sync`; accepted so
   // upstream config files load, but cargo-agents always registers the one entry.
   "enabled": { field: null, kind: "boolean" },
@@ -264,6 +266,13 @@ export function readMcpConfig(text: string, file: string): McpConfigReport {
           },
         ),
       );
+      continue;
+    }
+    if (rule.kind === "patterns") {
+      // Each bad pattern costs only itself (`_direct_tool_patterns.ts`).
+      const read = readDirectToolPatterns(value, doc, file);
+      problems.push(...read.problems);
+      config.directTools = read.patterns;
       continue;
     }
     const problem = checkValue(key, value, rule, doc, file);

@@ -56,6 +56,11 @@ export interface McpConfig {
    * `list_tools` declarations (types only, never values). Default true.
    */
   observeResults: boolean;
+  /**
+   * `server.tool` patterns (`*` globs) of the tools the agent sees as its own tools beside `list_tools`
+   * and `execute`, listed from the tool cache (`lib/meta_server/direct_tools.ts`). Default none.
+   */
+  directTools: readonly string[];
 }
 
 /** The values of `[mcp] confirm-tools`. */
@@ -88,4 +93,5 @@ export const DEFAULT_MCP_CONFIG: Readonly<McpConfig> = Object.freeze({
   maxMessageMb: 64,
   maxInFlightMb: 64,
   observeResults: true,
+  directTools: Object.freeze([]) as readonly string[],
 });

@@ -174,3 +174,18 @@ Deno.test("listServerTools({ live }) starts the server even with a fresh cache; 
     await dirs.remove();
   }
 });
+
+Deno.test("onToolsListed() tells each live listing once it is cached, and stops when unsubscribed", async () => {
+  const dirs = await makeDirs();
+  await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
+  const catalog = await open(dirs);
+  let listed = 0;
+  const stop = catalog.onToolsListed(() => listed++);
+  await catalog.listServerTools(catalog.servers[0]!);
+  assert.equal(listed, 1);
+  await catalog.listServerTools(catalog.servers[0]!); // the current listing: no new one
+  assert.equal(listed, 1);
+  stop();
+  await catalog.close();
+  await dirs.remove();
+});

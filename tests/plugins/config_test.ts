@@ -71,6 +71,7 @@ Deno.test("parseMcpConfig() reads every [mcp] key", () => {
     maxMessageMb: 16,
     maxInFlightMb: 128,
     observeResults: false,
+    directTools: ["memory.read_graph", "github.*"],
   });
 });
 
@@ -380,4 +381,47 @@ Deno.test("config.toml and <config>/plugins entries that anyone may write, or an
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("readMcpConfig() reads direct-tools patterns in order, duplicates once", () => {
+  const report = readMcpConfig(
+    '[mcp]\ndirect-tools = ["memory.read_graph", "github.*", "memory.read_graph", "*.search_*"]\n',
+    "c.toml",
+  );
+  assert.deepEqual(report.problems, []);
+  assert.deepEqual(report.config.directTools, ["memory.read_graph", "github.*", "*.search_*"]);
+});
+
+Deno.test("readMcpConfig() reports each bad direct-tools pattern with its line and column, keeping the others", () => {
+  const text =
+    '[mcp]\ndirect-tools = [\n  "memory.read_graph",\n  "no_dot",\n  "bad server.x",\n  "srv.",\n  3,\n]\n';
+  const report = readMcpConfig(text, "c.toml");
+  assert.deepEqual(report.config.directTools, ["memory.read_graph"]);
+  assert.equal(report.problems.length, 4);
+  const [noDot, badServer, emptyTool, notString] = report.problems;
+  assert.equal(noDot?.code, "CONFIG_BAD_VALUE");
+  assert.match(
+    noDot!.message,
+    /direct-tools item 2 "no_dot": it has no `\.` between the server and the tool/,
+  );
+  assert.deepEqual(noDot?.location, { file: "c.toml", line: 4, column: 3 });
+  assert.match(
+    badServer!.message,
+    /item 3 "bad server\.x": its server part "bad server" is not a server name/,
+  );
+  assert.deepEqual(badServer?.location, { file: "c.toml", line: 5, column: 3 });
+  assert.match(emptyTool!.message, /item 4 "srv\.": its tool part "" is empty/);
+  assert.match(notString!.message, /direct-tools item 5: it is an integer, not a string/);
+  assert.deepEqual(notString?.location, { file: "c.toml", line: 7, column: 3 });
+  assert.match(noDot!.hint ?? "", /"github\.\*"/);
+});
+
+Deno.test("readMcpConfig() refuses a direct-tools value that is not an array", () => {
+  const report = readMcpConfig('[mcp]\ndirect-tools = "github.*"\n', "c.toml");
+  assert.deepEqual(report.config.directTools, []);
+  assert.match(
+    report.problems[0]!.message,
+    /direct-tools: it must be an array of "server\.tool" patterns, not a string/,
+  );
+  assert.equal(report.problems[0]?.location?.line, 2);
 });

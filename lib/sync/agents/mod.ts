@@ -24,6 +24,7 @@ export {
   type TargetOptions,
 } from "./types.ts";
 export { openCodeShape } from "./opencode_family.ts";
+export { TOOL_NAME_RULES, toolNameProblem, type ToolNameRule } from "./tool_names.ts";
 
 function inIdOrder(): readonly AgentDefinition[] {
   const byId = new Map<AgentId, AgentDefinition>();
