@@ -363,22 +363,50 @@ function onePositional(positionals: string[], name: string): string {
   return positionals[0]!;
 }
 
+/** A command as the help test and the doc-example test see it: its name, texts, flags and arity. */
+export interface CommandInfo {
+  /** E.g. `"status"`, `"mcp login"`. */
+  name: string;
+  /** The one line of the command list. */
+  summary: string;
+  /** The full `--help` text. */
+  help: string;
+  /** Every flag the parser accepts, as written: `--json`, and `-x` for a short form. */
+  flags: string[];
+  /** Positional arguments accepted. */
+  positionals: "none" | "one" | "many";
+}
+
+/** Every command of the table, in table order. */
+export function listCommands(): CommandInfo[] {
+  return Object.entries(COMMANDS).map(([name, def]) => ({
+    name,
+    summary: def.summary,
+    help: def.help,
+    flags: Object.entries(def.options).flatMap((
+      [flag, o],
+    ) => [`--${flag}`, ...(o.short ? [`-${o.short}`] : [])]),
+    positionals: def.positionals ?? "none",
+  }));
+}
+
+/** What a command line asks for, once parsed: a help text, the version, or one command with its arguments. */
+export type ParsedCommandLine =
+  | { kind: "text"; text: string; exitCode: number }
+  | { kind: "command"; name: string; values: Record<string, unknown>; positionals: string[] };
+
 /**
- * Runs the command `rest` names (the arguments after the program name, without `-v`/`--verbose` and a
- * leading `agents`), or prints the help or the version.
+ * Parses the arguments after the program name (without `-v`/`--verbose` and a leading `agents`) as
+ * {@link runCommandLine} does, running nothing: the doc-example test checks documented lines with it.
  *
- * @returns The exit code: 0 ok, 2 usage shown without a command; the command's own code otherwise.
  * @throws {UsageError} For an unknown command or option, or arguments the command does not take.
- * @throws {UserError} What the command throws for bad input.
  */
-export async function runCommandLine(rest: string[], ctx: CommandContext): Promise<number> {
+export function parseCommandLine(rest: string[]): ParsedCommandLine {
   if (rest.length === 0 || rest[0] === "-h" || rest[0] === "--help" || rest[0] === "help") {
-    ctx.writeOut(GLOBAL_HELP + "\n");
-    return rest.length === 0 ? 2 : 0;
+    return { kind: "text", text: GLOBAL_HELP + "\n", exitCode: rest.length === 0 ? 2 : 0 };
   }
   if (rest[0] === "-V" || rest[0] === "--version") {
-    ctx.writeOut(`cargo-agents ${VERSION}\n`);
-    return 0;
+    return { kind: "text", text: `cargo-agents ${VERSION}\n`, exitCode: 0 };
   }
   let name = rest[0]!;
   let tail = rest.slice(1);
@@ -387,15 +415,11 @@ export async function runCommandLine(rest: string[], ctx: CommandContext): Promi
     const sub = tail[0];
     const subs = group === "mcp" ? "login|logout|exec|tools" : "list|show|sync|validate";
     if (sub === undefined || sub === "-h" || sub === "--help") {
-      ctx.writeOut(
-        `Usage: cargo-agents ${group} <${subs}> ...\n\n` +
-          Object.entries(COMMANDS).filter(([n]) => n.startsWith(`${group} `)).map(([n, d]) =>
-            `  ${n.padEnd(12)} ${d.summary}`
-          )
-            .join("\n") +
-          "\n",
-      );
-      return sub === undefined ? 2 : 0;
+      const text = `Usage: cargo-agents ${group} <${subs}> ...\n\n` +
+        Object.entries(COMMANDS).filter(([n]) => n.startsWith(`${group} `))
+          .map(([n, d]) => `  ${n.padEnd(12)} ${d.summary}`).join("\n") +
+        "\n";
+      return { kind: "text", text, exitCode: sub === undefined ? 2 : 0 };
     }
     name = `${group} ${sub}`;
     tail = tail.slice(1);
@@ -415,8 +439,7 @@ export async function runCommandLine(rest: string[], ctx: CommandContext): Promi
     });
   }
   if (tail.includes("-h") || tail.includes("--help")) {
-    ctx.writeOut(def.help + "\n");
-    return 0;
+    return { kind: "text", text: def.help + "\n", exitCode: 0 };
   }
   let parsed;
   try {
@@ -435,5 +458,27 @@ export async function runCommandLine(rest: string[], ctx: CommandContext): Promi
       },
     );
   }
-  return await def.run(parsed.values as Record<string, unknown>, parsed.positionals, ctx);
+  return {
+    kind: "command",
+    name,
+    values: parsed.values as Record<string, unknown>,
+    positionals: parsed.positionals,
+  };
+}
+
+/**
+ * Runs the command `rest` names (the arguments after the program name, without `-v`/`--verbose` and a
+ * leading `agents`), or prints the help or the version.
+ *
+ * @returns The exit code: 0 ok, 2 usage shown without a command; the command's own code otherwise.
+ * @throws {UsageError} For an unknown command or option, or arguments the command does not take.
+ * @throws {UserError} What the command throws for bad input.
+ */
+export async function runCommandLine(rest: string[], ctx: CommandContext): Promise<number> {
+  const parsed = parseCommandLine(rest);
+  if (parsed.kind === "text") {
+    ctx.writeOut(parsed.text);
+    return parsed.exitCode;
+  }
+  return await COMMANDS[parsed.name]!.run(parsed.values, parsed.positionals, ctx);
 }
