@@ -326,12 +326,13 @@ Commands:
 ${Object.entries(COMMANDS).map(([name, def]) => `  ${name.padEnd(15)} ${def.summary}`).join("\n")}
 
 Global options:
-  -h, --help      Show help (also after a command)
+  -h, --help      Show help (also after a command; \`help COMMAND\` too)
   -V, --version   Show the version
   -v, --verbose   Show causes and stacks with errors; mcp-serve also logs
                   debug lines to stderr
 
-Configuration lives in $SYMPOSIUM_HOME, else $XDG_CONFIG_HOME/symposium, else ~/.symposium.`;
+Configuration lives in $SYMPOSIUM_HOME, else $XDG_CONFIG_HOME/symposium, else ~/.symposium.
+An error's code (error[CODE]) is explained by \`cargo-agents help CODE\`.`;
 
 /** node:util parseArgs messages, made to follow our grammar (no raw quoting advice). */
 function describeParseError(error: unknown): string {
@@ -393,6 +394,7 @@ export function listCommands(): CommandInfo[] {
 /** What a command line asks for, once parsed: a help text, the version, or one command with its arguments. */
 export type ParsedCommandLine =
   | { kind: "text"; text: string; exitCode: number }
+  | { kind: "error-help"; code: string }
   | { kind: "command"; name: string; values: Record<string, unknown>; positionals: string[] };
 
 /**
@@ -402,6 +404,14 @@ export type ParsedCommandLine =
  * @throws {UsageError} For an unknown command or option, or arguments the command does not take.
  */
 export function parseCommandLine(rest: string[]): ParsedCommandLine {
+  if (rest[0] === "help" && rest.length > 1) {
+    // `help COMMAND` is `COMMAND --help`; `help CODE` prints the troubleshooting entry of an error code.
+    const named = rest.slice(1).join(" ");
+    if (COMMANDS[named] || named === "mcp" || named === "plugin") {
+      return parseCommandLine([...rest.slice(1), "--help"]);
+    }
+    return { kind: "error-help", code: named };
+  }
   if (rest.length === 0 || rest[0] === "-h" || rest[0] === "--help" || rest[0] === "help") {
     return { kind: "text", text: GLOBAL_HELP + "\n", exitCode: rest.length === 0 ? 2 : 0 };
   }
@@ -479,6 +489,10 @@ export async function runCommandLine(rest: string[], ctx: CommandContext): Promi
   if (parsed.kind === "text") {
     ctx.writeOut(parsed.text);
     return parsed.exitCode;
+  }
+  if (parsed.kind === "error-help") {
+    ctx.writeOut(await (await import("./_troubleshooting.ts")).troubleshootingEntry(parsed.code) + "\n");
+    return 0;
   }
   return await COMMANDS[parsed.name]!.run(parsed.values, parsed.positionals, ctx);
 }
