@@ -31,7 +31,9 @@
  *   `[[registry]]` or `[[plugin-source]]` a config file. A plugin manifest must pass `plugin validate` (one
  *   without `name` is validated as a workspace's `SYMPOSIUM.toml`, beside a Cargo.toml); a config file must
  *   load without a Problem (the `[mcp]` table and the plugin sources). Anything else fails: name it.
- * - ```json parses as JSON, ```jsonc as JSON with comments, ```yaml as YAML.
+ * - ```json parses as JSON, ```jsonc as JSON with comments, ```yaml as YAML, each read as `sync` reads an
+ *   agent's file; one with a `symposium` entry under `mcpServers`, `servers`, `context_servers`, `mcp` or
+ *   `extensions` (an agent's config as `sync` writes it) must run `mcp-serve`.
  * - ```text (output), ```js, ```ts, ```rust and other languages are not checked.
  *
  * @module
@@ -39,12 +41,12 @@
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseToml } from "smol-toml";
-import { parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";
-import { parse as parseYaml } from "yaml";
 import { parseCommandLine } from "../lib/commands/mod.ts";
 import { renderDiagnostic } from "../lib/diagnostics.ts";
 import { readMcpConfig } from "../lib/plugins/config.ts";
 import { readSourcesConfig } from "../lib/plugin_sources/mod.ts";
+import { isPlainObject, JSONC, STRICT_JSON, YAML } from "../lib/sync/formats/mod.ts";
+import { ENTRY_NAME } from "../lib/sync/agents/mod.ts";
 import { main, type MainDeps } from "../main.ts";
 
 /** The checkout's root folder. */
@@ -512,27 +514,35 @@ export async function checkToml(block: DocBlock): Promise<string[]> {
   }
 }
 
-/** Problems of a JSON, JSONC or YAML block. */
+/** The keys under which the agents' config files hold MCP servers (see lib/sync/agents/). */
+const SERVER_CONTAINERS = ["mcpServers", "servers", "context_servers", "mcp", "amp.mcpServers", "extensions"];
+
+/**
+ * Problems of a JSON, JSONC or YAML block, read by the sync module's own readers (`STRICT_JSON`, `JSONC`,
+ * `YAML` of lib/sync/formats/). A block holding a `symposium` entry under one of {@link SERVER_CONTAINERS} is
+ * an agent's config as `sync` writes it: the entry must name a program and run `mcp-serve`.
+ */
 export function checkData(block: DocBlock): string[] {
-  if (block.lang === "json") {
-    try {
-      JSON.parse(block.text);
-      return [];
-    } catch (error) {
-      return [`not valid JSON: ${(error as Error).message}`];
+  const format = block.lang === "json" ? STRICT_JSON : block.lang === "jsonc" ? JSONC : YAML;
+  let doc: unknown;
+  try {
+    doc = format.read(block.text, "the block");
+  } catch (error) {
+    return [`not valid ${format.label}: ${(error as Error).message}`];
+  }
+  const problems: string[] = [];
+  for (const key of SERVER_CONTAINERS) {
+    const container = isPlainObject(doc) ? doc[key] : undefined;
+    const entry = isPlainObject(container) ? container[ENTRY_NAME] : undefined;
+    if (entry === undefined) continue;
+    const hasProgram = isPlainObject(entry) && ["command", "cmd", "url"].some((k) => k in entry);
+    if (!hasProgram || !JSON.stringify(entry).includes("mcp-serve")) {
+      problems.push(
+        `the "${ENTRY_NAME}" entry under "${key}" does not run \`cargo-agents mcp-serve\` (as sync writes it)`,
+      );
     }
   }
-  if (block.lang === "jsonc") {
-    const errors: ParseError[] = [];
-    parseJsonc(block.text, errors, { allowTrailingComma: true });
-    return errors.map((e) => `not valid JSONC at offset ${e.offset}: ${printParseErrorCode(e.error)}`);
-  }
-  try {
-    parseYaml(block.text);
-    return [];
-  } catch (error) {
-    return [`not valid YAML: ${(error as Error).message.split("\n")[0]}`];
-  }
+  return problems;
 }
 
 const SHELL = ["sh", "bash", "shell", "console"];

@@ -95,6 +95,17 @@ Deno.test("a fence without a language, bad JSON and an unknown marker fail; text
   assert.match(problems[2]!, /page\.md:10 .*unknown marker <!-- doc-test: skip -->/);
 });
 
+Deno.test("JSON: an agent config block's symposium entry must run mcp-serve; JSONC allows comments, JSON does not", async () => {
+  const problems = await problemsOf(
+    '```json\n{ "mcpServers": { "symposium": { "command": "cargo-agents", "args": ["serve"] } } }\n```\n\n' +
+      '```jsonc\n{\n  // ours\n  "mcpServers": { "symposium": { "command": "cargo-agents", "args": ["mcp-serve"] } }\n}\n```\n\n' +
+      '```json\n{\n  // no comments in JSON\n  "a": 1\n}\n```\n',
+  );
+  assert.equal(problems.length, 2, problems.join("\n"));
+  assert.match(problems[0]!, /page\.md:1 .*"symposium" entry under "mcpServers" does not run/);
+  assert.match(problems[1]!, /page\.md:12 .*not valid JSON: .*comments are not allowed/);
+});
+
 Deno.test("every example in README.md and docs/*.md runs, or parses where marked parse-only", async () => {
   const problems = await checkFiles(docFiles());
   assert.deepEqual(problems, [], `\n${problems.join("\n\n")}\n`);
