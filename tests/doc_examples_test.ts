@@ -6,7 +6,14 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { checkFiles, docFiles, extractBlocks, programArgs, splitShell } from "./_doc_examples.ts";
+import {
+  checkFiles,
+  docFiles,
+  extractBlocks,
+  programArgs,
+  shellScript,
+  splitShell,
+} from "./_doc_examples.ts";
 
 /** Checks one Markdown text as if it were a documentation file; resolves to its problems. */
 async function problemsOf(markdown: string): Promise<string[]> {
@@ -41,6 +48,14 @@ Deno.test("splitShell/programArgs: quotes, comments, continuations, pipes and th
     [2, ["mcp", "tools", "--pattern", "a b"]],
     [4, ["status"]],
   ]);
+});
+
+Deno.test("shellScript: a console block's commands are its `$ ` lines and their continuations, on their own lines", () => {
+  const [block] = extractBlocks(
+    "```console\n$ cargo agents status\nok: 1 plugin\n$ cargo agents \\\n  doctor\n```\n",
+    "p.md",
+  );
+  assert.equal(shellScript(block!), "cargo agents status\n\ncargo agents \\\n  doctor");
 });
 
 Deno.test("a renamed flag in a parse-only block fails with the file:line of the line", async () => {
