@@ -18,7 +18,8 @@
  *   - `deno run … main.ts` is the program too (`/path/to/cargo-agents` stands for this checkout);
  *     `deno task NAME` is not run (they are the test suite itself, the compile, the demo and the benches:
  *     minutes each): it prints what it would run; `deno --version` runs; any other `deno` fails.
- *   - any other `cargo` runs the real cargo offline (`CARGO_NET_OFFLINE=true`).
+ *   - `cargo install`, `fetch`, `update`, `search`, `publish`, `login` and `add` fail (the network); any other
+ *     `cargo` (`new`, `init`, `build`, `metadata`…) runs the real cargo offline (`CARGO_NET_OFFLINE=true`).
  *   - `curl`, `wget`, `npm`, `npx`, `pnpm`, `yarn`, `brew`, `apt`, `apt-get`, `sudo`, `rustup` fail: they
  *     need the network or change the machine, so their block must be parse-only. `git` runs with
  *     `GIT_ALLOW_PROTOCOL=file` (no network). Everything else is the machine's own program.
@@ -328,6 +329,9 @@ exit "$rc"`,
   shim(
     "cargo",
     `if [ "$1" = agents ]; then shift; exec cargo-agents "$@"; fi
+case "$1" in install|fetch|update|search|publish|login|add)
+  echo "doc-test: cargo $1 needs the network or changes the machine: mark the block ${PARSE_ONLY_MARKER}" >&2; exit 126;;
+esac
 ${
       cargo
         ? `CARGO_NET_OFFLINE=true CARGO_HOME="${
