@@ -82,7 +82,11 @@ export interface RenderOptions {
  * error[MANIFEST_UNKNOWN_KEY]: Cannot load plugin "github": unknown key "comand"
  *   --> plugins/github/SYMPOSIUM.toml:4:1
  *   hint: did you mean "command"?
+ *   see: cargo agents help MANIFEST_UNKNOWN_KEY (docs/troubleshooting.md#manifest_unknown_key)
  * ```
+ *
+ * Every code but `USAGE` (whose hint names the command's `--help`) gets the `see:` line of
+ * {@link troubleshootingPointer}.
  *
  * @param error Anything caught. Non-`UserError` values are rendered as internal errors.
  * @returns Text without a trailing newline.
@@ -96,6 +100,8 @@ export function renderDiagnostic(error: unknown, options: RenderOptions = {}): s
       lines.push(`  --> ${file}:${line}:${column}`);
     }
     if (error.hint) lines.push(`  hint: ${error.hint}`);
+    // A usage error's hint already names the command's --help, which is its fix.
+    if (error.code !== "USAGE") lines.push(`  see: ${troubleshootingPointer(error.code)}`);
   } else if (error instanceof Error) {
     lines.push(`error[INTERNAL]: ${error.message}`);
     if (options.verbose && error.stack) lines.push(error.stack);
@@ -106,6 +112,26 @@ export function renderDiagnostic(error: unknown, options: RenderOptions = {}): s
     lines.push(`  caused by: ${renderDiagnostic(error.cause, options).replace(/\n/g, "\n  ")}`);
   }
   return lines.join("\n");
+}
+
+/**
+ * Where the entry of an error code is explained, as one line: the command that prints it (works from a
+ * release binary) and the section of `docs/troubleshooting.md` (its GitHub anchor: the code in lower case).
+ *
+ * @example
+ * ```ts
+ * import { troubleshootingPointer } from "./diagnostics.ts";
+ * troubleshootingPointer("CONFIG_SYNTAX");
+ * // "cargo agents help CONFIG_SYNTAX (docs/troubleshooting.md#config_syntax)"
+ * ```
+ */
+export function troubleshootingPointer(code: string): string {
+  return `cargo agents help ${code} (docs/troubleshooting.md#${troubleshootingAnchor(code)})`;
+}
+
+/** The anchor GitHub gives the heading `### CODE`: lower case, without characters other than letters, digits, `_` and `-`. */
+export function troubleshootingAnchor(code: string): string {
+  return code.toLowerCase().replace(/[^a-z0-9_ -]/g, "").replaceAll(" ", "-");
 }
 
 /**

@@ -12,6 +12,7 @@ import type { StdioServerSpec } from "../lib/plugins/server_spec.ts";
 import type { Clock } from "../lib/backends/pool.ts";
 import type { BackendConnection, ConnectionEnd, ToolListing } from "../lib/backends/connection.ts";
 import { childEnvironment } from "../lib/backends/child_env.ts";
+import { requireProgram } from "./_prerequisites.ts";
 
 /** Absolute path of the repository root (with a trailing slash). */
 export const REPO = new URL("../", import.meta.url).pathname;
@@ -168,6 +169,7 @@ export class FakeConnection implements BackendConnection {
 
 /** Live (non-zombie) processes whose process group is `pgid`. */
 export async function liveProcessesInGroup(pgid: number): Promise<number[]> {
+  requireProgram("ps");
   const out = await new Deno.Command("ps", { args: ["-e", "-o", "pid=,pgid=,stat="], stdout: "piped" })
     .output();
   return new TextDecoder().decode(out.stdout).split("\n").map((l) => l.trim().split(/\s+/)).filter((f) =>
@@ -177,6 +179,7 @@ export async function liveProcessesInGroup(pgid: number): Promise<number[]> {
 
 /** `true` while process `pid` exists and is not a zombie. */
 export async function isAlive(pid: number): Promise<boolean> {
+  requireProgram("ps");
   const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)], stdout: "piped" })
     .output();
   const stat = new TextDecoder().decode(out.stdout).trim();

@@ -42,9 +42,9 @@ function rowsByKey(heading: string): Map<string, Record<string, string>> {
   return new Map(rows.map((row) => [row.key!.replace(/^`|`$/g, ""), row]));
 }
 
-/** A default as the page writes it: numbers and booleans bare, strings as JSON. */
+/** A default as the page writes it: numbers and booleans bare, strings and arrays as JSON. */
 function written(value: unknown): string {
-  return typeof value === "string" ? JSON.stringify(value) : String(value);
+  return typeof value === "string" || Array.isArray(value) ? JSON.stringify(value) : String(value);
 }
 
 Deno.test("docs/configuration.md documents exactly the [mcp] keys the code accepts, with their types, defaults and ranges", () => {
@@ -53,7 +53,11 @@ Deno.test("docs/configuration.md documents exactly the [mcp] keys the code accep
   const wrong: string[] = [];
   for (const [key, rule] of Object.entries(MCP_KEY_RULES)) {
     const row = rows.get(key)!;
-    const type = rule.kind === "choice" ? "string" : rule.kind;
+    const type = rule.kind === "choice"
+      ? "string"
+      : rule.kind === "patterns"
+      ? "array of strings"
+      : rule.kind;
     const fallback = rule.field === null ? "–" : written(DEFAULT_MCP_CONFIG[rule.field]);
     const range = rule.kind === "integer" ? `${rule.min}…${rule.max}` : "–";
     if (row.type !== type) wrong.push(`${key}: type ${row.type}, the code reads ${type}`);

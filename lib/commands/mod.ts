@@ -39,7 +39,11 @@ starts it; stdout carries JSON-RPC only, logs go to stderr and <config>/logs/.
 
 Options:
   --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
-                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium
+
+Examples:
+  cargo agents mcp-serve
+  cargo agents mcp-serve --config-dir ~/.config/symposium-work`,
     options: { "config-dir": { type: "string" } },
     run: async (v, _p, ctx) => (await import("./serve.ts")).runServe(withConfigDir(ctx, v["config-dir"])),
   },
@@ -52,7 +56,11 @@ to the workspace around the current directory and why (or why not), its
 transport and, for remote servers, the sign-in state. Starts nothing.
 
 Options:
-  --json   Print one JSON document instead of text. Default: off`,
+  --json   Print one JSON document instead of text. Default: off
+
+Examples:
+  cargo agents status
+  cargo agents status --json | jq '.servers[] | {name, state}'`,
     options: { json: { type: "boolean" } },
     run: async (v, _p, ctx) => (await import("./status.ts")).runStatus({ json: v.json === true }, ctx),
   },
@@ -115,7 +123,11 @@ Options:
   --force            Also replace config files that are read-only (they stay read-only). Default: off
   --list             List every agent id, whether it is detected and why, and its files; write nothing
   --config-dir DIR   The configuration folder the entry carries (\`mcp-serve --config-dir\`).
-                     Default: $SYMPOSIUM_HOME, else $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+                     Default: $SYMPOSIUM_HOME, else $XDG_CONFIG_HOME/symposium, else ~/.symposium
+
+Examples:
+  cargo agents sync --dry-run
+  cargo agents sync --agent claude-code --project`,
     options: {
       agent: { type: "string", multiple: true },
       project: { type: "boolean" },
@@ -143,7 +155,10 @@ Options:
 
 Signs in to the remote MCP server <server> (as named in its plugin manifest):
 opens the browser, waits up to 300 s for the redirect, stores the tokens in
-<config>/credentials/<server>.json (mode 0600).`,
+<config>/credentials/<server>.json (mode 0600).
+
+Examples:
+  cargo agents mcp login linear`,
     options: {},
     positionals: "one",
     run: async (_v, p, ctx) =>
@@ -154,7 +169,10 @@ opens the browser, waits up to 300 s for the redirect, stores the tokens in
     help: `Usage: cargo-agents mcp logout <server>
 
 Revokes the token at the server when it offers revocation (RFC 7009) and
-deletes <config>/credentials/<server>.json. Running it twice is harmless.`,
+deletes <config>/credentials/<server>.json. Running it twice is harmless.
+
+Examples:
+  cargo agents mcp logout linear`,
     options: {},
     positionals: "one",
     run: async (_v, p, ctx) =>
@@ -166,7 +184,11 @@ deletes <config>/credentials/<server>.json. Running it twice is harmless.`,
 
 Runs the script in <file.js> (or stdin for "-") exactly as the \`execute\` tool
 would in this workspace, and prints the text the agent would receive. Exit 1
-when the result is an error.`,
+when the result is an error.
+
+Examples:
+  cargo agents mcp exec find_todos.js
+  echo 'return 6 * 7' | cargo agents mcp exec -`,
     options: {},
     positionals: "one",
     run: async (_v, p, ctx) =>
@@ -184,7 +206,11 @@ Options:
   --detail LEVEL   names, signatures or full. Default: names
   --pattern GLOB   Only tools whose name matches (\`*\` = any run of characters)
   --query WORDS    Ranked search by what a tool does; starts no server
-  --limit N        Most search results, 1 to 50. Default: 10`,
+  --limit N        Most search results, 1 to 50. Default: 10
+
+Examples:
+  cargo agents mcp tools --query "read a file" --limit 5
+  cargo agents mcp tools filesystem --detail signatures`,
     options: {
       detail: { type: "string" },
       pattern: { type: "string" },
@@ -270,7 +296,11 @@ Options:
                      files. Without a terminal, trust refuses unless given this
   --revoke           Take the trust away (PATH, or every manifest of the workspace)
   --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
-                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium
+
+Examples:
+  cargo agents trust
+  cargo agents trust crates/xtask --revoke`,
     options: { revoke: { type: "boolean" }, yes: { type: "boolean" }, "config-dir": { type: "string" } },
     positionals: "many",
     run: async (v, p, ctx) => {
@@ -290,7 +320,11 @@ Every plugin source (the recommendations registry, <config>/plugins, each
 servers with their state here. Starts nothing, fetches nothing.
 
 Options:
-  --json   Print one JSON document instead of text. Default: off`,
+  --json   Print one JSON document instead of text. Default: off
+
+Examples:
+  cargo agents plugin list
+  cargo agents plugin list --json | jq '.sources[].name'`,
     options: { json: { type: "boolean" } },
     run: async (v, _p, ctx) => (await import("./plugin.ts")).runPluginList({ json: v.json === true }, ctx),
   },
@@ -298,8 +332,14 @@ Options:
     summary: "Show one plugin: its manifest, file, source and trust state",
     help: `Usage: cargo-agents plugin show <name> [--json]
 
+Shows one plugin by name: its manifest file, the source it came from, its
+servers as declared, and whether it is trusted here. Starts nothing.
+
 Options:
-  --json   Print one JSON document instead of text. Default: off`,
+  --json   Print one JSON document instead of text. Default: off
+
+Examples:
+  cargo agents plugin show fs-tools`,
     options: { json: { type: "boolean" } },
     positionals: "one",
     run: async (v, p, ctx) =>
@@ -310,16 +350,22 @@ Options:
   },
   "plugin sync": {
     summary: "Fetch git registries into <config>/cache/plugin-sources",
-    help: `Usage: cargo-agents plugin sync [NAME...]
+    help: `Usage: cargo-agents plugin sync [NAME...] [--due]
 
 Fetches each named git registry with the real \`git\` (a shallow clone, swapped in
 whole), or without a name every registry with auto-update = true. A fetch that
 fails keeps the last copy (exit 1).
 
 Options:
+  --due              Only registries with auto-update = true whose copy exists
+                     and was last fetched a day ago or more (the daily update)
   --timeout-secs N   Longest one git run may take, in seconds. Default: 120
   --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
-                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium
+
+Examples:
+  cargo agents plugin sync
+  cargo agents plugin sync team --timeout-secs 300`,
     options: {
       due: { type: "boolean" },
       "timeout-secs": { type: "string" },
@@ -348,7 +394,11 @@ as a registry is). Prints every problem with file:line:col and the upstream
 keys that are accepted and not acted on. Exit 1 on any problem (for CI).
 
 Options:
-  --json   Print one JSON document instead of text. Default: off`,
+  --json   Print one JSON document instead of text. Default: off
+
+Examples:
+  cargo agents plugin validate ~/.symposium/plugins/fs-tools
+  cargo agents plugin validate SYMPOSIUM.toml --json`,
     options: { json: { type: "boolean" } },
     positionals: "one",
     run: async (v, p, ctx) =>
@@ -368,12 +418,13 @@ Commands:
 ${Object.entries(COMMANDS).map(([name, def]) => `  ${name.padEnd(15)} ${def.summary}`).join("\n")}
 
 Global options:
-  -h, --help      Show help (also after a command)
+  -h, --help      Show help (also after a command; \`help COMMAND\` too)
   -V, --version   Show the version
   -v, --verbose   Show causes and stacks with errors; mcp-serve also logs
                   debug lines to stderr
 
-Configuration lives in $SYMPOSIUM_HOME, else $XDG_CONFIG_HOME/symposium, else ~/.symposium.`;
+Configuration lives in $SYMPOSIUM_HOME, else $XDG_CONFIG_HOME/symposium, else ~/.symposium.
+An error's code (error[CODE]) is explained by \`cargo-agents help CODE\`.`;
 
 /** node:util parseArgs messages, made to follow our grammar (no raw quoting advice). */
 function describeParseError(error: unknown): string {
@@ -405,22 +456,59 @@ function onePositional(positionals: string[], name: string): string {
   return positionals[0]!;
 }
 
+/** A command as the help test and the doc-example test see it: its name, texts, flags and arity. */
+export interface CommandInfo {
+  /** E.g. `"status"`, `"mcp login"`. */
+  name: string;
+  /** The one line of the command list. */
+  summary: string;
+  /** The full `--help` text. */
+  help: string;
+  /** Every flag the parser accepts, as written: `--json`, and `-x` for a short form. */
+  flags: string[];
+  /** Positional arguments accepted. */
+  positionals: "none" | "one" | "many";
+}
+
+/** Every command of the table, in table order. */
+export function listCommands(): CommandInfo[] {
+  return Object.entries(COMMANDS).map(([name, def]) => ({
+    name,
+    summary: def.summary,
+    help: def.help,
+    flags: Object.entries(def.options).flatMap((
+      [flag, o],
+    ) => [`--${flag}`, ...(o.short ? [`-${o.short}`] : [])]),
+    positionals: def.positionals ?? "none",
+  }));
+}
+
+/** What a command line asks for, once parsed: a help text, the version, or one command with its arguments. */
+export type ParsedCommandLine =
+  | { kind: "text"; text: string; exitCode: number }
+  | { kind: "error-help"; code: string }
+  | { kind: "command"; name: string; values: Record<string, unknown>; positionals: string[] };
+
 /**
- * Runs the command `rest` names (the arguments after the program name, without `-v`/`--verbose` and a
- * leading `agents`), or prints the help or the version.
+ * Parses the arguments after the program name (without `-v`/`--verbose` and a leading `agents`) as
+ * {@link runCommandLine} does, running nothing: the doc-example test checks documented lines with it.
  *
- * @returns The exit code: 0 ok, 2 usage shown without a command; the command's own code otherwise.
  * @throws {UsageError} For an unknown command or option, or arguments the command does not take.
- * @throws {UserError} What the command throws for bad input.
  */
-export async function runCommandLine(rest: string[], ctx: CommandContext): Promise<number> {
+export function parseCommandLine(rest: string[]): ParsedCommandLine {
+  if (rest[0] === "help" && rest.length > 1) {
+    // `help COMMAND` is `COMMAND --help`; `help CODE` prints the troubleshooting entry of an error code.
+    const named = rest.slice(1).join(" ");
+    if (COMMANDS[named] || named === "mcp" || named === "plugin") {
+      return parseCommandLine([...rest.slice(1), "--help"]);
+    }
+    return { kind: "error-help", code: named };
+  }
   if (rest.length === 0 || rest[0] === "-h" || rest[0] === "--help" || rest[0] === "help") {
-    ctx.writeOut(GLOBAL_HELP + "\n");
-    return rest.length === 0 ? 2 : 0;
+    return { kind: "text", text: GLOBAL_HELP + "\n", exitCode: rest.length === 0 ? 2 : 0 };
   }
   if (rest[0] === "-V" || rest[0] === "--version") {
-    ctx.writeOut(`cargo-agents ${VERSION}\n`);
-    return 0;
+    return { kind: "text", text: `cargo-agents ${VERSION}\n`, exitCode: 0 };
   }
   let name = rest[0]!;
   let tail = rest.slice(1);
@@ -429,15 +517,11 @@ export async function runCommandLine(rest: string[], ctx: CommandContext): Promi
     const sub = tail[0];
     const subs = group === "mcp" ? "login|logout|exec|tools" : "list|show|sync|validate";
     if (sub === undefined || sub === "-h" || sub === "--help") {
-      ctx.writeOut(
-        `Usage: cargo-agents ${group} <${subs}> ...\n\n` +
-          Object.entries(COMMANDS).filter(([n]) => n.startsWith(`${group} `)).map(([n, d]) =>
-            `  ${n.padEnd(12)} ${d.summary}`
-          )
-            .join("\n") +
-          "\n",
-      );
-      return sub === undefined ? 2 : 0;
+      const text = `Usage: cargo-agents ${group} <${subs}> ...\n\n` +
+        Object.entries(COMMANDS).filter(([n]) => n.startsWith(`${group} `))
+          .map(([n, d]) => `  ${n.padEnd(12)} ${d.summary}`).join("\n") +
+        "\n";
+      return { kind: "text", text, exitCode: sub === undefined ? 2 : 0 };
     }
     name = `${group} ${sub}`;
     tail = tail.slice(1);
@@ -457,8 +541,7 @@ export async function runCommandLine(rest: string[], ctx: CommandContext): Promi
     });
   }
   if (tail.includes("-h") || tail.includes("--help")) {
-    ctx.writeOut(def.help + "\n");
-    return 0;
+    return { kind: "text", text: def.help + "\n", exitCode: 0 };
   }
   let parsed;
   try {
@@ -477,5 +560,31 @@ export async function runCommandLine(rest: string[], ctx: CommandContext): Promi
       },
     );
   }
-  return await def.run(parsed.values as Record<string, unknown>, parsed.positionals, ctx);
+  return {
+    kind: "command",
+    name,
+    values: parsed.values as Record<string, unknown>,
+    positionals: parsed.positionals,
+  };
+}
+
+/**
+ * Runs the command `rest` names (the arguments after the program name, without `-v`/`--verbose` and a
+ * leading `agents`), or prints the help or the version.
+ *
+ * @returns The exit code: 0 ok, 2 usage shown without a command; the command's own code otherwise.
+ * @throws {UsageError} For an unknown command or option, or arguments the command does not take.
+ * @throws {UserError} What the command throws for bad input.
+ */
+export async function runCommandLine(rest: string[], ctx: CommandContext): Promise<number> {
+  const parsed = parseCommandLine(rest);
+  if (parsed.kind === "text") {
+    ctx.writeOut(parsed.text);
+    return parsed.exitCode;
+  }
+  if (parsed.kind === "error-help") {
+    ctx.writeOut(await (await import("./_troubleshooting.ts")).troubleshootingEntry(parsed.code) + "\n");
+    return 0;
+  }
+  return await COMMANDS[parsed.name]!.run(parsed.values, parsed.positionals, ctx);
 }

@@ -22,6 +22,7 @@ import { UserError } from "../../lib/diagnostics.ts";
 import { runLogin } from "../../lib/commands/login.ts";
 import { runStatus } from "../../lib/commands/status.ts";
 import { sourceRunArgs } from "../../lib/self_command.ts";
+import { requireProgram } from "../_prerequisites.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 const CHROMIUM = "/usr/bin/chromium";
@@ -159,6 +160,7 @@ interface BrowserDriver {
 }
 
 async function startBrowser(): Promise<BrowserDriver> {
+  requireProgram("chromium");
   const child = new Deno.Command(Deno.execPath(), {
     // -A: playwright-core reads /proc paths that Deno grants only to -A (test helper, not product code).
     args: ["run", "-A", "--config", `${REPO}deno.json`, `${REPO}testdata/auth/browser_driver.ts`],
@@ -233,6 +235,7 @@ async function stats(fx: Fixture): Promise<Record<string, number>> {
 }
 
 Deno.test("mcp login signs in through a real browser and the stored sign-in serves, refreshes and signs out", async (t) => {
+  requireProgram("chromium"); // Before the fixture starts: a missing browser fails at once, by name.
   const fx = await startFixture();
   const { home, cwd, env } = await makeHome(fx.mcpUrl);
   let browser: BrowserDriver | undefined;
@@ -492,6 +495,7 @@ Deno.test("mcp login signs in through a real browser and the stored sign-in serv
 });
 
 Deno.test("mcp login uses the manifest client-id and client-secret when the server has no registration", async () => {
+  requireProgram("chromium"); // Before the fixture starts: a missing browser fails at once, by name.
   const fx = await startFixture(["--no-registration"]);
   const { home, cwd, env } = await makeHome(fx.mcpUrl, [
     `client-id = "preregistered"`,

@@ -6,12 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { REPO } from "../_fakes_backends.ts";
+import { requireProgram } from "../_prerequisites.ts";
 
 const HOST_ADDRESS = "100.128.0.2"; // Just above 100.64.0.0/10: public to the policy, local to the veth pair.
 const CLIENT_ADDRESS = "100.128.0.1";
 const TLS_DIR = `${REPO}testdata/guarded_fetch`;
 
 async function ip(...args: string[]): Promise<void> {
+  requireProgram("ip");
   const out = await new Deno.Command("ip", { args, stdout: "piped", stderr: "piped" }).output();
   if (out.code !== 0) throw new Error(`ip ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
 }

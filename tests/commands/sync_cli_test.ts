@@ -40,6 +40,7 @@ const USER_FILES: Record<AgentId, string> = {
   "lm-studio": ".lmstudio/mcp.json",
   antigravity: ".gemini/antigravity/mcp_config.json",
   junie: ".junie/mcp/mcp.json",
+  pi: ".pi/agent/mcp.json",
 };
 
 const AGENT_COUNT = AGENTS.length;

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { denoServerToml, makeRawWorld, RawServe, type RawWorld } from "../../bench/_raw_serve.ts";
 import { treeCpuOver, treePids } from "../_fakes_sandbox.ts";
 import { DRAIN_AFTER_EOF_MS } from "../../lib/jsonrpc/stdio_server_transport.ts";
+import { requireProgram } from "../_prerequisites.ts";
 
 const TIMEOUT_SECS = 2;
 /** `shutdown-grace-secs` of the tests where the agent leaves mid-run. */
@@ -212,6 +213,7 @@ for (const leaving of ["stdin closed", "SIGTERM"] as const) {
 
 /** The `ps` lines of those of `pids` still running (zombies are not), by `ps`. */
 async function aliveAmong(pids: number[]): Promise<string[]> {
+  requireProgram("ps");
   const { stdout } = await new Deno.Command("ps", { args: ["-o", "pid=,stat=", "-p", pids.join(",")] })
     .output();
   return new TextDecoder().decode(stdout).split("\n").filter((line) => /^\s*\d+\s+[^Z]/.test(line));
@@ -238,6 +240,7 @@ function resultOf(answer: { text: string; isError: boolean }): unknown {
 
 /** Pids of the sandbox processes under `rootPid` (their command line names the guest), by `ps`. */
 async function sandboxPids(rootPid: number): Promise<number[]> {
+  requireProgram("ps");
   const { stdout } = await new Deno.Command("ps", { args: ["-eo", "pid=,ppid=,args="], stdout: "piped" })
     .output();
   const found: number[] = [];

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { runMain } from "../_fakes_foundation.ts";
 import { fixtureServerToml, makeDirs } from "../_fakes_meta.ts";
+import { requireProgram } from "../_prerequisites.ts";
 
 async function write(path: string, text: string): Promise<void> {
   await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
@@ -18,6 +19,7 @@ async function git(cwd: string, ...args: string[]): Promise<void> {
     GIT_COMMITTER_NAME: "t",
     GIT_COMMITTER_EMAIL: "t@x.invalid",
   };
+  requireProgram("git");
   const out = await new Deno.Command("git", { args, cwd, env, stdout: "null", stderr: "piped" }).output();
   if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
 }

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { loadResolution } from "../../lib/catalog/resolve.ts";
 import { renderTrustFile, sha256Hex, trustKeyOf } from "../../lib/plugin_sources/mod.ts";
 import { makeDirs, type TestDirs } from "../_fakes_meta.ts";
+import { requireProgram } from "../_prerequisites.ts";
 
 const COMMIT = "0123456789abcdef0123456789abcdef01234567";
 
@@ -123,6 +124,7 @@ Deno.test("crate plugins are not followed from an untrusted workspace plugin", a
 
 /** Runs a real `cargo` with `CARGO_HOME` set, offline; throws with its stderr when it fails. */
 async function cargo(cwd: string, cargoHome: string, args: string[]): Promise<void> {
+  requireProgram("cargo");
   const out = await new Deno.Command("cargo", {
     args: [...args, "--offline"],
     cwd,

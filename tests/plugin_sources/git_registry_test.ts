@@ -8,6 +8,7 @@ import { Catalog } from "../../lib/catalog/mod.ts";
 import { gitCopyDir, readFetchRecord } from "../../lib/plugin_sources/mod.ts";
 import { makeDirs, type TestDirs } from "../_fakes_meta.ts";
 import { runMain } from "../_fakes_foundation.ts";
+import { requireProgram } from "../_prerequisites.ts";
 
 const GIT_ENV = {
   GIT_AUTHOR_NAME: "t",
@@ -18,6 +19,7 @@ const GIT_ENV = {
 };
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
+  requireProgram("git");
   const out = await new Deno.Command("git", { args, cwd, env: GIT_ENV, stdout: "piped", stderr: "piped" })
     .output();
   if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
@@ -196,6 +198,7 @@ Deno.test("plugin sync gives up on a registry that hangs, within its timeout, an
 
 /** Command lines of the processes alive now that contain `needle` (from `ps`). */
 async function processesWith(needle: string): Promise<string[]> {
+  requireProgram("ps");
   const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="], stdout: "piped" }).output();
   return new TextDecoder().decode(out.stdout).split("\n").filter((l) =>
     l.includes(needle) && !l.includes(" ps ")

@@ -3,6 +3,7 @@ import { loadResolution } from "../../lib/catalog/resolve.ts";
 import { Catalog } from "../../lib/catalog/mod.ts";
 import { readTrustStore, renderTrustFile, sha256Hex, trustKeyOf } from "../../lib/plugin_sources/mod.ts";
 import { cargoLock, makeDirs, type TestDirs } from "../_fakes_meta.ts";
+import { requireProgram } from "../_prerequisites.ts";
 
 const NO_RECS = "[defaults]\nsymposium-recommendations = false\n";
 
@@ -140,6 +141,7 @@ Deno.test("Catalog.refreshIfChanged() brings a newly trusted workspace server in
 });
 
 Deno.test("git-ignore detection honours core.excludesFile, core.ignorecase and the repository's top folder, as git does", async () => {
+  requireProgram("git");
   const dirs = await world();
   await virtualWorkspace(dirs);
   for (const m of ["a", "b"]) await Deno.writeTextFile(`${dirs.ws}/crates/${m}/SYMPOSIUM.toml`, server(m));

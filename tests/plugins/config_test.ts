@@ -107,7 +107,8 @@ Deno.test("parseMcpConfig() reports an unknown key with its position and the clo
     renderDiagnostic(error),
     `error[CONFIG_UNKNOWN_KEY]: Cannot apply "max-tool-call" in [mcp]: it is not a known key (ignored; every other key applies)
   --> config/unknown_key.toml:3:1
-  hint: did you mean "max-tool-calls"?`,
+  hint: did you mean "max-tool-calls"?
+  see: cargo agents help CONFIG_UNKNOWN_KEY (docs/troubleshooting.md#config_unknown_key)`,
   );
 });
 
@@ -131,7 +132,8 @@ Deno.test("parseMcpConfig() refuses a value of the wrong type with its position"
     renderDiagnostic(error),
     `error[CONFIG_BAD_VALUE]: Cannot apply [mcp] max-result-bytes: it must be an integer (bytes), not a string; until it is fixed, its default (32768) applies
   --> config/bad_type.toml:2:1
-  hint: write a whole number from 256 to 67108864, without quotes`,
+  hint: write a whole number from 256 to 67108864, without quotes
+  see: cargo agents help CONFIG_BAD_VALUE (docs/troubleshooting.md#config_bad_value)`,
   );
 });
 

@@ -44,6 +44,7 @@ Deno.test("AgentDefinition.targets() gives the documented user files on Linux", 
     "lm-studio": ["/home/u/.lmstudio/mcp.json"],
     antigravity: ["/home/u/.gemini/antigravity/mcp_config.json"],
     junie: ["/home/u/.junie/mcp/mcp.json"],
+    pi: ["/home/u/.pi/agent/mcp.json"],
   });
 });
 
@@ -139,6 +140,16 @@ Deno.test("AgentDefinition.targets() gives the Windows locations, preferring Cla
   );
 });
 
+Deno.test("AgentDefinition.targets() honours PI_CODING_AGENT_DIR for Pi, and detects Pi by its folder or program", async () => {
+  const paths = await userPaths(linuxPaths("/home/u", { PI_CODING_AGENT_DIR: "/cfg/pi" }));
+  assert.deepEqual(paths.pi, ["/cfg/pi/mcp.json"]);
+  const pi = AGENTS.find((a) => a.id === "pi")!;
+  assert.deepEqual(await pi.detection(linuxPaths("/home/u"), fakeFs()), {
+    paths: ["/home/u/.pi/agent"],
+    binaries: ["pi"],
+  });
+});
+
 Deno.test("AgentDefinition.targets() gives project files under the workspace root", async () => {
   const p = linuxPaths("/home/u");
   const out: Record<string, string[]> = {};
@@ -165,6 +176,7 @@ Deno.test("AgentDefinition.targets() gives project files under the workspace roo
     trae: ["/ws/.trae/mcp.json"],
     kimi: ["/ws/.kimi-code/mcp.json"],
     junie: ["/ws/.junie/mcp/mcp.json"],
+    pi: ["/ws/.pi/mcp.json"],
   });
   const jsonc = await AGENTS.find((a) => a.id === "opencode")!.targets(
     p,

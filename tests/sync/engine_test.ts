@@ -374,7 +374,8 @@ Deno.test("runSync() exits 1 and prints the positioned diagnostic when a file is
       ctx.err.join(""),
       `error[SYNC_CONFIG_SYNTAX]: Cannot read "${home}/.claude.json": invalid JSON: trailing commas are not allowed: ` +
         `the agent reads this file as strict JSON\n  --> ${home}/.claude.json:1:8\n` +
-        "  hint: fix the file by hand (it was left untouched), then run `cargo-agents sync` again\n",
+        "  hint: fix the file by hand (it was left untouched), then run `cargo-agents sync` again\n" +
+        "  see: cargo agents help SYNC_CONFIG_SYNTAX (docs/troubleshooting.md#sync_config_syntax)\n",
     );
     assert.equal(Deno.readTextFileSync(`${home}/.claude.json`), '{"a": 1,}');
   });

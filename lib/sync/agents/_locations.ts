@@ -97,6 +97,14 @@ export function copilotDir(p: PathContext): string {
   return envPath(p, "COPILOT_HOME") ?? joinPath(p, p.homeDir, ".copilot");
 }
 
+/**
+ * Pi's agent folder: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent` (`getAgentPath` of the pi-mcp-adapter
+ * extension and Pi's own config loader read `mcp.json` there).
+ */
+export function piAgentDir(p: PathContext): string {
+  return envPath(p, "PI_CODING_AGENT_DIR") ?? joinPath(p, p.homeDir, ".pi", "agent");
+}
+
 /** Kimi Code's folder: `$KIMI_CODE_HOME`, else `~/.kimi-code` (moonshotai.github.io/kimi-code). */
 export function kimiCodeDir(p: PathContext): string {
   return envPath(p, "KIMI_CODE_HOME") ?? joinPath(p, p.homeDir, ".kimi-code");

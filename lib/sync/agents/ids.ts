@@ -37,6 +37,7 @@ export const AGENT_IDS = [
   "lm-studio",
   "antigravity",
   "junie",
+  "pi",
 ] as const;
 
 /** One of {@link AGENT_IDS}. */

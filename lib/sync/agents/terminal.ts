@@ -1,7 +1,7 @@
 /**
  * Terminal coding agents whose MCP servers live in a JSON, TOML or YAML file under the home
  * folder: Claude Code, Codex CLI, Gemini CLI, Qwen Code, GitHub Copilot CLI, Goose, Amp, Factory
- * Droid, Augment (Auggie) and Kimi. Each definition cites where its file and format are documented.
+ * Droid, Augment (Auggie), Kimi and Pi. Each definition cites where its file and format are documented.
  *
  * @module
  */
@@ -19,7 +19,15 @@ import {
   REMOTE_KEYS,
   type ServerCommand,
 } from "./types.ts";
-import { claudeCodeFile, codexDir, copilotDir, exists, gooseDir, kimiCodeDir } from "./_locations.ts";
+import {
+  claudeCodeFile,
+  codexDir,
+  copilotDir,
+  exists,
+  gooseDir,
+  kimiCodeDir,
+  piAgentDir,
+} from "./_locations.ts";
 
 /**
  * Codex's startup budget for an MCP server, in seconds (Codex's default is 10). A first run from
@@ -209,6 +217,23 @@ export const TERMINAL_AGENTS: readonly AgentDefinition[] = [
         );
       }
       return found;
+    },
+  },
+  {
+    id: "pi",
+    name: "Pi",
+    aliases: [{ name: "pi-coding-agent" }],
+    hasProjectConfig: true,
+    // mcpServers (command, args) in $PI_CODING_AGENT_DIR/mcp.json (default ~/.pi/agent/mcp.json) and
+    // <project>/.pi/mcp.json, read as JSON with comments by Pi's built-in MCP (0.99+) and by the
+    // pi-mcp-adapter extension before it (its config.ts: getPiMcpGlobalConfigPath, getProjectPiMcpConfigPath).
+    docs: "https://github.com/nicobailon/pi-mcp-adapter#config",
+    detection: (p) => hints([piAgentDir(p)], ["pi"]),
+    targets: (p, _fs, o) => {
+      const path = o.projectRoot === undefined
+        ? joinPath(p, piAgentDir(p), "mcp.json")
+        : joinPath(p, o.projectRoot, ".pi", "mcp.json");
+      return Promise.resolve([mcpServersTarget(path, JSONC)]);
     },
   },
 ];

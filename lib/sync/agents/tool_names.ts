@@ -84,6 +84,7 @@ export const TOOL_NAME_RULES: Readonly<Record<AgentId, ToolNameRule>> = {
   "lm-studio": { ...ASSUMED },
   "antigravity": { ...ASSUMED },
   "junie": { ...ASSUMED },
+  "pi": { ...ASSUMED },
 };
 
 /**
