@@ -20,8 +20,15 @@ import { type EngineIo, type EngineOutcome, type HostReply, QuickJSEngine } from
 import { createTypeStripper } from "./normalize.ts";
 import { loadSandboxModule } from "./wasm_module.ts";
 import { HeapTrim } from "./_heap_trim.ts";
-import { encodeFrame, FrameDecoder } from "../protocol/frames.ts";
-import { type FromGuest, type GuestInit, MAX_HOST_FRAME_BYTES, type ToGuest } from "../protocol/messages.ts";
+import { FrameDecoder } from "../protocol/frames.ts";
+import {
+  encodeFromGuest,
+  type FromGuest,
+  type GuestInit,
+  liftToGuest,
+  MAX_HOST_FRAME_BYTES,
+  type ToGuest,
+} from "../protocol/messages.ts";
 
 /** Empty macrotask hops (~0.03–0.1 ms each) between a run's end and the first step making spare contexts. */
 const REFILL_YIELDS = 2;
@@ -130,7 +137,7 @@ export class GuestServer {
 
   /** Sends one message to the host (synchronously, in order). */
   #write(message: FromGuest): void {
-    const bytes = encodeFrame(message);
+    const bytes = encodeFromGuest(message);
     let offset = 0;
     while (offset < bytes.length) offset += this.#pipes.writeSync(bytes.subarray(offset));
   }
@@ -138,7 +145,7 @@ export class GuestServer {
   /** Decodes `read` bytes of the chunk and handles each message in order. */
   #dispatch(read: number): void {
     for (const message of this.#decoder.push(this.#chunk.subarray(0, read))) {
-      this.receive(message as GuestInit | ToGuest);
+      this.receive(liftToGuest(message));
     }
   }
 

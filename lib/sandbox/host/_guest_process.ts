@@ -5,9 +5,10 @@
  *
  * @module
  */
-import { encodeFrame, FrameDecoder, FrameError } from "../protocol/frames.ts";
+import { FrameDecoder, FrameError } from "../protocol/frames.ts";
 import {
   checkFromGuest,
+  encodeToGuest,
   type FromGuest,
   type GuestInit,
   MAX_GUEST_FRAME_BYTES,
@@ -22,6 +23,9 @@ export interface GuestSession {
   /** Fails the run: the guest died or misbehaved (`reason` says how). */
   crash(reason: string): void;
 }
+
+/** Bytes read from a guest's stdout at a time (one reused buffer). */
+export const STDOUT_READ_BYTES = 64 * 1024;
 
 /** Bytes of a guest's stderr passed to the log, at most (the rest is read and counted, not kept). */
 export const MAX_GUEST_STDERR_BYTES = 64 * 1024;
@@ -111,7 +115,7 @@ export class GuestProcess {
   /** Sends one message (queued in order behind earlier ones; dropped once the process is gone). */
   post(message: GuestInit | ToGuest): void {
     if (this.#killed || !this.#writer) return;
-    this.#writer.write(encodeFrame(message)).catch(() => {
+    this.#writer.write(encodeToGuest(message)).catch(() => {
       // The pipe broke: the process is gone, and its exit is reported by `status`.
     });
   }
@@ -150,14 +154,24 @@ export class GuestProcess {
     this.terminate();
   }
 
+  /**
+   * Reads the guest's frames to EOF through a BYOB reader into one reused buffer of
+   * {@link STDOUT_READ_BYTES} (the default reader allocates a fresh 64 KiB buffer per read, two reads per
+   * tool call); the decoder copies what it keeps, so the buffer is free again at the next read.
+   */
   async #readFrames(stdout: ReadableStream<Uint8Array>): Promise<void> {
     const decoder = new FrameDecoder(MAX_GUEST_FRAME_BYTES);
+    const reader = stdout.getReader({ mode: "byob" });
+    let buffer = new ArrayBuffer(STDOUT_READ_BYTES);
     try {
-      for await (const chunk of stdout) {
+      for (;;) {
+        const { value, done } = await reader.read(new Uint8Array(buffer));
+        if (done || value === undefined) break;
+        buffer = value.buffer as ArrayBuffer;
         if (this.#killed) continue; // drain until the pipe closes
         let messages: unknown[];
         try {
-          messages = decoder.push(chunk);
+          messages = decoder.push(value);
         } catch (error) {
           this.#fail(`it sent ${error instanceof FrameError ? error.message : messageOf(error)}`);
           continue;
@@ -166,6 +180,8 @@ export class GuestProcess {
       }
     } catch {
       // The pipe broke with the process; its exit is reported by `status`.
+    } finally {
+      reader.releaseLock();
     }
   }
 
