@@ -23,6 +23,12 @@ export const FRAME_TEXT_KEY = "$text";
 /** The byte between a frame's JSON and its text tail: JSON text never holds a raw NUL. */
 const TEXT_SEPARATOR = 0;
 
+/**
+ * Shortest text sent as a tail, UTF-16 code units: a shorter one (a tool call's `{"message":"x"}`) costs
+ * less to escape inside the JSON than the tail's extra steps, and goes there.
+ */
+export const MIN_TAIL_CHARS = 512;
+
 const encoder = new TextEncoder();
 /** Messages up to this many UTF-16 units are encoded into a 3x buffer in one step. */
 const SMALL_FRAME_UNITS = 64 * 1024;
@@ -33,15 +39,16 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  *
  * @param message Any JSON-serializable value; an object when `text` is given.
  * @param text A long text that travels beside the message, not inside its JSON: after a NUL byte, as UTF-8,
- *   unescaped. The decoder gives it back as the message's {@link FRAME_TEXT_KEY} member. A text that is not
- *   well-formed UTF-16 (a lone surrogate, which UTF-8 cannot carry) is put in the JSON under that key
- *   instead, escaped: the decoder gives back the same message either way.
+ *   unescaped. The decoder gives it back as the message's {@link FRAME_TEXT_KEY} member. A text shorter
+ *   than {@link MIN_TAIL_CHARS}, or one that is not well-formed UTF-16 (a lone surrogate, which UTF-8 cannot
+ *   carry), is put in the JSON under that key instead, escaped: the decoder gives back the same message
+ *   either way.
  * @returns The frame's bytes: the length prefix, then the JSON (then the NUL and the text).
  * @throws {TypeError} When `message` cannot be serialized (a cycle, a BigInt).
  */
 export function encodeFrame(message: unknown, text?: string): Uint8Array {
   if (text === undefined) return encodeBody(JSON.stringify(message));
-  if (!text.isWellFormed()) {
+  if (text.length < MIN_TAIL_CHARS || !text.isWellFormed()) {
     return encodeBody(JSON.stringify({ ...message as object, [FRAME_TEXT_KEY]: text }));
   }
   return encodeBody(`${JSON.stringify(message)}\0${text}`);

@@ -7,7 +7,7 @@
  */
 import type { EngineOutcome, HostReply, StopReason } from "./run_types.ts";
 import type { SandboxLimits } from "./types.ts";
-import { encodeFrame, FRAME_TEXT_KEY } from "./frames.ts";
+import { encodeFrame, FRAME_TEXT_KEY, MIN_TAIL_CHARS } from "./frames.ts";
 
 /** Host → guest: its first message. */
 export interface GuestInit {
@@ -71,19 +71,24 @@ export const MAX_HOST_FRAME_BYTES = 1024 * 1024 * 1024;
 export const GUEST_SUBCOMMAND = "__sandbox-guest";
 
 /**
- * The frame of a message to a guest. A `run`'s script and a successful `reply`'s JSON travel as the frame's
- * text tail (`frames.ts`), unescaped; {@link liftToGuest} puts them back.
+ * The frame of a message to a guest. A `run`'s script and a successful `reply`'s JSON, when long, travel as
+ * the frame's text tail (`frames.ts`), unescaped; {@link liftToGuest} puts them back.
  */
 export function encodeToGuest(message: GuestInit | ToGuest): Uint8Array {
-  if (message.type === "run") {
+  if (message.type === "run" && isLong(message.script)) {
     const { type, runId, namespaces, limits } = message;
     return encodeFrame({ type, runId, namespaces, limits }, message.script);
   }
-  if (message.type === "reply" && message.reply.ok && message.reply.json !== undefined) {
+  if (message.type === "reply" && message.reply.ok && isLong(message.reply.json)) {
     const { type, runId, callId } = message;
-    return encodeFrame({ type, runId, callId, reply: { ok: true } }, message.reply.json);
+    return encodeFrame({ type, runId, callId, reply: { ok: true } }, message.reply.json!);
   }
   return encodeFrame(message);
+}
+
+/** Whether `text` is long enough to travel as a frame's tail (a short one goes inside the JSON as it is). */
+function isLong(text: string | undefined): boolean {
+  return text !== undefined && text.length >= MIN_TAIL_CHARS;
 }
 
 /**
@@ -102,15 +107,15 @@ export function liftToGuest(raw: unknown): GuestInit | ToGuest {
 }
 
 /**
- * The frame of a message to the host. A `call`'s arguments and a successful `done`'s value (JSON text both)
- * travel as the frame's text tail (`frames.ts`), unescaped; {@link checkFromGuest} puts them back.
+ * The frame of a message to the host. A `call`'s arguments and a successful `done`'s value (JSON text both),
+ * when long, travel as the frame's text tail (`frames.ts`), unescaped; {@link checkFromGuest} puts them back.
  */
 export function encodeFromGuest(message: FromGuest): Uint8Array {
-  if (message.type === "call" && message.argsJson !== undefined) {
+  if (message.type === "call" && isLong(message.argsJson)) {
     const { type, runId, callId, namespace, key } = message;
-    return encodeFrame({ type, runId, callId, namespace, key }, message.argsJson);
+    return encodeFrame({ type, runId, callId, namespace, key }, message.argsJson!);
   }
-  if (message.type === "done" && message.outcome.ok) {
+  if (message.type === "done" && message.outcome.ok && isLong(message.outcome.valueJson)) {
     const { valueJson, ...outcome } = message.outcome;
     return encodeFrame(
       { type: "done", runId: message.runId, outcome, wasmBytes: message.wasmBytes },
