@@ -6,6 +6,11 @@
  * with none), so even a script that escaped QuickJS could read, write, connect or run nothing. The host
  * may kill it at any moment (SIGKILL): it keeps no state worth saving.
  *
+ * The first tool call a run makes after it woke is sent at once (the host works on it while the script goes
+ * on); the calls after it are held back and sent together, in one write, when the run blocks, sends anything
+ * else, or QuickJS polls its interrupt handler: 100 calls under `Promise.all` cost the host two wake-ups and
+ * reads instead of up to 100.
+ *
  * Between runs it reads its stdin asynchronously, so that spare contexts are made between messages; while a
  * run waits only on the host it reads synchronously instead (no event-loop wake per reply: ~90 µs less per
  * round trip, measured), asking the host for a `tick` when one of its timers is due. The two readers never
@@ -35,6 +40,9 @@ const REFILL_YIELDS = 2;
 
 /** Bytes read from stdin at a time. */
 const READ_CHUNK_BYTES = 256 * 1024;
+
+/** Bytes of tool-call frames held back at most before they are sent (see `GuestServer.#hold`). */
+const MAX_HELD_BYTES = 256 * 1024;
 
 /** Every Deno permission, revoked at the guest's start (`Deno.PermissionName`). */
 const PERMISSIONS: readonly string[] = [
@@ -103,6 +111,11 @@ export class GuestServer {
   readonly #chunk = new Uint8Array(READ_CHUNK_BYTES);
   readonly #stripper = createTypeStripper();
   readonly #heapTrim = new HeapTrim();
+  /** Frames of tool calls not sent yet, in order, and their size in bytes. */
+  readonly #held: Uint8Array[] = [];
+  #heldBytes = 0;
+  /** Whether the run sent a tool call since it last woke (the next ones are held back). */
+  #calledSinceWake = false;
   #loaded: { heapLimitBytes: number; ready: Promise<LoadedEngine> } | undefined;
   #active: ActiveRun | undefined;
   #nextCallId = 1;
@@ -135,9 +148,35 @@ export class GuestServer {
     }
   }
 
-  /** Sends one message to the host (synchronously, in order). */
+  /** Sends one message to the host now, after the calls held back (synchronously, in order). */
   #write(message: FromGuest): void {
+    this.#hold(message);
+    this.#flush();
+  }
+
+  /** Holds one message back, to go with the next ones in one write ({@link MAX_HELD_BYTES} at most). */
+  #hold(message: FromGuest): void {
     const bytes = encodeFromGuest(message);
+    this.#held.push(bytes);
+    this.#heldBytes += bytes.length;
+    if (this.#heldBytes >= MAX_HELD_BYTES) this.#flush();
+  }
+
+  /** Sends every message held back, in one write. */
+  #flush(): void {
+    const held = this.#held;
+    if (held.length === 0) return;
+    let bytes = held[0]!;
+    if (held.length > 1) {
+      bytes = new Uint8Array(this.#heldBytes);
+      let at = 0;
+      for (const frame of held) {
+        bytes.set(frame, at);
+        at += frame.length;
+      }
+    }
+    held.length = 0;
+    this.#heldBytes = 0;
     let offset = 0;
     while (offset < bytes.length) offset += this.#pipes.writeSync(bytes.subarray(offset));
   }
@@ -160,12 +199,14 @@ export class GuestServer {
       this.#write({ type: "wake", runId: entry.runId, delayMs: Math.max(0, Math.ceil(timeoutMs)) });
     }
     if (entry.held) this.#write({ type: "waiting", runId: entry.runId });
+    this.#flush();
     entry.woken = undefined;
     while (entry.woken === undefined) {
       const read = this.#pipes.readSync(this.#chunk);
       if (read === null) Deno.exit(0);
       this.#dispatch(read);
     }
+    this.#calledSinceWake = false;
     return entry.woken === "tick" ? "timeout" : "woken";
   }
 
@@ -244,6 +285,7 @@ export class GuestServer {
       stop: new AbortController(),
     };
     this.#active = entry;
+    this.#calledSinceWake = false;
     const current = await this.#engineFor(message.limits.memoryLimitBytes);
     let posted = false;
     const done = (outcome: EngineOutcome) => {
@@ -274,10 +316,14 @@ export class GuestServer {
         new Promise<HostReply>((resolve) => {
           const callId = this.#nextCallId++;
           entry.replies.set(callId, resolve);
-          this.#write({ type: "call", runId, callId, namespace, key, argsJson });
+          const call: FromGuest = { type: "call", runId, callId, namespace, key, argsJson };
+          if (this.#calledSinceWake) this.#hold(call);
+          else this.#write(call);
+          this.#calledSinceWake = true;
         }),
       onConsole: (line) => this.#write({ type: "console", runId, line }),
       onConsoleDropped: () => this.#write({ type: "consoleDropped", runId }),
+      flush: () => this.#flush(),
       signal: entry.stop.signal,
     };
   }
