@@ -64,6 +64,9 @@ export class GuestProcess {
   #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   #killed = false;
   #exited = false;
+  /** Frames posted and not written yet (see `post`), and their size in bytes. */
+  #outbox: Uint8Array[] = [];
+  #outboxBytes = 0;
 
   constructor(launch: GuestLaunch, options: GuestProcessOptions) {
     this.processId = options.processId;
@@ -112,10 +115,34 @@ export class GuestProcess {
     return this.#child && !this.#exited ? this.#child.pid : undefined;
   }
 
-  /** Sends one message (queued in order behind earlier ones; dropped once the process is gone). */
+  /**
+   * Sends one message (queued in order behind earlier ones; dropped once the process is gone). Messages
+   * posted in the same turn of the event loop (the answers to calls made under `Promise.all`) leave in one
+   * write, a microtask later.
+   */
   post(message: GuestInit | ToGuest): void {
     if (this.#killed || !this.#writer) return;
-    this.#writer.write(encodeToGuest(message)).catch(() => {
+    this.#outbox.push(encodeToGuest(message));
+    this.#outboxBytes += this.#outbox.at(-1)!.length;
+    if (this.#outbox.length === 1) queueMicrotask(() => this.#flushOutbox());
+  }
+
+  /** Writes the messages posted since the last write, as one write. */
+  #flushOutbox(): void {
+    const frames = this.#outbox;
+    let bytes = frames[0];
+    if (frames.length > 1) {
+      bytes = new Uint8Array(this.#outboxBytes);
+      let at = 0;
+      for (const frame of frames) {
+        bytes.set(frame, at);
+        at += frame.length;
+      }
+    }
+    this.#outbox = [];
+    this.#outboxBytes = 0;
+    if (this.#killed || !this.#writer || bytes === undefined) return;
+    this.#writer.write(bytes).catch(() => {
       // The pipe broke: the process is gone, and its exit is reported by `status`.
     });
   }
