@@ -7,6 +7,8 @@ import { QuickJSEngine } from "../lib/sandbox/guest/engine.ts";
 import { type HostCall, SandboxPool } from "../lib/sandbox/mod.ts";
 import { loadSandboxModule } from "../lib/sandbox/guest/wasm_module.ts";
 import { PreparedContext } from "../lib/sandbox/guest/_prepared_context.ts";
+import { encodeFrame, FrameDecoder } from "../lib/sandbox/protocol/frames.ts";
+import { encodeToGuest, liftToGuest } from "../lib/sandbox/protocol/messages.ts";
 
 const MIB = 1024 * 1024;
 const limits = {
@@ -147,6 +149,29 @@ Deno.bench("100 host calls under Promise.all, in-process engine", { group: "para
 
 Deno.bench("100 host calls under Promise.all, warm Worker pool", { group: "parallel" }, async () => {
   await inPool(PARALLEL);
+});
+
+// One tool result of ~7 KB (100 records with quoted paths) crossing the pipe as a `reply` frame, encoded on
+// the host and decoded in the guest: inside the frame's JSON (escaped, then unescaped), as frames carried it
+// before, against the frame's text tail (`encodeToGuest`, passed through as it is).
+const RESULT_JSON = JSON.stringify(
+  Array.from({ length: 100 }, (_, i) => ({ i, name: `item "${i}"`, path: `/srv/data/"q"/${i}.txt` })),
+);
+const REPLY = {
+  type: "reply" as const,
+  runId: 1,
+  callId: 1,
+  reply: { ok: true as const, json: RESULT_JSON },
+};
+Deno.bench("7 KB reply frame, result escaped inside the JSON", { group: "frames", baseline: true }, () => {
+  const [raw] = new FrameDecoder(1 << 20).push(encodeFrame(REPLY));
+  if ((raw as typeof REPLY).reply.json.length !== RESULT_JSON.length) throw new Error("lost");
+});
+Deno.bench("7 KB reply frame, result as the frame's text tail", { group: "frames" }, () => {
+  const message = liftToGuest(new FrameDecoder(1 << 20).push(encodeToGuest(REPLY))[0]);
+  if (message.type !== "reply" || !message.reply.ok || message.reply.json?.length !== RESULT_JSON.length) {
+    throw new Error("lost");
+  }
 });
 
 // Host responsiveness: the worst pause of the host's event loop (a 10 ms interval timer) while hostile

@@ -1,5 +1,6 @@
-// What every stand-in guest needs of the host's framing (a 4-byte length, then JSON): writing one frame
-// whole to stdout, and reading the run id out of the `run` frame it was sent.
+// What every stand-in guest needs of the host's framing (a 4-byte length, then JSON, then maybe a NUL byte and
+// a text tail: a `run` carries its script there): writing one frame whole to stdout, and reading the run id
+// out of the `run` frame it was sent.
 
 /** Writes `message` as one frame on stdout, all of it. */
 export function writeFrame(message: unknown): void {
@@ -16,5 +17,7 @@ export async function awaitFirstRun(buffer: Uint8Array): Promise<number> {
   await Deno.stdin.read(buffer); // init
   writeFrame({ type: "ready" });
   const read = await Deno.stdin.read(buffer);
-  return (JSON.parse(new TextDecoder().decode(buffer.subarray(4, read ?? 4))) as { runId: number }).runId;
+  const body = buffer.subarray(4, read ?? 4);
+  const json = body.includes(0) ? body.subarray(0, body.indexOf(0)) : body;
+  return (JSON.parse(new TextDecoder().decode(json)) as { runId: number }).runId;
 }

@@ -317,6 +317,7 @@ export class ScriptRun {
   }
 
   #shouldInterrupt(): boolean {
+    this.#io.flush?.();
     if (this.#extractionDeadline > 0) {
       if (Date.now() <= this.#extractionDeadline) return false;
       this.#extractionInterrupted = true;

@@ -5,9 +5,10 @@
  *
  * @module
  */
-import { encodeFrame, FrameDecoder, FrameError } from "../protocol/frames.ts";
+import { FrameDecoder, FrameError } from "../protocol/frames.ts";
 import {
   checkFromGuest,
+  encodeToGuest,
   type FromGuest,
   type GuestInit,
   MAX_GUEST_FRAME_BYTES,
@@ -22,6 +23,9 @@ export interface GuestSession {
   /** Fails the run: the guest died or misbehaved (`reason` says how). */
   crash(reason: string): void;
 }
+
+/** Bytes read from a guest's stdout at a time (one reused buffer). */
+export const STDOUT_READ_BYTES = 64 * 1024;
 
 /** Bytes of a guest's stderr passed to the log, at most (the rest is read and counted, not kept). */
 export const MAX_GUEST_STDERR_BYTES = 64 * 1024;
@@ -60,6 +64,9 @@ export class GuestProcess {
   #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   #killed = false;
   #exited = false;
+  /** Frames posted and not written yet (see `post`), and their size in bytes. */
+  #outbox: Uint8Array[] = [];
+  #outboxBytes = 0;
 
   constructor(launch: GuestLaunch, options: GuestProcessOptions) {
     this.processId = options.processId;
@@ -108,10 +115,34 @@ export class GuestProcess {
     return this.#child && !this.#exited ? this.#child.pid : undefined;
   }
 
-  /** Sends one message (queued in order behind earlier ones; dropped once the process is gone). */
+  /**
+   * Sends one message (queued in order behind earlier ones; dropped once the process is gone). Messages
+   * posted in the same turn of the event loop (the answers to calls made under `Promise.all`) leave in one
+   * write, a microtask later.
+   */
   post(message: GuestInit | ToGuest): void {
     if (this.#killed || !this.#writer) return;
-    this.#writer.write(encodeFrame(message)).catch(() => {
+    this.#outbox.push(encodeToGuest(message));
+    this.#outboxBytes += this.#outbox.at(-1)!.length;
+    if (this.#outbox.length === 1) queueMicrotask(() => this.#flushOutbox());
+  }
+
+  /** Writes the messages posted since the last write, as one write. */
+  #flushOutbox(): void {
+    const frames = this.#outbox;
+    let bytes = frames[0];
+    if (frames.length > 1) {
+      bytes = new Uint8Array(this.#outboxBytes);
+      let at = 0;
+      for (const frame of frames) {
+        bytes.set(frame, at);
+        at += frame.length;
+      }
+    }
+    this.#outbox = [];
+    this.#outboxBytes = 0;
+    if (this.#killed || !this.#writer || bytes === undefined) return;
+    this.#writer.write(bytes).catch(() => {
       // The pipe broke: the process is gone, and its exit is reported by `status`.
     });
   }
@@ -150,14 +181,24 @@ export class GuestProcess {
     this.terminate();
   }
 
+  /**
+   * Reads the guest's frames to EOF through a BYOB reader into one reused buffer of
+   * {@link STDOUT_READ_BYTES} (the default reader allocates a fresh 64 KiB buffer per read, two reads per
+   * tool call); the decoder copies what it keeps, so the buffer is free again at the next read.
+   */
   async #readFrames(stdout: ReadableStream<Uint8Array>): Promise<void> {
     const decoder = new FrameDecoder(MAX_GUEST_FRAME_BYTES);
+    const reader = stdout.getReader({ mode: "byob" });
+    let buffer = new ArrayBuffer(STDOUT_READ_BYTES);
     try {
-      for await (const chunk of stdout) {
+      for (;;) {
+        const { value, done } = await reader.read(new Uint8Array(buffer));
+        if (done || value === undefined) break;
+        buffer = value.buffer as ArrayBuffer;
         if (this.#killed) continue; // drain until the pipe closes
         let messages: unknown[];
         try {
-          messages = decoder.push(chunk);
+          messages = decoder.push(value);
         } catch (error) {
           this.#fail(`it sent ${error instanceof FrameError ? error.message : messageOf(error)}`);
           continue;
@@ -166,6 +207,8 @@ export class GuestProcess {
       }
     } catch {
       // The pipe broke with the process; its exit is reported by `status`.
+    } finally {
+      reader.releaseLock();
     }
   }
 

@@ -7,6 +7,7 @@
  */
 import type { EngineOutcome, HostReply, StopReason } from "./run_types.ts";
 import type { SandboxLimits } from "./types.ts";
+import { encodeFrame, FRAME_TEXT_KEY, MIN_TAIL_CHARS } from "./frames.ts";
 
 /** Host → guest: its first message. */
 export interface GuestInit {
@@ -56,9 +57,10 @@ export type FromGuest =
   | { type: "done"; runId: number; outcome: EngineOutcome; wasmBytes: number };
 
 /**
- * Largest frame the host accepts from a guest, bytes of JSON (128 MiB): a `done` carrying a 16 MiB result
- * (the runner's transfer cap) whose every character JSON escapes as `\uXXXX` is 96 MiB; a tool call's
- * arguments are at most 8 MiB. A guest that sends more is killed and its run reported.
+ * Largest frame the host accepts from a guest, bytes (128 MiB): a `done` carrying a 16 MiB result (the
+ * runner's transfer cap) whose every character JSON escapes as `\uXXXX` (a lone surrogate sends the text
+ * escaped, see `encodeFrame`) is 96 MiB; a tool call's arguments are at most 8 MiB. A guest that sends more
+ * is killed and its run reported.
  */
 export const MAX_GUEST_FRAME_BYTES = 128 * 1024 * 1024;
 
@@ -69,14 +71,83 @@ export const MAX_HOST_FRAME_BYTES = 1024 * 1024 * 1024;
 export const GUEST_SUBCOMMAND = "__sandbox-guest";
 
 /**
+ * The frame of a message to a guest. A `run`'s script and a successful `reply`'s JSON, when long, travel as
+ * the frame's text tail (`frames.ts`), unescaped; {@link liftToGuest} puts them back.
+ */
+export function encodeToGuest(message: GuestInit | ToGuest): Uint8Array {
+  if (message.type === "run" && isLong(message.script)) {
+    const { type, runId, namespaces, limits } = message;
+    return encodeFrame({ type, runId, namespaces, limits }, message.script);
+  }
+  if (message.type === "reply" && message.reply.ok && isLong(message.reply.json)) {
+    const { type, runId, callId } = message;
+    return encodeFrame({ type, runId, callId, reply: { ok: true } }, message.reply.json!);
+  }
+  return encodeFrame(message);
+}
+
+/** Whether `text` is long enough to travel as a frame's tail (a short one goes inside the JSON as it is). */
+function isLong(text: string | undefined): boolean {
+  return text !== undefined && text.length >= MIN_TAIL_CHARS;
+}
+
+/**
+ * A decoded frame from the host as its message: the text tail back in its place (see
+ * {@link encodeToGuest}). The host is trusted: no other check.
+ */
+export function liftToGuest(raw: unknown): GuestInit | ToGuest {
+  const m = raw as Record<string, unknown>;
+  const text = m[FRAME_TEXT_KEY];
+  if (typeof text === "string") {
+    delete m[FRAME_TEXT_KEY];
+    if (m.type === "run") m.script = text;
+    else if (m.type === "reply") (m.reply as Record<string, unknown>).json = text;
+  }
+  return m as unknown as GuestInit | ToGuest;
+}
+
+/**
+ * The frame of a message to the host. A `call`'s arguments and a successful `done`'s value (JSON text both),
+ * when long, travel as the frame's text tail (`frames.ts`), unescaped; {@link checkFromGuest} puts them back.
+ */
+export function encodeFromGuest(message: FromGuest): Uint8Array {
+  if (message.type === "call" && isLong(message.argsJson)) {
+    const { type, runId, callId, namespace, key } = message;
+    return encodeFrame({ type, runId, callId, namespace, key }, message.argsJson!);
+  }
+  if (message.type === "done" && message.outcome.ok && isLong(message.outcome.valueJson)) {
+    const { valueJson, ...outcome } = message.outcome;
+    return encodeFrame(
+      { type: "done", runId: message.runId, outcome, wasmBytes: message.wasmBytes },
+      valueJson,
+    );
+  }
+  return encodeFrame(message);
+}
+
+/**
  * Checks that a frame from a guest has the shape of a {@link FromGuest} message, field by field, since a
- * guest is never trusted (a script that escaped QuickJS could write any JSON).
+ * guest is never trusted (a script that escaped QuickJS could write any JSON). A text tail (see
+ * {@link encodeFromGuest}) is put back in its place first: as a `call`'s `argsJson` or a `done`'s
+ * `outcome.valueJson`; on any other message it is refused.
  *
  * @returns The message, or why it is not one.
  */
 export function checkFromGuest(raw: unknown): FromGuest | string {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return "a message that is not an object";
   const m = raw as Record<string, unknown>;
+  if (Object.hasOwn(m, FRAME_TEXT_KEY)) {
+    const text = m[FRAME_TEXT_KEY];
+    delete m[FRAME_TEXT_KEY];
+    const outcome = m.outcome;
+    if (typeof text !== "string") return "a text tail that is not a string";
+    if (m.type === "call") m.argsJson = text;
+    else if (
+      m.type === "done" && typeof outcome === "object" && outcome !== null && !Array.isArray(outcome)
+    ) {
+      (outcome as Record<string, unknown>).valueJson = text;
+    } else return `a text tail on a message of type ${JSON.stringify(String(m.type)).slice(0, 40)}`;
+  }
   const isRunId = Number.isSafeInteger(m.runId);
   switch (m.type) {
     case "ready":

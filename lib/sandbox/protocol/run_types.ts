@@ -42,6 +42,12 @@ export interface EngineIo {
   /** Polled by the interrupt handler, so that a busy script can be stopped from outside (tests use it). */
   pollStop?: (() => StopReason | undefined) | undefined;
   /**
+   * Sends the tool calls `hostCall` held back (calls made in a row leave in one write, see the sandbox
+   * process's `GuestServer`). Called by the interrupt handler, so that the calls of a script that keeps
+   * computing still leave; the effects send them too before they block or send anything else.
+   */
+  flush?: (() => void) | undefined;
+  /**
    * Blocks this thread until the host sends the run something (replies are then delivered by resolving
    * their `hostCall` promises, deadline changes through the `onDeadline` setter, a stop through `signal`)
    * or, when `timeoutMs` (≥ 0) is finite, about that long (the next timer is due). Optional: without it the
