@@ -146,6 +146,8 @@ export interface TreeMemory {
   hostMiB: number;
   /** The sandbox processes' private memory (USS), as `bench/perf.ts` counts them (0 when none). */
   sandboxMiB: number;
+  /** Their RSS (pages of the runtime they share with the host counted again); not in the total. */
+  sandboxRssMiB: number;
   /** RSS of every other process under the host (the backing server). */
   othersMiB: number;
   /** host + sandbox + others. */
@@ -182,7 +184,14 @@ export function treeMemory(pid: number): TreeMemory {
     }
   }
   const hostMiB = rssMiB(pid);
-  const sandboxMiB = sandboxMemory(pid).ussMiB;
+  const { ussMiB: sandboxMiB, rssMiB: sandboxRssMiB } = sandboxMemory(pid);
   const othersMiB = othersKiB / 1024;
-  return { hostMiB, sandboxMiB, othersMiB, totalMiB: hostMiB + sandboxMiB + othersMiB, others };
+  return {
+    hostMiB,
+    sandboxMiB,
+    sandboxRssMiB,
+    othersMiB,
+    totalMiB: hostMiB + sandboxMiB + othersMiB,
+    others,
+  };
 }

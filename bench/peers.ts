@@ -385,8 +385,9 @@ console.log(renderTable(result.rows, systems));
 for (const system of systems) if (system.unavailable) console.log(`- ${system.label}: ${system.unavailable}`);
 for (const [id, m] of Object.entries(result.memory)) {
   console.log(
-    `- ${id} memory: host ${m.hostMiB.toFixed(1)} + sandbox private ${m.sandboxMiB.toFixed(1)} + others ` +
-      `${m.othersMiB.toFixed(1)} MiB (${m.others.length} process${m.others.length === 1 ? "" : "es"})`,
+    `- ${id} memory: host ${m.hostMiB.toFixed(1)} + sandbox private ${m.sandboxMiB.toFixed(1)} (RSS ` +
+      `${m.sandboxRssMiB.toFixed(1)}) + others ${m.othersMiB.toFixed(1)} MiB (${m.others.length} ` +
+      `process${m.others.length === 1 ? "" : "es"} under the host)`,
   );
 }
 console.log(
