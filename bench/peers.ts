@@ -1,6 +1,6 @@
 /**
  * `deno task bench:peers`: cargo-agents side by side with other code-mode systems, in one run, on
- * `@modelcontextprotocol/server-everything` over stdio (the figures of issue 31's table):
+ * `@modelcontextprotocol/server-everything` over stdio, the side-by-side figures:
  *
  * - **floor**: the official MCP SDK client calling the server directly (`bench/peers/direct.mjs`);
  * - **mcp-use** 1.34.6, code mode in `node:vm` (no isolation; `bench/peers/mcp_use.mjs`);
