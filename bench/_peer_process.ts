@@ -77,7 +77,7 @@ export class DriverProcess {
    *   {@link DRIVER_REQUEST_TIMEOUT_MS}.
    */
   async first(): Promise<number> {
-    const reply = await withTimeout(this.#first, "the first echo");
+    const reply = await withTimeout(this.#first, "the first echo", this.pid);
     if (reply.event !== "first") throw new Error(`the driver could not start: ${reply.message}`);
     return performance.now() - this.#spawnedAt;
   }
@@ -92,7 +92,7 @@ export class DriverProcess {
     const id = this.#nextId++;
     const answer = new Promise<Reply>((resolve) => this.#pending.set(id, resolve));
     await this.#writer.write(new TextEncoder().encode(`${JSON.stringify({ id, ...request })}\n`));
-    const reply = await withTimeout(answer, request.op).finally(() => this.#pending.delete(id));
+    const reply = await withTimeout(answer, request.op, this.pid).finally(() => this.#pending.delete(id));
     if (reply.error !== undefined) throw new Error(reply.error);
     return reply.ms!;
   }
@@ -129,11 +129,33 @@ function lineSplitter(): TransformStream<string, string> {
   });
 }
 
-function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
+/** `ps` state, CPU % and the children of `pid`, for the message of a driver that does not answer. */
+function processState(pid: number): string {
+  let out: Deno.CommandOutput;
+  try {
+    out = new Deno.Command("ps", { args: ["-eo", "pid=,ppid=,stat=,pcpu=,args="], stdout: "piped" })
+      .outputSync();
+  } catch {
+    return "state unknown: ps did not run"; // Only the message loses detail.
+  }
+  const rows = new TextDecoder().decode(out.stdout).split("\n").map((l) => l.trim().split(/\s+/));
+  const own = rows.find((r) => Number(r[0]) === pid);
+  const children = rows.filter((r) => Number(r[1]) === pid).map((r) => `${r[0]} ${r[2]} ${r[3]}% ${r[4]}`);
+  return `driver ${own ? `state ${own[2]}, CPU ${own[3]}%` : "gone"}; children: ${
+    children.join("; ") || "none"
+  }`;
+}
+
+function withTimeout<T>(promise: Promise<T>, what: string, pid: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`the driver did not answer ${what} within ${DRIVER_REQUEST_TIMEOUT_MS} ms`)),
+      () =>
+        reject(
+          new Error(
+            `the driver did not answer ${what} within ${DRIVER_REQUEST_TIMEOUT_MS} ms (${processState(pid)})`,
+          ),
+        ),
       DRIVER_REQUEST_TIMEOUT_MS,
     );
   });
