@@ -200,7 +200,7 @@ export function treeMemory(pid: number): TreeMemory {
       if (under.has(row.pid) || !under.has(row.ppid)) continue;
       under.add(row.pid);
       grew = true;
-      if (GUEST.test(row.args)) continue; // Counted by sandboxMemory.
+      if (GUEST.test(row.args) || row.rssKiB === 0) continue; // sandboxMemory counts the guests; 0: a zombie.
       othersKiB += row.rssKiB;
       others.push(row.args.slice(0, 120));
     }
