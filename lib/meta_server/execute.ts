@@ -12,6 +12,7 @@ import { namespaceKey } from "../plugins/mod.ts";
 import { offShapeNotice, OutputShapeChecker, unwrapToolResult } from "../catalog/result_unwrap.ts";
 import { describeRefusal, dormantLines } from "./_problems.ts";
 import { answerHelperCall, HELPER_GLOBAL } from "./_script_search.ts";
+import { answerSessionCall, SESSION_GLOBAL, SessionStore } from "./session_store.ts";
 import { type ConfirmationChannel, ToolConfirmer } from "./_confirm.ts";
 import type { RunHooks } from "./suspended_runs.ts";
 import { startNamedServers } from "./named_servers.ts";
@@ -60,6 +61,8 @@ export function executeDescription(catalog: Catalog): string {
 
 // The host-call shapes are the sandbox's own (one definition, `lib/sandbox/protocol/types.ts`).
 export type { HostCallControl, HostCallRequest } from "../sandbox/mod.ts";
+
+const MIB = 1024 * 1024;
 
 /** The key prefix of resource methods: `srv.$resources.list()` arrives as key `$resources.list`. */
 export const RESOURCES_KEY_PREFIX = "$resources.";
@@ -225,6 +228,11 @@ export interface ExecuteOptions {
    * checked there). Default: none.
    */
   trace?: { traceparent?: string | undefined; tracestate?: string | undefined } | undefined;
+  /**
+   * The agent session's `$session` store (one per session, shared by its `execute`s). Default: a store of
+   * this run alone (`cargo-agents mcp exec`).
+   */
+  session?: SessionStore | undefined;
 }
 
 /** Share of a running call's own progress, in [0, 0.99]: `progress/total`, else `p/(p+1)`. */
@@ -279,6 +287,8 @@ export async function runExecute(
     onProgress({ progress, message });
   };
   const searchNotices = new Set<string>();
+  const session = options.session ??
+    new SessionStore({ maxStoreBytes: () => catalog.config.sessionStoreMb * MIB });
   const confirmer = options.confirmer ?? new ToolConfirmer(undefined);
   const hostCall = async (
     request: HostCallRequest,
@@ -287,6 +297,9 @@ export async function runExecute(
   ): Promise<unknown> => {
     if (request.namespace === HELPER_GLOBAL) {
       return await answerHelperCall(catalog, request.key, request.args, searchNotices);
+    }
+    if (request.namespace === SESSION_GLOBAL) {
+      return answerSessionCall(session, request, catalog.workspace.root ?? "");
     }
     let label = `${request.namespace}.${request.key}`;
     let status = "failed";

@@ -32,6 +32,7 @@ import {
   TOOLS_LIST_TTL_MS,
 } from "./shell.ts";
 import { answerWaitingExecute } from "./waiting_execute.ts";
+import { SessionStore } from "./session_store.ts";
 
 export { LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
 export {
@@ -217,7 +218,18 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   if (server.getClientVersion()) logAgent();
   else server.oninitialized = logAgent;
   const setLevel = (level: Parameters<ToolHandlers["setLevel"]>[0]) => relay.setLevel(level);
-  const session: ExecuteSession = { server, options, logger, checker, confirmer, sessionNotices, relay };
+  // The agent's `$session` values: this session's memory only, gone with it (see session_store.ts).
+  const store = new SessionStore({ maxStoreBytes: () => catalog.config.sessionStoreMb * 1024 * 1024 });
+  const session: ExecuteSession = {
+    server,
+    options,
+    logger,
+    checker,
+    confirmer,
+    sessionNotices,
+    relay,
+    store,
+  };
   const listTools = async () => {
     await refreshQuietly(catalog, logger, true); // `execute`'s description names the servers in scope now
     return { tools: listedTools(catalog) };
@@ -239,7 +251,9 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     // A modern agent's capabilities, for the servers this call may start (`list_tools` starts some).
     if (call?.era === "modern") relay.noteModernAgent(call.capabilities ?? {});
     if (name === "list_tools") {
-      const text = await renderListTools(catalog, parseListToolsArgs(request.params.arguments), signal);
+      const text = await renderListTools(catalog, parseListToolsArgs(request.params.arguments), signal, {
+        session: store,
+      });
       return { content: [{ type: "text", text }] };
     }
     if (name === "execute") {
@@ -277,6 +291,8 @@ interface ExecuteSession {
   /** The `config.toml` problems not told yet in an `execute` result. */
   sessionNotices: () => string[];
   relay: AgentRelay;
+  /** The session's `$session` store. */
+  store: SessionStore;
 }
 
 /**
@@ -284,7 +300,7 @@ interface ExecuteSession {
  * (`traceparent`/`tracestate` in the request's `_meta`, MCP's OpenTelemetry convention) for its calls.
  */
 function executeOptions(session: ExecuteSession, meta?: Record<string, unknown>): ExecuteOptions {
-  const { checker, logger, confirmer, sessionNotices } = session;
+  const { checker, logger, confirmer, sessionNotices, store } = session;
   const text = (v: unknown) => typeof v === "string" ? v : undefined;
   const trace = { traceparent: text(meta?.traceparent), tracestate: text(meta?.tracestate) };
   return {
@@ -292,6 +308,7 @@ function executeOptions(session: ExecuteSession, meta?: Record<string, unknown>)
     logger,
     confirmer,
     sessionNotices,
+    session: store,
     trace: trace.traceparent === undefined ? undefined : trace,
   };
 }

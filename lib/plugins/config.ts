@@ -110,6 +110,7 @@ const MCP_KEYS: Readonly<Record<string, KeyRule>> = {
   "max-message-mb": { field: "maxMessageMb", kind: "integer", min: 1, max: 1024, unit: "MiB" },
   "max-in-flight-mb": { field: "maxInFlightMb", kind: "integer", min: 1, max: 4096, unit: "MiB" },
   "observe-results": { field: "observeResults", kind: "boolean" },
+  "session-store-mb": { field: "sessionStoreMb", kind: "integer", min: 1, max: 1024, unit: "MiB" },
   // Upstream's switch between one `symposium` entry and per-plugin entries in `sync`; accepted so
   // upstream config files load, but cargo-agents always registers the one entry.
   "enabled": { field: null, kind: "boolean" },

@@ -56,6 +56,11 @@ export interface McpConfig {
    * `list_tools` declarations (types only, never values). Default true.
    */
   observeResults: boolean;
+  /**
+   * Budget of one agent session's `$session` store (`mcp-serve`'s memory), MiB: UTF-8 bytes of every key
+   * and value JSON text together. Default 64.
+   */
+  sessionStoreMb: number;
 }
 
 /** The values of `[mcp] confirm-tools`. */
@@ -88,4 +93,5 @@ export const DEFAULT_MCP_CONFIG: Readonly<McpConfig> = Object.freeze({
   maxMessageMb: 64,
   maxInFlightMb: 64,
   observeResults: true,
+  sessionStoreMb: 64,
 });

@@ -2,7 +2,7 @@
  * The guest-side half of the sandbox: JavaScript evaluated in each fresh QuickJS context before the script
  * (ahead of the run that will use the context, see `_prepared_context.ts`). Only a small core is compiled per run: it
  * installs `console`, `setTimeout`/`clearTimeout`, the `Promise.reject` and `Array.prototype.join` patches
- * and the helper global (`symposium`), and returns the internal functions the host drives (`install`, which
+ * the helper global (`symposium`) and the session state global (`$session`), and returns the internal functions the host drives (`install`, which
  * adds one namespace object per server once the run is known, `run`, `serialize`, `release`, `describe`,
  * `unobserved`, `settle`, `fireTimer`). The rarely needed rest (tool calls, timers, formatting and error
  * reports; see `_prelude_parts.ts`) is compiled in the same context on first need.
@@ -12,7 +12,7 @@
  * @module
  */
 import { preludeParts } from "./_prelude_parts.ts";
-import { HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS } from "../protocol/globals.ts";
+import { HELPER_GLOBAL, SESSION_GLOBAL, UNREACHABLE_TOOL_KEYS } from "../protocol/globals.ts";
 
 /** File name the prelude is compiled under; its frames are dropped from the stacks shown to the agent. */
 export const PRELUDE_FILE = "sandbox-prelude.js";
@@ -130,6 +130,13 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
   const helpers = create(null);
   helpers.search = stub(0, "search");
   defineProperty(G, ${JSON.stringify(HELPER_GLOBAL)}, { value: freeze(helpers) });
+  // $session.get/set/delete/keys: host calls of part 0 (the host keeps the values).
+  const session = create(null);
+  session.get = stub(0, "get$");
+  session.set = stub(0, "set$");
+  session.delete = stub(0, "delete$");
+  session.keys = stub(0, "keys$");
+  defineProperty(G, ${JSON.stringify(SESSION_GLOBAL)}, { value: freeze(session) });
   define(Array.prototype, "join", function join(separator) {
     if (!isArray(this)) return apply(originalJoin, this, arguments);
     const sep = separator === undefined ? "," : StringCtor(separator);
@@ -190,5 +197,5 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
 
 /** The parts' sources by index, compacted like the core (see `preludeParts` in `_prelude_parts.ts`). */
 export const PRELUDE_PART_SOURCES: readonly string[] = Object.freeze(
-  preludeParts(HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS).map(compactSource),
+  preludeParts(HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS, SESSION_GLOBAL).map(compactSource),
 );

@@ -12,8 +12,8 @@
  */
 
 /**
- * Part 0: the namespaces' keys (tool functions, `$resources`, coercion), tool calls (`symposium.search`
- * too), their replies, `Promise.reject`.
+ * Part 0: the namespaces' keys (tool functions, `$resources`, coercion), tool calls (`symposium.search` and
+ * `$session`'s methods too), their replies, `Promise.reject`.
  */
 const CALLS = String.raw`(function (I) {
   "use strict";
@@ -150,9 +150,17 @@ const CALLS = String.raw`(function (I) {
     const limit = options !== null && typeof options === "object" ? options.limit : undefined;
     return call(HELPER, "search", limit === undefined ? { query: query } : { query: query, limit: limit });
   };
+  // $session: the host measures, keeps and answers; a value crosses as JSON like tool arguments.
+  const session = {
+    get$: function (key) { return call(SESSION, "get", { key: key }); },
+    set$: function (key, value) { return call(SESSION, "set", { key: key, value: value }); },
+    delete$: function (key) { return call(SESSION, "delete", { key: key }); },
+    keys$: function () { return call(SESSION, "keys", undefined); },
+  };
   const handlers = I.handlers;
   for (let i = 0; i < handlers.length; i++) handlers[i].get = get;
-  return { call: call, settle: settle, reject: reject, get: get, search: search };
+  return { call: call, settle: settle, reject: reject, get: get, search: search, get$: session.get$,
+    set$: session.set$, delete$: session.delete$, keys$: session.keys$ };
 })`;
 
 /** Part 1: the bodies of `setTimeout` / `clearTimeout` and the host's `fireTimer`. */
@@ -279,11 +287,19 @@ const REPORT = String.raw`(function (I) {
 /**
  * The parts' sources by index (0 tool calls, 1 timers, 2 reports), each a function `(I) => part`, before
  * `_prelude.ts` compacts them. `helperGlobal` is the name of the helper global (`symposium`), `unreachableKeys`
- * the keys a namespace does not answer (`UNREACHABLE_TOOL_KEYS`).
+ * the keys a namespace does not answer (`UNREACHABLE_TOOL_KEYS`), `sessionGlobal` the session state global
+ * (`$session`).
  */
-export function preludeParts(helperGlobal: string, unreachableKeys: readonly string[]): readonly string[] {
+export function preludeParts(
+  helperGlobal: string,
+  unreachableKeys: readonly string[],
+  sessionGlobal: string,
+): readonly string[] {
   const unreachable = unreachableKeys.map((key) => `unreachable[${JSON.stringify(key)}] = true;`).join("\n");
   const calls = CALLS.replace("call(HELPER,", `call(${JSON.stringify(helperGlobal)},`)
-    .replace("UNREACHABLE", unreachable);
+    .replace("UNREACHABLE", unreachable).replaceAll(
+      "call(SESSION,",
+      `call(${JSON.stringify(sessionGlobal)},`,
+    );
   return [calls, TIMERS, REPORT];
 }
