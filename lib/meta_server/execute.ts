@@ -38,7 +38,9 @@ export function executeDescription(catalog: Catalog): string {
     "inside the script. Calls under Promise.all run concurrently.\n\n" +
     "Find tools with `list_tools` and `query` (ranked search by what a tool does, with signatures), or " +
     'in a script: `await symposium.search("create issue", { limit: 5 })` returns `[{ server, tool, ' +
-    "description }]`, and `globalThis[server][tool](args)` calls one.";
+    "description }]`, and `globalThis[server][tool](args)` calls one." +
+    "\n\nKeep data for a later execute of this session with `await $session.set(key, value)` (JSON, in " +
+    "memory only) and read it back with `await $session.get(key)`; `list_tools` lists the keys kept.";
   const names = catalog.servers.map((s) =>
     namespaceKey(s.name) === s.name ? s.name : `${s.name} (as ${namespaceKey(s.name)})`
   );

@@ -218,7 +218,6 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   if (server.getClientVersion()) logAgent();
   else server.oninitialized = logAgent;
   const setLevel = (level: Parameters<ToolHandlers["setLevel"]>[0]) => relay.setLevel(level);
-  // The agent's `$session` values: this session's memory only, gone with it (see session_store.ts).
   const store = new SessionStore({ maxStoreBytes: () => catalog.config.sessionStoreMb * 1024 * 1024 });
   const session: ExecuteSession = {
     server,
@@ -250,12 +249,7 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     logger.debug(`tools/call ${name}: ${call?.era ?? "legacy"} era, MCP ${call?.protocolVersion ?? "?"}`);
     // A modern agent's capabilities, for the servers this call may start (`list_tools` starts some).
     if (call?.era === "modern") relay.noteModernAgent(call.capabilities ?? {});
-    if (name === "list_tools") {
-      const text = await renderListTools(catalog, parseListToolsArgs(request.params.arguments), signal, {
-        session: store,
-      });
-      return { content: [{ type: "text", text }] };
-    }
+    if (name === "list_tools") return await answerListTools(session, request.params.arguments, signal);
     if (name === "execute") {
       return await answerExecute(session, request, ctx, call);
     }
@@ -281,6 +275,17 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   return { listTools, callTool, setLevel };
 }
 
+/** Answers one `tools/call` of `list_tools` (with what the session keeps in `$session`). */
+async function answerListTools(
+  session: ExecuteSession,
+  args: unknown,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const { catalog } = session.options;
+  const text = await renderListTools(catalog, parseListToolsArgs(args), signal, { session: session.store });
+  return { content: [{ type: "text", text }] };
+}
+
 /** What every `execute` of one agent session shares. */
 interface ExecuteSession {
   server: Server;
@@ -291,7 +296,7 @@ interface ExecuteSession {
   /** The `config.toml` problems not told yet in an `execute` result. */
   sessionNotices: () => string[];
   relay: AgentRelay;
-  /** The session's `$session` store. */
+  /** The agent's `$session` values: this session's memory only, gone with it (see `session_store.ts`). */
   store: SessionStore;
 }
 

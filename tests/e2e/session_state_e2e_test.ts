@@ -259,3 +259,38 @@ Deno.test("$session refuses a set past the store, the value cap or the key rules
     await world.remove();
   }
 });
+
+Deno.test("$session is emptied when the session's workspace root changes, kept while it does not", async () => {
+  const world = await makeWorld();
+  const inner = `${world.ws}/inner`;
+  await Deno.mkdir(inner);
+  try {
+    const serve = RawServe.start({ home: world.home, cwd: inner }); // inside the package at world.ws
+    try {
+      await serve.initialize();
+      valueOf(await serve.execute(`await $session.set("kept", 1); return 1`));
+      // A change that keeps the root (Cargo.lock rewritten) keeps the values.
+      await Deno.writeTextFile(
+        `${world.ws}/Cargo.lock`,
+        `version = 3\n\n[[package]]\nname = "demo"\nversion = "0.1.1"\n`,
+      );
+      assert.equal(valueOf(await serve.execute(`return await $session.get("kept")`)), 1);
+      // inner becomes a package of its own: the root is now inner, seen at the next look at the files.
+      await Deno.writeTextFile(
+        `${inner}/Cargo.toml`,
+        `[package]\nname = "inner"\nversion = "0.1.0"\nedition = "2021"\n`,
+      );
+      await Deno.writeTextFile(`${world.ws}/Cargo.lock`, `version = 3\n`);
+      let keys: unknown = ["kept"];
+      for (let look = 0; look < 60 && JSON.stringify(keys) !== "[]"; look++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        keys = valueOf(await serve.execute("return await $session.keys()"));
+      }
+      assert.deepEqual(keys, []);
+    } finally {
+      await serve.close();
+    }
+  } finally {
+    await world.remove();
+  }
+});

@@ -1,9 +1,10 @@
 /**
  * The guest-side half of the sandbox: JavaScript evaluated in each fresh QuickJS context before the script
  * (ahead of the run that will use the context, see `_prepared_context.ts`). Only a small core is compiled per run: it
- * installs `console`, `setTimeout`/`clearTimeout`, the `Promise.reject` and `Array.prototype.join` patches
- * the helper global (`symposium`) and the session state global (`$session`), and returns the internal functions the host drives (`install`, which
- * adds one namespace object per server once the run is known, `run`, `serialize`, `release`, `describe`,
+ * installs `console`, `setTimeout`/`clearTimeout`, the `Promise.reject` and `Array.prototype.join` patches,
+ * the helper global (`symposium`) and the session state global (`$session`, a getter of part 3's object), and
+ * returns the internal functions the host drives (`install`, which adds one namespace object per server once
+ * the run is known, `run`, `serialize`, `release`, `describe`,
  * `unobserved`, `settle`, `fireTimer`). The rarely needed rest (tool calls, timers, formatting and error
  * reports; see `_prelude_parts.ts`) is compiled in the same context on first need.
  * Everything any part needs later is captured up front by the core and handed to the parts as one frozen
@@ -130,13 +131,10 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
   const helpers = create(null);
   helpers.search = stub(0, "search");
   defineProperty(G, ${JSON.stringify(HELPER_GLOBAL)}, { value: freeze(helpers) });
-  // $session.get/set/delete/keys: host calls of part 0 (the host keeps the values).
-  const session = create(null);
-  session.get = stub(0, "get$");
-  session.set = stub(0, "set$");
-  session.delete = stub(0, "delete$");
-  session.keys = stub(0, "keys$");
-  defineProperty(G, ${JSON.stringify(SESSION_GLOBAL)}, { value: freeze(session) });
+  // $session (get/set/delete/keys): made by part 3 on first use, so a run that never names it pays nothing.
+  defineProperty(G, ${
+  JSON.stringify(SESSION_GLOBAL)
+}, { get: function () { return part(3).of(part(0).call); } });
   define(Array.prototype, "join", function join(separator) {
     if (!isArray(this)) return apply(originalJoin, this, arguments);
     const sep = separator === undefined ? "," : StringCtor(separator);

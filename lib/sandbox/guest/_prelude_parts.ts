@@ -1,7 +1,7 @@
 /**
  * The parts of the prelude a run may never need, compiled in the run's context on first need (the core of
  * `_prelude.ts` asks the host for a part's factory through `native(4, index)` and calls it once): tool calls
- * (0), timers (1), formatting and the reports of thrown values and unobserved rejections (2).
+ * (0), timers (1), formatting and the reports of thrown values and unobserved rejections (2), `$session` (3).
  *
  * A part may load after the script patched, replaced or deleted any global, so it reads none: every
  * built-in it uses comes from `I`, the frozen object of intrinsics the core captured before the script ran
@@ -12,8 +12,8 @@
  */
 
 /**
- * Part 0: the namespaces' keys (tool functions, `$resources`, coercion), tool calls (`symposium.search` and
- * `$session`'s methods too), their replies, `Promise.reject`.
+ * Part 0: the namespaces' keys (tool functions, `$resources`, coercion), tool calls (`symposium.search`
+ * too), their replies, `Promise.reject`.
  */
 const CALLS = String.raw`(function (I) {
   "use strict";
@@ -150,17 +150,9 @@ const CALLS = String.raw`(function (I) {
     const limit = options !== null && typeof options === "object" ? options.limit : undefined;
     return call(HELPER, "search", limit === undefined ? { query: query } : { query: query, limit: limit });
   };
-  // $session: the host measures, keeps and answers; a value crosses as JSON like tool arguments.
-  const session = {
-    get$: function (key) { return call(SESSION, "get", { key: key }); },
-    set$: function (key, value) { return call(SESSION, "set", { key: key, value: value }); },
-    delete$: function (key) { return call(SESSION, "delete", { key: key }); },
-    keys$: function () { return call(SESSION, "keys", undefined); },
-  };
   const handlers = I.handlers;
   for (let i = 0; i < handlers.length; i++) handlers[i].get = get;
-  return { call: call, settle: settle, reject: reject, get: get, search: search, get$: session.get$,
-    set$: session.set$, delete$: session.delete$, keys$: session.keys$ };
+  return { call: call, settle: settle, reject: reject, get: get, search: search };
 })`;
 
 /** Part 1: the bodies of `setTimeout` / `clearTimeout` and the host's `fireTimer`. */
@@ -285,7 +277,27 @@ const REPORT = String.raw`(function (I) {
 })`;
 
 /**
- * The parts' sources by index (0 tool calls, 1 timers, 2 reports), each a function `(I) => part`, before
+ * Part 3: `$session`'s methods, made on a script's first use of `$session` (the core's getter passes part 0's
+ * `call`): host calls of namespace `$session`, keys `get`/`set`/`delete`/`keys`, arguments `{ key, value }`.
+ * The host measures, keeps and answers; a value crosses as JSON, as tool arguments do.
+ */
+const SESSION = String.raw`(function (I) {
+  "use strict";
+  let made;
+  const of = function (call) {
+    if (made !== undefined) return made;
+    made = I.create(null);
+    made.get = function (key) { return call(SESSION, "get", { key: key }); };
+    made.set = function (key, value) { return call(SESSION, "set", { key: key, value: value }); };
+    made.delete = function (key) { return call(SESSION, "delete", { key: key }); };
+    made.keys = function () { return call(SESSION, "keys", undefined); };
+    return I.freeze(made);
+  };
+  return { of: of };
+})`;
+
+/**
+ * The parts' sources by index (0 tool calls, 1 timers, 2 reports, 3 `$session`), each a function `(I) => part`, before
  * `_prelude.ts` compacts them. `helperGlobal` is the name of the helper global (`symposium`), `unreachableKeys`
  * the keys a namespace does not answer (`UNREACHABLE_TOOL_KEYS`), `sessionGlobal` the session state global
  * (`$session`).
@@ -297,9 +309,11 @@ export function preludeParts(
 ): readonly string[] {
   const unreachable = unreachableKeys.map((key) => `unreachable[${JSON.stringify(key)}] = true;`).join("\n");
   const calls = CALLS.replace("call(HELPER,", `call(${JSON.stringify(helperGlobal)},`)
-    .replace("UNREACHABLE", unreachable).replaceAll(
-      "call(SESSION,",
-      `call(${JSON.stringify(sessionGlobal)},`,
-    );
-  return [calls, TIMERS, REPORT];
+    .replace("UNREACHABLE", unreachable);
+  return [
+    calls,
+    TIMERS,
+    REPORT,
+    SESSION.replaceAll("call(SESSION,", `call(${JSON.stringify(sessionGlobal)},`),
+  ];
 }
