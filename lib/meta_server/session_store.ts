@@ -3,6 +3,12 @@
  * `mcp-serve`'s memory for one agent session (never written to disk or to a log) and dropped when the
  * session ends or its workspace changes. One store per agent session, shared by its concurrent `execute`s.
  *
+ * "The workspace changes" means: the Cargo workspace root the catalog resolves for `mcp-serve`'s folder (its
+ * `Workspace.root`, `""` outside any Cargo project) is another one than when the values were kept. The
+ * catalog looks at the workspace files every 2 s and on each request; every `$session` call and every
+ * `list_tools` index checks the root first (`bindWorkspace`), so no value outlives its workspace. A changed
+ * `Cargo.lock`, dependency, plugin or `config.toml` keeps the values.
+ *
  * @module
  */
 import {
