@@ -287,17 +287,16 @@ export async function renderListTools(
   } else {
     // Bound over every visible tool, not the filtered subset, so the declared keys are exactly
     // the keys `execute` resolves (aliases depend on the whole set).
+    // Unfiltered declarations end with `$session`'s, within the same cap.
+    options.session?.bindWorkspace(catalog.workspace.root ?? "");
+    const session = options.session && !narrowed ? `\n\n${sessionDeclaration(options.session)}` : "";
     const rendered = boundedDeclarations(
       shown,
       detail,
-      narrowed ? DECLARATIONS_MAX_BYTES : LIST_TOOLS_MAX_BYTES,
+      (narrowed ? DECLARATIONS_MAX_BYTES : LIST_TOOLS_MAX_BYTES) - byteLength(session),
     );
-    body = rendered.text;
+    body = rendered.text + session;
     problems.push(...rendered.warnings);
-    if (options.session && !narrowed) {
-      options.session.bindWorkspace(catalog.workspace.root ?? "");
-      body = `${body}\n\n${sessionDeclaration(options.session)}`;
-    }
   }
   if (body === "" && problems.length === 0) return "No tools matched.";
   const parts = [body];
