@@ -12,6 +12,7 @@ import { namespaceKey } from "../plugins/mod.ts";
 import { OutputShapeChecker } from "../catalog/result_unwrap.ts";
 import { describeRefusal, dormantLines } from "./_problems.ts";
 import { answerHelperCall, HELPER_GLOBAL } from "./_script_search.ts";
+import { answerSessionCall, SESSION_GLOBAL, SessionStore } from "./session_store.ts";
 import { type ConfirmationChannel, ToolConfirmer } from "./_confirm.ts";
 import { dispatchToolCall } from "./tool_dispatch.ts";
 import type { RunHooks } from "./suspended_runs.ts";
@@ -40,7 +41,9 @@ export function executeDescription(catalog: Catalog): string {
     "inside the script. Calls under Promise.all run concurrently.\n\n" +
     "Find tools with `list_tools` and `query` (ranked search by what a tool does, with signatures), or " +
     'in a script: `await symposium.search("create issue", { limit: 5 })` returns `[{ server, tool, ' +
-    "description }]`, and `globalThis[server][tool](args)` calls one.";
+    "description }]`, and `globalThis[server][tool](args)` calls one." +
+    "\n\nKeep data for a later execute of this session with `await $session.set(key, value)` (JSON, in " +
+    "memory only) and read it back with `await $session.get(key)`; `list_tools` lists the keys kept.";
   const names = catalog.servers.map((s) =>
     namespaceKey(s.name) === s.name ? s.name : `${s.name} (as ${namespaceKey(s.name)})`
   );
@@ -63,6 +66,8 @@ export function executeDescription(catalog: Catalog): string {
 
 // The host-call shapes are the sandbox's own (one definition, `lib/sandbox/protocol/types.ts`).
 export type { HostCallControl, HostCallRequest } from "../sandbox/mod.ts";
+
+const MIB = 1024 * 1024;
 
 /** The key prefix of resource methods: `srv.$resources.list()` arrives as key `$resources.list`. */
 export const RESOURCES_KEY_PREFIX = "$resources.";
@@ -238,6 +243,11 @@ export interface ExecuteOptions {
    * `call_trace.ts:withTrace`). The session log records it either way. @default false
    */
   returnTrace?: boolean | undefined;
+  /**
+   * The agent session's `$session` store (one per session, shared by its `execute`s). Default: a store of
+   * this run alone (`cargo-agents mcp exec`).
+   */
+  session?: SessionStore | undefined;
 }
 
 /** Share of a running call's own progress, in [0, 0.99]: `progress/total`, else `p/(p+1)`. */
@@ -293,6 +303,8 @@ export async function runExecute(
     onProgress({ progress, message });
   };
   const searchNotices = new Set<string>();
+  const session = options.session ??
+    new SessionStore({ maxStoreBytes: () => catalog.config.sessionStoreMb * MIB });
   const confirmer = options.confirmer ?? new ToolConfirmer(undefined);
   const hostCall = async (
     request: HostCallRequest,
@@ -301,6 +313,9 @@ export async function runExecute(
   ): Promise<unknown> => {
     if (request.namespace === HELPER_GLOBAL) {
       return await answerHelperCall(catalog, request.key, request.args, searchNotices);
+    }
+    if (request.namespace === SESSION_GLOBAL) {
+      return answerSessionCall(session, request, catalog.workspace.root ?? "");
     }
     let label = `${request.namespace}.${request.key}`;
     let status = "failed";

@@ -26,6 +26,8 @@ import {
   summarizeIndex,
 } from "./_bounded.ts";
 import { renderSearchAnswer } from "./_search_answer.ts";
+import type { SessionStore } from "./session_store.ts";
+import { sessionDeclaration, sessionIndexLine } from "./_session_listing.ts";
 
 export { DECLARATIONS_MAX_BYTES, LIST_TOOLS_MAX_BYTES } from "./_bounded.ts";
 
@@ -165,6 +167,11 @@ export interface RenderListToolsOptions {
    * e.g. the `[mcp] direct-tools` ones (`direct_tools.ts`). @default none
    */
   problems?: (() => Promise<readonly string[]>) | undefined;
+  /**
+   * The agent session's `$session` store: the index names its keys and their sizes, unfiltered
+   * declarations declare `$session`. Default: none (nothing about session state is shown).
+   */
+  session?: SessionStore | undefined;
 }
 
 /**
@@ -275,20 +282,27 @@ export async function renderListTools(
     const indexes: string[] = [];
     for (const s of shown) indexes.push(await renderIndexInSlices(s.entry.spec.name, s.shown));
     body = [...indexes, ...untrustedIndexLines(catalog)].join("\n");
-    const room = LIST_TOOLS_MAX_BYTES - problems.reduce((n, p) => n + byteLength(p) + 3, 12);
+    // What the session kept stays in view even when the index becomes a summary.
+    const kept = options.session ? sessionIndexLine(options.session, catalog.workspace.root ?? "") : "";
+    const room = LIST_TOOLS_MAX_BYTES - problems.reduce((n, p) => n + byteLength(p) + 3, 12) -
+      byteLength(kept);
     const bytes = byteLength(body);
     if (bytes > room) {
       body = summarizeIndex(shown.map((s) => ({ server: s.entry.spec.name, tools: s.shown })), bytes, room);
     }
+    if (kept !== "") body = body === "" ? kept : `${body}\n${kept}`;
   } else {
     // Bound over every visible tool, not the filtered subset, so the declared keys are exactly
     // the keys `execute` resolves (aliases depend on the whole set).
+    // Unfiltered declarations end with `$session`'s, within the same cap.
+    options.session?.bindWorkspace(catalog.workspace.root ?? "");
+    const session = options.session && !narrowed ? `\n\n${sessionDeclaration(options.session)}` : "";
     const rendered = boundedDeclarations(
       shown,
       detail,
-      narrowed ? DECLARATIONS_MAX_BYTES : LIST_TOOLS_MAX_BYTES,
+      (narrowed ? DECLARATIONS_MAX_BYTES : LIST_TOOLS_MAX_BYTES) - byteLength(session),
     );
-    body = rendered.text;
+    body = rendered.text + session;
     problems.push(...rendered.warnings);
   }
   if (body === "" && problems.length === 0) return "No tools matched.";

@@ -36,6 +36,7 @@ import {
 import { answerWaitingExecute } from "./waiting_execute.ts";
 import { type DirectTool, DirectToolSet } from "./direct_tools.ts";
 import { answerDirectRequest } from "./direct_call.ts";
+import { SessionStore } from "./session_store.ts";
 
 export { LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
 export {
@@ -244,7 +245,17 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   if (server.getClientVersion()) logAgent();
   else server.oninitialized = logAgent;
   const setLevel = (level: Parameters<ToolHandlers["setLevel"]>[0]) => relay.setLevel(level);
-  const session: ExecuteSession = { server, options, logger, checker, confirmer, sessionNotices, relay };
+  const store = new SessionStore({ maxStoreBytes: () => catalog.config.sessionStoreMb * 1024 * 1024 });
+  const session: ExecuteSession = {
+    server,
+    options,
+    logger,
+    checker,
+    confirmer,
+    sessionNotices,
+    relay,
+    store,
+  };
   const direct = new DirectToolSet(catalog); // `[mcp] direct-tools`, listed from the tool cache
   const listTools = async () => {
     await refreshQuietly(catalog, logger, true); // `execute`'s description names the servers in scope now
@@ -267,9 +278,7 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     // A modern agent's capabilities, for the servers this call may start (`list_tools` starts some).
     if (call?.era === "modern") relay.noteModernAgent(call.capabilities ?? {});
     if (name === "list_tools") {
-      const query = parseListToolsArgs(request.params.arguments);
-      const text = await renderListTools(catalog, query, signal, { problems: () => direct.problems() });
-      return { content: [{ type: "text", text }] };
+      return await answerListTools(session, request.params.arguments, signal, () => direct.problems());
     }
     if (name === "execute") {
       return await answerExecute(session, request, ctx, call);
@@ -300,6 +309,21 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   return { listTools, callTool, setLevel };
 }
 
+/** Answers one `tools/call` of `list_tools` (with what the session keeps in `$session`, and `problems()`: the `[mcp] direct-tools` ones). */
+async function answerListTools(
+  session: ExecuteSession,
+  args: unknown,
+  signal: AbortSignal,
+  problems: () => Promise<readonly string[]>,
+): Promise<CallToolResult> {
+  const { catalog } = session.options;
+  const text = await renderListTools(catalog, parseListToolsArgs(args), signal, {
+    session: session.store,
+    problems,
+  });
+  return { content: [{ type: "text", text }] };
+}
+
 /** What every `execute` of one agent session shares. */
 interface ExecuteSession {
   server: Server;
@@ -310,6 +334,8 @@ interface ExecuteSession {
   /** The `config.toml` problems not told yet in an `execute` result. */
   sessionNotices: () => string[];
   relay: AgentRelay;
+  /** The agent's `$session` values: this session's memory only, gone with it (see `session_store.ts`). */
+  store: SessionStore;
 }
 
 /**
@@ -317,7 +343,7 @@ interface ExecuteSession {
  * (`traceparent`/`tracestate` in the request's `_meta`, MCP's OpenTelemetry convention) for its calls.
  */
 function executeOptions(session: ExecuteSession, meta?: Record<string, unknown>): ExecuteOptions {
-  const { checker, logger, confirmer, sessionNotices } = session;
+  const { checker, logger, confirmer, sessionNotices, store } = session;
   const text = (v: unknown) => typeof v === "string" ? v : undefined;
   const trace = { traceparent: text(meta?.traceparent), tracestate: text(meta?.tracestate) };
   return {
@@ -325,6 +351,7 @@ function executeOptions(session: ExecuteSession, meta?: Record<string, unknown>)
     logger,
     confirmer,
     sessionNotices,
+    session: store,
     trace: trace.traceparent === undefined ? undefined : trace,
   };
 }

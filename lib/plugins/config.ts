@@ -116,6 +116,7 @@ export const MCP_KEY_RULES: Readonly<Record<string, McpKeyRule>> = {
   "max-in-flight-mb": { field: "maxInFlightMb", kind: "integer", min: 1, max: 4096, unit: "MiB" },
   "observe-results": { field: "observeResults", kind: "boolean" },
   "direct-tools": { field: "directTools", kind: "patterns" },
+  "session-store-mb": { field: "sessionStoreMb", kind: "integer", min: 1, max: 1024, unit: "MiB" },
   // Upstream's switch between one `symposium` entry and per-plugin entries in `sync`; accepted so
   // upstream config files load, but cargo-agents always registers the one entry.
   "enabled": { field: null, kind: "boolean" },

@@ -61,6 +61,11 @@ export interface McpConfig {
    * and `execute`, listed from the tool cache (`lib/meta_server/direct_tools.ts`). Default none.
    */
   directTools: readonly string[];
+  /**
+   * Budget of one agent session's `$session` store (`mcp-serve`'s memory), MiB: UTF-8 bytes of every key
+   * and value JSON text together. Default 64.
+   */
+  sessionStoreMb: number;
 }
 
 /** The values of `[mcp] confirm-tools`. */
@@ -94,4 +99,5 @@ export const DEFAULT_MCP_CONFIG: Readonly<McpConfig> = Object.freeze({
   maxInFlightMb: 64,
   observeResults: true,
   directTools: Object.freeze([]) as readonly string[],
+  sessionStoreMb: 64,
 });

@@ -60,4 +60,10 @@ export { MAX_RESULT_DEPTH } from "./protocol/json_depth.ts";
 export { truncateJsonString, truncateUtf8, utf8ByteLength } from "./protocol/utf8.ts";
 export { mayHoldMediaBlocks } from "./protocol/media_json.ts";
 export { GUEST_SUBCOMMAND } from "./protocol/messages.ts";
-export { HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS } from "./protocol/globals.ts";
+export {
+  HELPER_GLOBAL,
+  SESSION_GLOBAL,
+  SESSION_VALUE_MAX_BYTES,
+  sessionValueRefusal,
+  UNREACHABLE_TOOL_KEYS,
+} from "./protocol/globals.ts";

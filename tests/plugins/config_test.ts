@@ -72,6 +72,7 @@ Deno.test("parseMcpConfig() reads every [mcp] key", () => {
     maxInFlightMb: 128,
     observeResults: false,
     directTools: ["memory.read_graph", "github.*"],
+    sessionStoreMb: 32,
   });
 });
 
@@ -88,6 +89,15 @@ Deno.test("parseMcpConfig() refuses an unknown confirm-tools value with the choi
 Deno.test("parseMcpConfig() documents a rule for every McpConfig field", () => {
   const fields = Object.keys(DEFAULT_MCP_CONFIG);
   assert.equal(MCP_CONFIG_KEYS.filter((k) => k !== "enabled").length, fields.length);
+});
+
+Deno.test("parseMcpConfig() refuses session-store-mb out of range, naming the key and its range", () => {
+  assert.throws(
+    () => parseMcpConfig("[mcp]\nsession-store-mb = 0\n", "c.toml"),
+    (e: unknown) =>
+      e instanceof UserError && e.code === "CONFIG_BAD_VALUE" && /session-store-mb/.test(e.message) &&
+      /1/.test(e.message) && /1024/.test(e.message) && e.location?.line === 2,
+  );
 });
 
 Deno.test("parseMcpConfig() returns the defaults when [mcp] is absent", () => {

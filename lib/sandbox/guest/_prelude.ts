@@ -1,10 +1,10 @@
 /**
  * The guest-side half of the sandbox: JavaScript evaluated in each fresh QuickJS context before the script
  * (ahead of the run that will use the context, see `_prepared_context.ts`). Only a small core is compiled per run: it
- * installs `console`, `setTimeout`/`clearTimeout`, the `Promise.reject` and `Array.prototype.join` patches
- * and the helper global (`symposium`), and returns the internal functions the host drives (`install`, which
- * adds one namespace object per server once the run is known, `run`, `serialize`, `release`, `describe`,
- * `unobserved`, `settle`, `fireTimer`). The rarely needed rest (tool calls, timers, formatting and error
+ * installs `console`, `setTimeout`/`clearTimeout`, the `Promise.reject` and `Array.prototype.join` patches,
+ * the helper global (`symposium`) and the session state global (`$session`, a getter of part 3's object), and
+ * returns the internal functions the host drives (`install`, which adds one namespace object per server once
+ * the run is known, `run`, `serialize`, `release`, `describe`, `unobserved`, `settle`, `fireTimer`). The rarely needed rest (tool calls, timers, formatting and error
  * reports; see `_prelude_parts.ts`) is compiled in the same context on first need.
  * Everything any part needs later is captured up front by the core and handed to the parts as one frozen
  * object, so a script that patches or deletes built-ins only breaks itself, before or after a part loads.
@@ -12,7 +12,10 @@
  * @module
  */
 import { preludeParts } from "./_prelude_parts.ts";
-import { HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS } from "../protocol/globals.ts";
+import { HELPER_GLOBAL, SESSION_GLOBAL, UNREACHABLE_TOOL_KEYS } from "../protocol/globals.ts";
+
+/** The session state global's name as a JavaScript string literal, for the core's source. */
+const SESSION_JSON = JSON.stringify(SESSION_GLOBAL);
 
 /** File name the prelude is compiled under; its frames are dropped from the stacks shown to the agent. */
 export const PRELUDE_FILE = "sandbox-prelude.js";
@@ -130,6 +133,8 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
   const helpers = create(null);
   helpers.search = stub(0, "search");
   defineProperty(G, ${JSON.stringify(HELPER_GLOBAL)}, { value: freeze(helpers) });
+  // $session (get/set/delete/keys): made by part 3 on first use, so a run that never names it pays nothing.
+  defineProperty(G, ${SESSION_JSON}, { get: function () { return part(3).of(part(0).call); } });
   define(Array.prototype, "join", function join(separator) {
     if (!isArray(this)) return apply(originalJoin, this, arguments);
     const sep = separator === undefined ? "," : StringCtor(separator);
@@ -190,5 +195,5 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
 
 /** The parts' sources by index, compacted like the core (see `preludeParts` in `_prelude_parts.ts`). */
 export const PRELUDE_PART_SOURCES: readonly string[] = Object.freeze(
-  preludeParts(HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS).map(compactSource),
+  preludeParts(HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS, SESSION_GLOBAL).map(compactSource),
 );

@@ -1,7 +1,7 @@
 /**
  * The parts of the prelude a run may never need, compiled in the run's context on first need (the core of
  * `_prelude.ts` asks the host for a part's factory through `native(4, index)` and calls it once): tool calls
- * (0), timers (1), formatting and the reports of thrown values and unobserved rejections (2).
+ * (0), timers (1), formatting and the reports of thrown values and unobserved rejections (2), `$session` (3).
  *
  * A part may load after the script patched, replaced or deleted any global, so it reads none: every
  * built-in it uses comes from `I`, the frozen object of intrinsics the core captured before the script ran
@@ -277,13 +277,43 @@ const REPORT = String.raw`(function (I) {
 })`;
 
 /**
- * The parts' sources by index (0 tool calls, 1 timers, 2 reports), each a function `(I) => part`, before
- * `_prelude.ts` compacts them. `helperGlobal` is the name of the helper global (`symposium`), `unreachableKeys`
- * the keys a namespace does not answer (`UNREACHABLE_TOOL_KEYS`).
+ * Part 3: `$session`'s methods, made on a script's first use of `$session` (the core's getter passes part 0's
+ * `call`): host calls of namespace `$session`, keys `get`/`set`/`delete`/`keys`, arguments `{ key, value }`.
+ * The host measures, keeps and answers; a value crosses as JSON, as tool arguments do.
  */
-export function preludeParts(helperGlobal: string, unreachableKeys: readonly string[]): readonly string[] {
+const SESSION = String.raw`(function (I) {
+  "use strict";
+  let made;
+  const of = function (call) {
+    if (made !== undefined) return made;
+    made = I.create(null);
+    made.get = function (key) { return call(SESSION, "get", { key: key }); };
+    made.set = function (key, value) { return call(SESSION, "set", { key: key, value: value }); };
+    made.delete = function (key) { return call(SESSION, "delete", { key: key }); };
+    made.keys = function () { return call(SESSION, "keys", undefined); };
+    return I.freeze(made);
+  };
+  return { of: of };
+})`;
+
+/**
+ * The parts' sources by index (0 tool calls, 1 timers, 2 reports, 3 `$session`), each a function `(I) => part`, before
+ * `_prelude.ts` compacts them. `helperGlobal` is the name of the helper global (`symposium`), `unreachableKeys`
+ * the keys a namespace does not answer (`UNREACHABLE_TOOL_KEYS`), `sessionGlobal` the session state global
+ * (`$session`).
+ */
+export function preludeParts(
+  helperGlobal: string,
+  unreachableKeys: readonly string[],
+  sessionGlobal: string,
+): readonly string[] {
   const unreachable = unreachableKeys.map((key) => `unreachable[${JSON.stringify(key)}] = true;`).join("\n");
   const calls = CALLS.replace("call(HELPER,", `call(${JSON.stringify(helperGlobal)},`)
     .replace("UNREACHABLE", unreachable);
-  return [calls, TIMERS, REPORT];
+  return [
+    calls,
+    TIMERS,
+    REPORT,
+    SESSION.replaceAll("call(SESSION,", `call(${JSON.stringify(sessionGlobal)},`),
+  ];
 }

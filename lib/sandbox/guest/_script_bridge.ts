@@ -19,6 +19,12 @@ import {
   MAX_TOOL_ARGS_BYTES,
 } from "../protocol/run_types.ts";
 import { utf8ByteLength } from "../protocol/utf8.ts";
+import {
+  maxCallArgsBytes,
+  SESSION_GLOBAL,
+  SESSION_VALUE_MAX_BYTES,
+  sessionValueRefusal,
+} from "../protocol/globals.ts";
 
 /** What the bridge needs from the run that owns it. */
 export interface BridgeHooks {
@@ -137,12 +143,14 @@ export class ScriptBridge {
     // The calls part passes JSON text or undefined, which reads as the word (never JSON text): one crossing.
     const argsText = ctx.getString(argsHandle);
     const argsJson = argsText === "undefined" ? undefined : argsText;
-    if (argsJson !== undefined && tooLarge(argsJson)) {
+    const maxArgsBytes = maxCallArgsBytes(namespace, MAX_TOOL_ARGS_BYTES);
+    if (argsJson !== undefined && tooLarge(argsJson, maxArgsBytes)) {
       return this.#newError({
         name: "RangeError",
-        message:
-          `The arguments of ${namespace}.${key}() are ${utf8ByteLength(argsJson)} bytes of JSON, more ` +
-          `than the ${MAX_TOOL_ARGS_BYTES} bytes a tool call may carry; the call was not sent`,
+        message: namespace === SESSION_GLOBAL
+          ? sessionArgsRefusal(argsJson)
+          : `The arguments of ${namespace}.${key}() are ${utf8ByteLength(argsJson)} bytes of JSON, more ` +
+            `than the ${MAX_TOOL_ARGS_BYTES} bytes a tool call may carry; the call was not sent`,
       });
     }
     const chars = argsJson?.length ?? 0;
@@ -278,10 +286,26 @@ function admitted(namespace: string, key: string, reply: HostReply): HostReply {
   };
 }
 
-/** Whether arguments JSON exceeds {@link MAX_TOOL_ARGS_BYTES} (counting bytes only when it can matter). */
-function tooLarge(argsJson: string): boolean {
-  if (argsJson.length > MAX_TOOL_ARGS_BYTES) return true;
-  return argsJson.length * 3 > MAX_TOOL_ARGS_BYTES && utf8ByteLength(argsJson) > MAX_TOOL_ARGS_BYTES;
+/** Whether arguments JSON exceeds `maxBytes` (counting bytes only when it can matter). */
+function tooLarge(argsJson: string, maxBytes: number): boolean {
+  if (argsJson.length > maxBytes) return true;
+  return argsJson.length * 3 > maxBytes && utf8ByteLength(argsJson) > maxBytes;
+}
+
+/**
+ * The refusal of a `$session.set` whose arguments (`{"key":…,"value":…}`, as the prelude writes them) are
+ * past what it may carry: names the key and the value's size, as the host's store would.
+ */
+function sessionArgsRefusal(argsJson: string): string {
+  const head = /^\{"key":("(?:[^"\\]|\\.){0,1000}"),"value":/.exec(argsJson.slice(0, 8_000));
+  let key = "?";
+  try {
+    if (head) key = JSON.parse(head[1]!) as string;
+  } catch {
+    // Not the prelude's envelope: the key stays unnamed.
+  }
+  const valueBytes = utf8ByteLength(argsJson) - (head ? utf8ByteLength(head[0]) + 1 : 0);
+  return sessionValueRefusal(key, valueBytes, SESSION_VALUE_MAX_BYTES);
 }
 
 function mib(chars: number): string {

@@ -14,6 +14,7 @@ import {
   MAX_TOOL_ARGS_BYTES,
   type StopReason,
 } from "../protocol/run_types.ts";
+import { maxCallArgsBytes } from "../protocol/globals.ts";
 import type { FromGuest, ToGuest } from "../protocol/messages.ts";
 import type { HostCallRequest, RunOptions, SandboxFailure, SandboxResult } from "../protocol/types.ts";
 import type { GuestProcess, GuestSession } from "./_guest_process.ts";
@@ -178,10 +179,11 @@ export class RunSession implements GuestSession {
       });
     }
     // The guest refuses larger arguments already; this guards the host thread's JSON.parse regardless.
-    if (argsJson !== undefined && argsJson.length > MAX_TOOL_ARGS_BYTES) {
+    const maxArgsBytes = maxCallArgsBytes(namespace, MAX_TOOL_ARGS_BYTES);
+    if (argsJson !== undefined && argsJson.length > maxArgsBytes) {
       return reply({
         ok: false,
-        message: `The arguments of ${namespace}.${key}() are larger than ${MAX_TOOL_ARGS_BYTES} bytes`,
+        message: `The arguments of ${namespace}.${key}() are larger than ${maxArgsBytes} bytes`,
       });
     }
     // The guest keeps the arguments in flight within the budget itself; one that does not is refused here.
