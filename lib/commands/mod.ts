@@ -317,6 +317,68 @@ Options:
   },
 };
 
+const SCRIPTS_COMMANDS: Record<string, CommandDef> = {
+  "scripts list": {
+    summary: "List saved scripts: yours and the workspace's, with their input and trust",
+    help: `Usage: cargo-agents scripts list [--json]
+
+Lists the saved scripts: yours (<config>/scripts/, saved by an agent with
+execute { script, save_as }) and the workspace's (.symposium/scripts/, usable
+once trusted), each with its description's first line and input type.
+
+Options:
+  --json   Print one JSON document instead of text. Default: off`,
+    options: { json: { type: "boolean" } },
+    run: async (v, _p, ctx) => (await import("./scripts.ts")).runScriptsList({ json: v.json === true }, ctx),
+  },
+  "scripts show": {
+    summary: "Show one saved script: its file, input type, trust and text",
+    help: `Usage: cargo-agents scripts show <name> [--json]
+
+Options:
+  --json   Print one JSON document instead of text. Default: off`,
+    options: { json: { type: "boolean" } },
+    positionals: "one",
+    run: async (v, p, ctx) =>
+      (await import("./scripts.ts")).runScriptsShow(
+        { name: onePositional(p, "name"), json: v.json === true },
+        ctx,
+      ),
+  },
+  "scripts rm": {
+    summary: "Remove one of your saved scripts",
+    help: `Usage: cargo-agents scripts rm <name>
+
+Deletes <config>/scripts/<name>.ts. Workspace scripts are removed from the
+repository instead.`,
+    options: {},
+    positionals: "one",
+    run: async (_v, p, ctx) =>
+      (await import("./scripts.ts")).runScriptsRm({ name: onePositional(p, "name") }, ctx),
+  },
+  "scripts trust": {
+    summary: "Trust the workspace's saved scripts so agents may run them",
+    help: `Usage: cargo-agents scripts trust [NAME...] [--yes] [--revoke]
+
+Shows each workspace script (.symposium/scripts/NAME.ts) that is not trusted
+yet, or the named ones, and asks you to confirm; then records each file's path
+and SHA-256 in <config>/trusted.toml. A script that changes is untrusted again.
+Refused inside a coding agent's shell: a person trusts, not the agent.
+
+Options:
+  --yes      Trust without asking (a script that reviewed the files). Default: off
+  --revoke   Take the trust away instead. Default: off`,
+    options: { yes: { type: "boolean" }, revoke: { type: "boolean" } },
+    positionals: "many",
+    run: async (v, p, ctx) =>
+      (await import("./scripts.ts")).runScriptsTrust(
+        { names: p, yes: v.yes === true, revoke: v.revoke === true },
+        ctx,
+      ),
+  },
+};
+Object.assign(COMMANDS, SCRIPTS_COMMANDS);
+
 const GLOBAL_HELP = `cargo-agents ${VERSION}: one MCP server for all of a Rust workspace's plugin tools
 
 Usage: cargo-agents <command> [options]
@@ -382,10 +444,14 @@ export async function runCommandLine(rest: string[], ctx: CommandContext): Promi
   }
   let name = rest[0]!;
   let tail = rest.slice(1);
-  if (name === "mcp" || name === "plugin") {
+  if (name === "mcp" || name === "plugin" || name === "scripts") {
     const group = name;
     const sub = tail[0];
-    const subs = group === "mcp" ? "login|logout|exec|tools" : "list|show|sync|validate";
+    const subs = group === "mcp"
+      ? "login|logout|exec|tools"
+      : group === "plugin"
+      ? "list|show|sync|validate"
+      : "list|show|rm|trust";
     if (sub === undefined || sub === "-h" || sub === "--help") {
       ctx.writeOut(
         `Usage: cargo-agents ${group} <${subs}> ...\n\n` +

@@ -15,7 +15,7 @@ import { answerHelperCall, HELPER_GLOBAL } from "./_script_search.ts";
 import { type ConfirmationChannel, ToolConfirmer } from "./_confirm.ts";
 import type { RunHooks } from "./suspended_runs.ts";
 import { startNamedServers } from "./named_servers.ts";
-import type { HostCall, HostCallControl, HostCallRequest } from "../sandbox/mod.ts";
+import { type HostCall, type HostCallControl, type HostCallRequest, SCRIPTS_GLOBAL } from "../sandbox/mod.ts";
 
 export { namedServers, startNamedServers } from "./named_servers.ts";
 
@@ -225,6 +225,11 @@ export interface ExecuteOptions {
    * checked there). Default: none.
    */
   trace?: { traceparent?: string | undefined; tracestate?: string | undefined } | undefined;
+  /**
+   * Answers the run's `scripts.name()` calls with the saved script's forms (`_saved_script_exec.ts`).
+   * Default: none, and such a call fails saying saved scripts are not available here.
+   */
+  answerScripts?: ((name: string) => Promise<unknown>) | undefined;
 }
 
 /** Share of a running call's own progress, in [0, 0.99]: `progress/total`, else `p/(p+1)`. */
@@ -287,6 +292,12 @@ export async function runExecute(
   ): Promise<unknown> => {
     if (request.namespace === HELPER_GLOBAL) {
       return await answerHelperCall(catalog, request.key, request.args, searchNotices);
+    }
+    if (request.namespace === SCRIPTS_GLOBAL) {
+      if (!options.answerScripts) {
+        throw new Error(`${SCRIPTS_GLOBAL}.${request.key}: saved scripts are not available here`);
+      }
+      return await options.answerScripts(request.key);
     }
     let label = `${request.namespace}.${request.key}`;
     let status = "failed";
@@ -354,7 +365,11 @@ export async function runExecute(
   const outcome = await runner.run({
     script,
     // Dormant and refused servers are globals too: a call says why it cannot work here.
-    namespaces: [...catalog.servers.map((s) => namespaceKey(s.name)), ...catalog.unavailableNamespaces()],
+    namespaces: [
+      ...catalog.servers.map((s) => namespaceKey(s.name)),
+      ...catalog.unavailableNamespaces(),
+      SCRIPTS_GLOBAL,
+    ],
     hostCall,
     notices: () => [...(options.sessionNotices?.() ?? []), ...refusals, ...offShape, ...searchNotices],
     signal: options.signal,

@@ -26,6 +26,15 @@ import {
   summarizeIndex,
 } from "./_bounded.ts";
 import { renderSearchAnswer } from "./_search_answer.ts";
+import type { SavedScriptsHost } from "./_saved_script_exec.ts";
+import {
+  listSavedScripts,
+  renderSavedScriptHits,
+  renderSavedScriptsDeclarations,
+  renderSavedScriptsIndex,
+  searchSavedScripts,
+} from "./_saved_script_index.ts";
+import { SCRIPTS_GLOBAL } from "../sandbox/mod.ts";
 
 export { DECLARATIONS_MAX_BYTES, LIST_TOOLS_MAX_BYTES } from "./_bounded.ts";
 
@@ -160,6 +169,8 @@ export const LIST_TOOLS_UNFILTERED_WAIT_MS = 5_000;
 export interface RenderListToolsOptions {
   /** Wait per server when `servers` is not given, in ms. @default LIST_TOOLS_UNFILTERED_WAIT_MS */
   unfilteredWaitMs?: number | undefined;
+  /** The session's saved scripts, listed as `scripts` (see `_saved_script_index.ts`). Default: none. */
+  savedScripts?: SavedScriptsHost | undefined;
 }
 
 /**
@@ -189,7 +200,16 @@ export async function renderListTools(
   const narrowed = query.servers !== undefined || query.tools !== undefined;
   // Naming servers or tools implies full declarations, unless `detail` was given: what is asked for wins.
   const detail = query.detail ?? (narrowed ? "full" : "names");
-  const wanted = query.servers;
+  const wanted = query.servers?.filter((name) => name !== SCRIPTS_GLOBAL);
+  const saved = options.savedScripts === undefined
+    ? undefined
+    : await listSavedScripts(options.savedScripts, catalog);
+  problems.push(...saved?.problems ?? []);
+  const scriptsShown = query.servers === undefined || query.servers.includes(SCRIPTS_GLOBAL)
+    ? (saved?.set.usable ?? []).filter((s) =>
+      query.pattern === undefined || patternMatcher(query.pattern, []).test(s.name)
+    )
+    : [];
   const chosen = catalog.servers.filter((s) =>
     wanted === undefined || wanted.includes(s.name) || wanted.includes(namespaceKey(s.name))
   );
@@ -211,7 +231,11 @@ export async function renderListTools(
   const pattern = query.pattern === undefined ? undefined : patternMatcher(query.pattern, problems);
   if (query.query !== undefined) {
     const servers = wanted === undefined ? undefined : new Set(chosen.map((s) => s.name));
-    return await renderSearchAnswer(catalog, {
+    const hits = renderSavedScriptHits(
+      searchSavedScripts(scriptsShown, query.query, Math.min(5, query.limit ?? SEARCH_DEFAULT_LIMIT)),
+      query.query,
+    );
+    const answer = await renderSearchAnswer(catalog, {
       query: query.query,
       limit: query.limit,
       servers,
@@ -219,6 +243,7 @@ export async function renderListTools(
       pattern,
       withSignatures: query.detail !== "names",
     }, problems);
+    return hits === "" ? answer : `${hits}\n\n${answer}`;
   }
   const waitMs = wanted === undefined ? options.unfilteredWaitMs ?? LIST_TOOLS_UNFILTERED_WAIT_MS : undefined;
   const listed = await Promise.all(chosen.map(async (spec) => {
@@ -267,7 +292,10 @@ export async function renderListTools(
   if (detail === "names") {
     const indexes: string[] = [];
     for (const s of shown) indexes.push(await renderIndexInSlices(s.entry.spec.name, s.shown));
-    body = [...indexes, ...untrustedIndexLines(catalog)].join("\n");
+    const scriptsIndex = renderSavedScriptsIndex(scriptsShown);
+    body = [...indexes, ...(scriptsIndex === "" ? [] : [scriptsIndex]), ...untrustedIndexLines(catalog)].join(
+      "\n",
+    );
     const room = LIST_TOOLS_MAX_BYTES - problems.reduce((n, p) => n + byteLength(p) + 3, 12);
     const bytes = byteLength(body);
     if (bytes > room) {
@@ -281,7 +309,10 @@ export async function renderListTools(
       detail,
       narrowed ? DECLARATIONS_MAX_BYTES : LIST_TOOLS_MAX_BYTES,
     );
-    body = rendered.text;
+    const scriptsDeclared = renderSavedScriptsDeclarations(scriptsShown, detail === "full");
+    body = scriptsDeclared === ""
+      ? rendered.text
+      : [rendered.text, scriptsDeclared].filter((t) => t !== "").join("\n\n");
     problems.push(...rendered.warnings);
   }
   if (body === "" && problems.length === 0) return "No tools matched.";

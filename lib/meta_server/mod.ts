@@ -7,7 +7,8 @@
  * - `shell.ts`: the MCP server that answers `initialize` before anything else is loaded;
  * - `named_servers.ts`, `agent_relay.ts`: the servers an early `execute` names, started as soon as the
  *   catalog is resolved, and the relay of what they ask of the agent;
- * - `script_runner.ts`: the runner of scripts (and with it the sandbox), loaded after the catalog.
+ * - `script_runner.ts`: the runner of scripts (and with it the sandbox), loaded after the catalog;
+ * - `saved_scripts.ts`: the saved scripts' files, which `cargo agents scripts` reads without the meta-server.
  *
  * @module
  */
@@ -19,6 +20,7 @@ import { NULL_LOGGER } from "../log.ts";
 import { OutputShapeChecker } from "../catalog/result_unwrap.ts";
 import { parseListToolsArgs, renderListTools } from "./list_tools.ts";
 import { executeDescription, type ExecuteOptions, runExecute, type ScriptRunner } from "./execute.ts";
+import { planExecute, readExecuteRequest, SavedScriptsHost } from "./_saved_script_exec.ts";
 import { AgentRelay } from "./agent_relay.ts";
 import { ToolConfirmer } from "./_confirm.ts";
 import { ProgressThrottle } from "./_progress.ts";
@@ -104,8 +106,17 @@ const LIST_TOOLS_SCHEMA = {
 
 const EXECUTE_SCHEMA = {
   type: "object" as const,
-  properties: { script: { type: "string", description: "The JavaScript program to run." } },
-  required: ["script"],
+  properties: {
+    script: { type: "string", description: "The JavaScript program to run." },
+    save_as: {
+      type: "string",
+      description: "Save the script under this name once it ran without error (needs `script`); it reads " +
+        "its input as `input`, declared at its top as `type Input = { … };`.",
+    },
+    description: { type: "string", description: "What the saved script does (with `save_as`)." },
+    run: { type: "string", description: "Run this saved script instead of `script`." },
+    args: { type: "object", description: "The saved script's input (with `run` or `save_as`)." },
+  },
 };
 
 /**
@@ -217,7 +228,8 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   if (server.getClientVersion()) logAgent();
   else server.oninitialized = logAgent;
   const setLevel = (level: Parameters<ToolHandlers["setLevel"]>[0]) => relay.setLevel(level);
-  const session: ExecuteSession = { server, options, logger, checker, confirmer, sessionNotices, relay };
+  const saved = new SavedScriptsHost(catalog);
+  const session = { server, options, logger, checker, confirmer, sessionNotices, relay, saved };
   const listTools = async () => {
     await refreshQuietly(catalog, logger, true); // `execute`'s description names the servers in scope now
     return { tools: listedTools(catalog) };
@@ -239,7 +251,9 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     // A modern agent's capabilities, for the servers this call may start (`list_tools` starts some).
     if (call?.era === "modern") relay.noteModernAgent(call.capabilities ?? {});
     if (name === "list_tools") {
-      const text = await renderListTools(catalog, parseListToolsArgs(request.params.arguments), signal);
+      const text = await renderListTools(catalog, parseListToolsArgs(request.params.arguments), signal, {
+        savedScripts: saved,
+      });
       return { content: [{ type: "text", text }] };
     }
     if (name === "execute") {
@@ -277,6 +291,8 @@ interface ExecuteSession {
   /** The `config.toml` problems not told yet in an `execute` result. */
   sessionNotices: () => string[];
   relay: AgentRelay;
+  /** The saved scripts (`execute { run }`, `save_as`, `scripts.name()`). */
+  saved: SavedScriptsHost;
 }
 
 /**
@@ -310,10 +326,11 @@ async function answerExecute(
 ): Promise<Awaited<ReturnType<typeof runExecute>>> {
   const { server, options, logger } = session;
   const signal = ctx.mcpReq.signal;
-  const script = (request.params.arguments as Record<string, unknown> | undefined)?.script;
-  if (typeof script !== "string") {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, "`execute` requires a `script` string");
-  }
+  const read = readExecuteRequest(request.params.arguments);
+  if ("error" in read) throw new ProtocolError(ProtocolErrorCode.InvalidParams, read.error);
+  const plan = planExecute(session.saved, read);
+  if (plan.refusal) return plan.refusal;
+  const script = plan.script;
   const progressToken = ctx.mcpReq._meta?.progressToken;
   const started = Date.now();
   // Reports are throttled, and the result waits until the last one sent can have been read on its own,
@@ -339,17 +356,23 @@ async function answerExecute(
       run: (extra) =>
         runExecute(options.catalog, options.runner, script, {
           ...executeOptions(session, request.params._meta),
+          answerScripts: plan.answerScripts,
           ...extra,
         }),
     });
     await progress?.finish();
-    return answer as CallToolResult; // `input_required` is a result of tools/call in MCP 2026-07-28
+    // `input_required` is a result of tools/call in MCP 2026-07-28; only a final answer is saved.
+    if (Array.isArray((answer as CallToolResult).content)) return await plan.finish(answer as CallToolResult);
+    return answer as CallToolResult;
   }
-  const result = await runExecute(options.catalog, options.runner, script, {
-    ...executeOptions(session, request.params._meta),
-    signal,
-    onProgress: progress ? (report) => progress.report(report) : undefined,
-  });
+  const result = await plan.finish(
+    await runExecute(options.catalog, options.runner, script, {
+      ...executeOptions(session, request.params._meta),
+      answerScripts: plan.answerScripts,
+      signal,
+      onProgress: progress ? (report) => progress.report(report) : undefined,
+    }),
+  );
   await progress?.finish();
   const outcome = signal.aborted ? "cancelled by the agent" : result.isError ? "error" : "ok";
   // A run that went well is the log file's business (debug); stderr hears of the others.

@@ -60,4 +60,16 @@ export { MAX_RESULT_DEPTH } from "./protocol/json_depth.ts";
 export { truncateJsonString, truncateUtf8, utf8ByteLength } from "./protocol/utf8.ts";
 export { mayHoldMediaBlocks } from "./protocol/media_json.ts";
 export { GUEST_SUBCOMMAND } from "./protocol/messages.ts";
-export { HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS } from "./protocol/globals.ts";
+export {
+  HELPER_GLOBAL,
+  MAX_SCRIPTS_DEPTH,
+  SCRIPTS_GLOBAL,
+  UNREACHABLE_TOOL_KEYS,
+} from "./protocol/globals.ts";
+// How the guest reads script text (pure), for the host's saved scripts (`lib/meta_server/_saved_script_forms.ts`).
+export {
+  createTypeStripper,
+  normalizeScriptWithOrigin,
+  startsWithStatement,
+  type TypeStripper,
+} from "./guest/normalize.ts";

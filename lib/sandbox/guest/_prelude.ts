@@ -12,7 +12,12 @@
  * @module
  */
 import { preludeParts } from "./_prelude_parts.ts";
-import { HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS } from "../protocol/globals.ts";
+import {
+  HELPER_GLOBAL,
+  MAX_SCRIPTS_DEPTH,
+  SCRIPTS_GLOBAL,
+  UNREACHABLE_TOOL_KEYS,
+} from "../protocol/globals.ts";
 
 /** File name the prelude is compiled under; its frames are dropped from the stacks shown to the agent. */
 export const PRELUDE_FILE = "sandbox-prelude.js";
@@ -95,7 +100,7 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
     parse: parse, StringCtor: StringCtor, ErrorCtor: ErrorCtor, TypeErrorCtor: TypeError,
     RangeErrorCtor: RangeError, errorToString: ErrorCtor.prototype.toString,
     hasInstance: Function.prototype[Symbol.hasInstance], toolErrors: new WeakMapCtor(),
-    weakGet: WeakMapCtor.prototype.get, weakSet: weakSet,
+    weakGet: WeakMapCtor.prototype.get, weakSet: weakSet, evaluate: G.eval, ProxyCtor: ProxyCtor,
   });
   // A function named name that is part index's function of that name (called with the same this and
   // arguments): the part compiles on the first call, not before.
@@ -190,5 +195,6 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
 
 /** The parts' sources by index, compacted like the core (see `preludeParts` in `_prelude_parts.ts`). */
 export const PRELUDE_PART_SOURCES: readonly string[] = Object.freeze(
-  preludeParts(HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS).map(compactSource),
+  preludeParts(HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS, { name: SCRIPTS_GLOBAL, maxDepth: MAX_SCRIPTS_DEPTH })
+    .map(compactSource),
 );

@@ -20,3 +20,14 @@ export const UNREACHABLE_TOOL_KEYS: readonly string[] = Object.freeze(["then", "
  * business, so the sandbox knows no servers. A server cannot take this global (`namespaceKey` prefixes it).
  */
 export const HELPER_GLOBAL = "symposium";
+
+/**
+ * The global of saved scripts (`await scripts.name(input)`). A call is a host call under this namespace
+ * (counted like a tool call) whose answer is the saved script's JavaScript forms; the guest compiles the
+ * first that parses in the run's own context and calls it, so it runs under the run's deadline and budgets.
+ * A server cannot take this global (`namespaceKey` prefixes it).
+ */
+export const SCRIPTS_GLOBAL = "scripts";
+
+/** Deepest chain of saved scripts calling saved scripts (`scripts.a` calling `scripts.b` is depth 2). */
+export const MAX_SCRIPTS_DEPTH = 8;
