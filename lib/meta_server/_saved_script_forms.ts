@@ -30,6 +30,7 @@ const MAX_CACHED_FORMS = 256;
 export class SavedScriptCompiler {
   readonly #strip: TypeStripper;
   readonly #cache = new Map<string, Promise<SavedScriptForms>>();
+  readonly #problems = new Map<string, Promise<string | undefined>>();
 
   /** @param strip TypeScript stripper. @default sucrase's, loaded on first use */
   constructor(strip: TypeStripper = createTypeStripper().strip) {
@@ -49,9 +50,19 @@ export class SavedScriptCompiler {
 
   /**
    * Why `text` cannot compile (sucrase's syntax error, with the line and column in the file), or
-   * `undefined` when one of its forms parses as TypeScript (which JavaScript is too).
+   * `undefined` when one of its forms parses as TypeScript (which JavaScript is too). Remembered per text.
    */
-  async compileProblem(text: string): Promise<string | undefined> {
+  compileProblem(text: string): Promise<string | undefined> {
+    let found = this.#problems.get(text);
+    if (found === undefined) {
+      if (this.#problems.size >= MAX_CACHED_FORMS) this.#problems.clear();
+      found = this.#findProblem(text);
+      this.#problems.set(text, found);
+    }
+    return found;
+  }
+
+  async #findProblem(text: string): Promise<string | undefined> {
     const code = normalizeScriptWithOrigin(text, { keepTrailingSemicolons: true }).code;
     if (code === "") return undefined;
     if ((await this.#strip(normalizeScriptWithOrigin(text).code, "expression")) !== undefined) {

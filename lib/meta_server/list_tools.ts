@@ -27,6 +27,7 @@ import {
 } from "./_bounded.ts";
 import { renderSearchAnswer } from "./_search_answer.ts";
 import type { SavedScriptsHost } from "./_saved_script_exec.ts";
+import type { SavedScript } from "./saved_scripts.ts";
 import {
   listSavedScripts,
   renderSavedScriptHits,
@@ -206,9 +207,7 @@ export async function renderListTools(
     : await listSavedScripts(options.savedScripts, catalog);
   problems.push(...saved?.problems ?? []);
   const scriptsShown = query.servers === undefined || query.servers.includes(SCRIPTS_GLOBAL)
-    ? (saved?.set.usable ?? []).filter((s) =>
-      query.pattern === undefined || patternMatcher(query.pattern, []).test(s.name)
-    )
+    ? selectScripts(saved?.set.usable ?? [], query)
     : [];
   const chosen = catalog.servers.filter((s) =>
     wanted === undefined || wanted.includes(s.name) || wanted.includes(namespaceKey(s.name))
@@ -321,6 +320,15 @@ export async function renderListTools(
   // or an argument cannot break a line (forging one the agent reads) nor send a terminal code.
   if (problems.length > 0) parts.push(`Problems:\n${problems.map((p) => `  ${printable(p)}`).join("\n")}`);
   return parts.filter((p) => p !== "").join("\n\n");
+}
+
+/** The saved scripts `query.tools` (names) and `query.pattern` select. */
+function selectScripts(scripts: readonly SavedScript[], query: ListToolsQuery): SavedScript[] {
+  const pattern = query.pattern === undefined ? undefined : patternMatcher(query.pattern, []);
+  return scripts.filter((s) =>
+    (query.tools === undefined || query.tools.includes(s.name)) &&
+    (pattern === undefined || pattern.test(s.name))
+  );
 }
 
 /**

@@ -156,7 +156,8 @@ function typeBody(text: string): string | undefined {
     else if ("{[(<".includes(c)) depth++;
     else if ("}])>".includes(c)) {
       depth--;
-      if (depth === 0 && c === "}" && text[i + 1] !== "[" && /^\s*(\n|;|$)/.test(text.slice(i + 1, i + 3))) {
+      const after = text.slice(i + 1);
+      if (depth === 0 && c === "}" && /^[ \t]*(\n|;|$)/.test(after) && !/^[ \t;]*\n\s*[|&]/.test(after)) {
         return text.slice(0, i + 1).trim();
       }
     } else if (depth === 0 && (c === ";" || (c === "\n" && !/^\s*[|&]/.test(text.slice(i + 1))))) {

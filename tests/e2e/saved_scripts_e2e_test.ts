@@ -217,6 +217,28 @@ return { count: hits.length };`;
       );
     });
 
+    await t.step("a name that is no script name reaches no file", async () => {
+      const result = await execute({ script: 'return await scripts["../config"]({})' });
+      assert.equal(result.isError, true);
+      assert.match(
+        textOf(result),
+        /Cannot run scripts\.\.\.\/config: no saved script is named \\"\.\.\/config\\": a script name is letters/,
+      );
+    });
+
+    await t.step("a saved script runs under its caller's deadline", async () => {
+      await Deno.writeTextFile(`${world.home}/scripts/spin.ts`, "/** Never ends. */\nwhile (true) {}");
+      await Deno.writeTextFile(`${world.home}/config.toml`, "[mcp]\nscript-timeout-secs = 2\n");
+      try {
+        const result = await execute({ script: "await scripts.spin({}); return 'unreachable'" });
+        assert.equal(result.isError, true);
+        assert.match(textOf(result), /"error":"script_timeout"/);
+      } finally {
+        await Deno.remove(`${world.home}/config.toml`);
+        await Deno.remove(`${world.home}/scripts/spin.ts`);
+      }
+    });
+
     await t.step("a name that clashes with a server or a global is refused before it runs", async () => {
       for (
         const [name, why] of [["memory", /name of a server in scope/], [
