@@ -124,11 +124,20 @@ export class SavedScriptsHost {
    */
   async answer(name: string, pending: { name: string; text: string } | undefined): Promise<SavedScriptForms> {
     let text: string;
+    let where = "the script being saved";
     if (pending !== undefined && pending.name === name) text = pending.text;
     else {
       const found = await findSavedScript(this.places, name);
       if (typeof found === "string") throw new Error(`Cannot run ${SCRIPTS_GLOBAL}.${name}: ${found}`);
       text = found.text;
+      where = found.file;
+    }
+    // Said here with its line in the file: the guest's own syntax error would have no position.
+    const broken = await this.#compiler.compileProblem(text);
+    if (broken !== undefined) {
+      throw new SyntaxError(
+        `Cannot run ${SCRIPTS_GLOBAL}.${name}: it does not compile: ${broken}; fix ${where}`,
+      );
     }
     startNamedServers(this.#catalog, text);
     return await this.#compiler.forms(text);

@@ -275,6 +275,12 @@ return { count: hits.length };`;
           /Problems:[\s\S]*saved script `broken` \([^)]*broken\.ts\) no longer compiles: [^\n]*line 2/,
         );
         assert.match(index, /saved script `gone` names `github`, not in scope here/);
+        const run = await execute({ run: "broken" });
+        assert.equal(run.isError, true);
+        assert.match(
+          textOf(run),
+          /Cannot run scripts\.broken: it does not compile: [^\n]*line 2[^\n]*; fix [^\n]*broken\.ts/,
+        );
       },
     );
 
