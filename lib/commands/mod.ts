@@ -221,7 +221,9 @@ servers run (a script named in command or args), in <config>/trusted.toml (mode
 0600). A manifest or pinned file that changes is untrusted again. Shows every
 server (command, args, cwd, url, environment, headers, gates) and what cannot
 be pinned, then asks you to type yes. Without PATH: every manifest of the
-workspace (git-ignored ones only when named). Starts nothing.
+workspace (git-ignored ones only when named). Starts nothing. A PATH that is
+the workspace's .symposium/scripts folder, or a script in it, trusts saved
+scripts instead (as \`cargo agents scripts trust\` does).
 
 Options:
   --yes              Trust without asking: for a script that has reviewed the
@@ -233,6 +235,16 @@ Options:
     positionals: "many",
     run: async (v, p, ctx) => {
       if (p.length > 1) throw new UsageError("Cannot trust: expected at most one PATH");
+      const scriptsCtx = withConfigDir(ctx, v["config-dir"]);
+      const scripts = p[0] === undefined
+        ? undefined
+        : await (await import("./scripts.ts")).workspaceScriptsAt(p[0], scriptsCtx);
+      if (scripts !== undefined) {
+        return (await import("./scripts.ts")).runScriptsTrust(
+          { names: scripts, yes: v.yes === true, revoke: v.revoke === true },
+          scriptsCtx,
+        );
+      }
       return (await import("./trust.ts")).runTrust(
         { path: p[0], revoke: v.revoke === true, yes: v.yes === true },
         withConfigDir(ctx, v["config-dir"]),
@@ -327,22 +339,30 @@ execute { script, save_as }) and the workspace's (.symposium/scripts/, usable
 once trusted), each with its description's first line and input type.
 
 Options:
-  --json   Print one JSON document instead of text. Default: off`,
-    options: { json: { type: "boolean" } },
-    run: async (v, _p, ctx) => (await import("./scripts.ts")).runScriptsList({ json: v.json === true }, ctx),
+  --json             Print one JSON document instead of text. Default: off
+  --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+    options: { json: { type: "boolean" }, "config-dir": { type: "string" } },
+    run: async (v, _p, ctx) =>
+      (await import("./scripts.ts")).runScriptsList(
+        { json: v.json === true },
+        withConfigDir(ctx, v["config-dir"]),
+      ),
   },
   "scripts show": {
     summary: "Show one saved script: its file, input type, trust and text",
     help: `Usage: cargo-agents scripts show <name> [--json]
 
 Options:
-  --json   Print one JSON document instead of text. Default: off`,
-    options: { json: { type: "boolean" } },
+  --json             Print one JSON document instead of text. Default: off
+  --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+    options: { json: { type: "boolean" }, "config-dir": { type: "string" } },
     positionals: "one",
     run: async (v, p, ctx) =>
       (await import("./scripts.ts")).runScriptsShow(
         { name: onePositional(p, "name"), json: v.json === true },
-        ctx,
+        withConfigDir(ctx, v["config-dir"]),
       ),
   },
   "scripts rm": {
@@ -350,11 +370,18 @@ Options:
     help: `Usage: cargo-agents scripts rm <name>
 
 Deletes <config>/scripts/<name>.ts. Workspace scripts are removed from the
-repository instead.`,
-    options: {},
+repository instead.
+
+Options:
+  --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+    options: { "config-dir": { type: "string" } },
     positionals: "one",
-    run: async (_v, p, ctx) =>
-      (await import("./scripts.ts")).runScriptsRm({ name: onePositional(p, "name") }, ctx),
+    run: async (v, p, ctx) =>
+      (await import("./scripts.ts")).runScriptsRm(
+        { name: onePositional(p, "name") },
+        withConfigDir(ctx, v["config-dir"]),
+      ),
   },
   "scripts trust": {
     summary: "Trust the workspace's saved scripts so agents may run them",
@@ -366,14 +393,16 @@ and SHA-256 in <config>/trusted.toml. A script that changes is untrusted again.
 Refused inside a coding agent's shell: a person trusts, not the agent.
 
 Options:
-  --yes      Trust without asking (a script that reviewed the files). Default: off
-  --revoke   Take the trust away instead. Default: off`,
-    options: { yes: { type: "boolean" }, revoke: { type: "boolean" } },
+  --yes              Trust without asking (a script that reviewed the files). Default: off
+  --revoke           Take the trust away instead. Default: off
+  --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+    options: { yes: { type: "boolean" }, revoke: { type: "boolean" }, "config-dir": { type: "string" } },
     positionals: "many",
     run: async (v, p, ctx) =>
       (await import("./scripts.ts")).runScriptsTrust(
         { names: p, yes: v.yes === true, revoke: v.revoke === true },
-        ctx,
+        withConfigDir(ctx, v["config-dir"]),
       ),
   },
 };

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { dirname, join, resolve } from "node:path";
 import type { CommandContext } from "./context.ts";
 import { printable, quotedText, UserError } from "../diagnostics.ts";
 import { resolveConfigDir } from "../plugins/config.ts";
@@ -16,12 +17,27 @@ import {
   type SavedScript,
   type SavedScriptPlaces,
   type SavedScriptSet,
+  WORKSPACE_SCRIPTS_FOLDER,
 } from "../meta_server/saved_scripts.ts";
 import { confirmed, type TrustPrompt, writeTrust } from "./trust.ts";
 
 async function placesOf(ctx: CommandContext): Promise<SavedScriptPlaces> {
   const workspace = await loadWorkspace(ctx.cwd);
   return { configDir: resolveConfigDir(ctx.env, ctx.homeDir, ctx.configDir), workspaceRoot: workspace.root };
+}
+
+/**
+ * The workspace scripts a `cargo agents trust PATH` means, when PATH is the workspace's scripts folder (every
+ * script: `[]`) or one `.ts` file in it (`[name]`); `undefined` for any other PATH (a manifest).
+ */
+export async function workspaceScriptsAt(path: string, ctx: CommandContext): Promise<string[] | undefined> {
+  const { workspaceRoot } = await placesOf(ctx);
+  if (workspaceRoot === null) return undefined;
+  const folder = join(workspaceRoot, WORKSPACE_SCRIPTS_FOLDER);
+  const target = resolve(ctx.cwd, path).replace(/\/+$/, "");
+  if (target === folder) return [];
+  if (dirname(target) === folder && target.endsWith(".ts")) return [target.slice(folder.length + 1, -3)];
+  return undefined;
 }
 
 /** A script as `list --json` and `show --json` print it (`show` adds `text`). */

@@ -36,6 +36,7 @@ import {
 import { answerWaitingExecute } from "./waiting_execute.ts";
 
 export { LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
+export { SavedScriptsHost } from "./_saved_script_exec.ts";
 export {
   DECLARATIONS_MAX_BYTES,
   LIST_TOOLS_MAX_BYTES,

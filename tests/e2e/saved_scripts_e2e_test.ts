@@ -298,7 +298,8 @@ return { count: hits.length };`;
       assert.equal(refused.isError, true);
       assert.match(textOf(refused), /is not trusted: a person runs `cargo agents scripts trust team_count`/);
 
-      const trusted = await cli(world, ["scripts", "trust", "team_count", "--yes"]);
+      // `cargo agents trust PATH` of a workspace script trusts it as `scripts trust` does.
+      const trusted = await cli(world, ["trust", ".symposium/scripts/team_count.ts", "--yes"]);
       assert.equal(trusted.code, 0, trusted.stderr);
       assert.match(trusted.stdout, /trusted .*team_count\.ts/);
       assert.match(await listTools(), /\n {2}team_count - Counts files of a folder\. \(workspace\)/);
@@ -350,6 +351,25 @@ return { count: hits.length };`;
       both.find((s) => s.source === "user")?.text,
       await Deno.readTextFile(`${world.home}/scripts/find_todos.ts`),
     );
+
+    const exec = `${world.ws}/count.js`;
+    await Deno.writeTextFile(
+      exec,
+      `return (await scripts.find_todos({ dir: ${JSON.stringify(world.data)} })).length`,
+    );
+    const ran = await cli(world, ["mcp", "exec", exec]);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(ran.stdout.trim(), JSON.stringify({ result: world.todoFiles.length }));
+
+    const inAgent = await new Deno.Command(Deno.execPath(), {
+      args: [...sourceRunArgs(REPO), "scripts", "trust", "--yes"],
+      env: { ...envOf(world), CLAUDECODE: "1" },
+      clearEnv: true,
+      cwd: world.ws,
+      stdin: "null",
+    }).output();
+    assert.equal(inAgent.code, 1);
+    assert.match(new TextDecoder().decode(inAgent.stderr), /TRUST_NEEDS_PERSON/);
 
     const help = await cli(world, ["scripts", "rm", "--help"]);
     assert.match(help.stdout, /Usage: cargo-agents scripts rm <name>/);
