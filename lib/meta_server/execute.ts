@@ -37,7 +37,10 @@ export function executeDescription(catalog: Catalog): string {
     "inside the script. Calls under Promise.all run concurrently.\n\n" +
     "Find tools with `list_tools` and `query` (ranked search by what a tool does, with signatures), or " +
     'in a script: `await symposium.search("create issue", { limit: 5 })` returns `[{ server, tool, ' +
-    "description }]`, and `globalThis[server][tool](args)` calls one.";
+    "description }]`, and `globalThis[server][tool](args)` calls one.\n\n" +
+    "Keep a script that worked: add `save_as` and `description` (it reads its input as `input`, declared at " +
+    "its top as `type Input = { … };`, given as `args`); run it later with `run` and `args`, or with " +
+    "`await scripts.name(input)` in a script. `list_tools` lists saved scripts under `scripts`.";
   const names = catalog.servers.map((s) =>
     namespaceKey(s.name) === s.name ? s.name : `${s.name} (as ${namespaceKey(s.name)})`
   );
