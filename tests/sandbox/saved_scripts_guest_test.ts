@@ -65,3 +65,15 @@ Deno.test("a saved script's error reaches the caller, which may catch it", async
   const unknown = await runInEngine("return await scripts.nope({})", { namespaces, hostCall: hostOf({}) });
   assert.match(JSON.stringify(failureOf(unknown)), /no saved script nope/);
 });
+
+Deno.test("a saved script that is a function is called with the input", async () => {
+  const run = await runInEngine("return await scripts.inc({ n: 41 })", {
+    namespaces,
+    hostCall: async () =>
+      await Promise.resolve({
+        forms: ["(function (scripts) { return async (input) => (async ({ n }) => n + 1\n); })"],
+        report: 0,
+      }),
+  });
+  assert.equal(valueOf(run), 42);
+});

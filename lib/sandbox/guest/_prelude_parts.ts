@@ -165,7 +165,10 @@ const CALLS = String.raw`(function (I) {
           if (i === answer.report || shown === undefined) shown = error;
           continue;
         }
-        return made(scriptsAt(depth))(input);
+        // A script that is a function (async ({ dir }) => ...) is called with the input, as a run calls one.
+        return apply(promiseThen, made(scriptsAt(depth))(input), [function (value) {
+          return typeof value === "function" ? value(input) : value;
+        }]);
       }
       throw shown;
     }]);
