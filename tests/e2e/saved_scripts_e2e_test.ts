@@ -199,6 +199,18 @@ return { count: hits.length };`;
       assert.deepEqual(structuredOf(result).result, { count: world.todoFiles.length });
     });
 
+    await t.step("a saved script that evaluates to a function is called with its input", async () => {
+      const typed = await execute({
+        script: "type Input = { n: number };\nreturn async ({ n }: Input) => n * 2",
+        save_as: "double",
+        args: { n: 21 },
+      });
+      assert.equal(structuredOf(typed).result, 42);
+      const bare = await execute({ script: "async ({ n }) => n + 1", save_as: "inc", args: { n: 41 } });
+      assert.equal(structuredOf(bare).result, 42);
+      assert.equal(structuredOf(await execute({ run: "double", args: { n: 5 } })).result, 10);
+    });
+
     await t.step("a saved script calling itself stops at the nesting limit", async () => {
       const saved = await execute({ script: "return 1", save_as: "again", args: {} });
       assert.equal(saved.isError, undefined, textOf(saved));
