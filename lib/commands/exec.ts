@@ -48,6 +48,7 @@ export async function runExec(options: ExecOptions, ctx: CommandContext): Promis
     const result = await runExecute(session.catalog, session.runner, script, {
       logger: session.logger,
       answerScripts: (name) => saved.answer(name, undefined),
+      searchScripts: (args, limit) => saved.searchHits(args, limit),
     });
     for (const block of result.content) {
       if (block.type === "text") ctx.writeOut(block.text + "\n");

@@ -13,10 +13,14 @@ import { SCRIPTS_GLOBAL } from "../sandbox/mod.ts";
 import { namespaceKey } from "../plugins/mod.ts";
 import { namedServers, startNamedServers } from "./named_servers.ts";
 import { SavedScriptCompiler, type SavedScriptForms } from "./_saved_script_forms.ts";
+import type { ScriptSearchHit } from "./_script_search.ts";
+import { firstSentence } from "../declarations/mod.ts";
+import { savedScriptSignature, searchSavedScripts } from "./_saved_script_index.ts";
 import {
   findSavedScript,
   MAX_DESCRIPTION_CHARS,
   MAX_SAVED_SCRIPT_BYTES,
+  readSavedScripts,
   renderSavedScript,
   type SavedScriptPlaces,
   scriptNameProblem,
@@ -144,6 +148,23 @@ export class SavedScriptsHost {
   }
 
   /**
+   * The saved scripts a script's `symposium.search(query, { limit })` finds, as its hits are shaped
+   * (`server` is `scripts`, so `globalThis[server][tool](input)` runs one), best first; `[]` for a query
+   * that is not a string.
+   */
+  async searchHits(args: unknown, limit: number): Promise<ScriptSearchHit[]> {
+    const query = (typeof args === "object" && args !== null ? args as Record<string, unknown> : {}).query;
+    if (typeof query !== "string") return [];
+    const set = await readSavedScripts(this.places);
+    return searchSavedScripts(set.usable, query, limit).map((script) => ({
+      server: SCRIPTS_GLOBAL,
+      tool: script.name,
+      description: firstSentence(script.description),
+      signature: savedScriptSignature(script),
+    }));
+  }
+
+  /**
    * Why `request` cannot be saved under its name, before it runs: the name (see `scriptNameProblem`, the
    * servers in scope included) or the script's size.
    */
@@ -204,6 +225,8 @@ export interface ExecutePlan {
   script: string;
   /** Answers a `scripts.name()` call of this run. */
   answerScripts(name: string): Promise<SavedScriptForms>;
+  /** The saved scripts a `symposium.search` of this run finds (see `SavedScriptsHost.searchHits`). */
+  searchScripts(args: unknown, limit: number): Promise<ScriptSearchHit[]>;
   /** A refusal to answer at once, without running (a save under a name that cannot be used). */
   refusal?: CallToolResult | undefined;
   /** Turns the run's answer into the final one (saves on success). */
@@ -216,6 +239,7 @@ export function planExecute(host: SavedScriptsHost, request: ExecuteRequest): Ex
     return {
       script: request.script,
       answerScripts: (name) => host.answer(name, undefined),
+      searchScripts: (args, limit) => host.searchHits(args, limit),
       finish: (result) => Promise.resolve(result),
     };
   }
@@ -223,6 +247,7 @@ export function planExecute(host: SavedScriptsHost, request: ExecuteRequest): Ex
     return {
       script: driverScript(request.name, request.args),
       answerScripts: (name) => host.answer(name, undefined),
+      searchScripts: (args, limit) => host.searchHits(args, limit),
       finish: (result) => Promise.resolve(result),
     };
   }
@@ -231,6 +256,7 @@ export function planExecute(host: SavedScriptsHost, request: ExecuteRequest): Ex
   return {
     script: driverScript(request.name, request.args),
     answerScripts: (name) => host.answer(name, pending),
+    searchScripts: (args, limit) => host.searchHits(args, limit),
     refusal: refused === undefined
       ? undefined
       : { content: [{ type: "text", text: refused }], isError: true },

@@ -11,8 +11,19 @@ import type { Catalog } from "../catalog/mod.ts";
 import { firstSentence } from "../declarations/mod.ts";
 import { namespaceKey } from "../plugins/mod.ts";
 import { SCRIPTS_GLOBAL } from "../sandbox/mod.ts";
-import type { SavedScriptsHost } from "./_saved_script_exec.ts";
-import { readSavedScripts, type SavedScript, type SavedScriptSet } from "./saved_scripts.ts";
+import type { SavedScriptCompiler } from "./_saved_script_forms.ts";
+import {
+  readSavedScripts,
+  type SavedScript,
+  type SavedScriptPlaces,
+  type SavedScriptSet,
+} from "./saved_scripts.ts";
+
+/** Where the saved scripts are and how to check one compiles (a session's `SavedScriptsHost`). */
+export interface SavedScriptsSource {
+  readonly places: SavedScriptPlaces;
+  readonly compiler: Pick<SavedScriptCompiler, "compileProblem">;
+}
 
 /** What the saved scripts add to one `list_tools` answer. */
 export interface SavedScriptsListing {
@@ -27,7 +38,7 @@ export interface SavedScriptsListing {
  * every server its `@servers` line or its text names in scope.
  */
 export async function listSavedScripts(
-  host: SavedScriptsHost,
+  host: SavedScriptsSource,
   catalog: Catalog,
 ): Promise<SavedScriptsListing> {
   const set = await readSavedScripts(host.places);

@@ -5,7 +5,7 @@
  * @module
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { BeforeSend, Catalog } from "../catalog/mod.ts";
+import { type BeforeSend, type Catalog, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "../catalog/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { namespaceKey } from "../plugins/mod.ts";
@@ -233,6 +233,11 @@ export interface ExecuteOptions {
    * Default: none, and such a call fails saying saved scripts are not available here.
    */
   answerScripts?: ((name: string) => Promise<unknown>) | undefined;
+  /**
+   * The saved scripts a `symposium.search(query, { limit })` finds (`{ server: "scripts", tool, … }`), put
+   * before the tools it finds, the whole cut at its limit. Default: none (tools only).
+   */
+  searchScripts?: ((args: unknown, limit: number) => Promise<unknown[]>) | undefined;
 }
 
 /** Share of a running call's own progress, in [0, 0.99]: `progress/total`, else `p/(p+1)`. */
@@ -294,7 +299,10 @@ export async function runExecute(
     control?: HostCallControl,
   ): Promise<unknown> => {
     if (request.namespace === HELPER_GLOBAL) {
-      return await answerHelperCall(catalog, request.key, request.args, searchNotices);
+      const hits = await answerHelperCall(catalog, request.key, request.args, searchNotices);
+      const limit = helperLimit(request.args);
+      const saved = options.searchScripts ? await options.searchScripts(request.args, limit) : [];
+      return saved.length === 0 ? hits : [...saved, ...hits].slice(0, limit);
     }
     if (request.namespace === SCRIPTS_GLOBAL) {
       if (!options.answerScripts) {
@@ -382,6 +390,14 @@ export async function runExecute(
     ...(outcome.structured && !outcome.isError ? { structuredContent: outcome.structured } : {}),
     ...(outcome.isError ? { isError: true } : {}),
   };
+}
+
+/** The `limit` of a `symposium.search` call as the catalog's search takes it (1…max, default 10). */
+function helperLimit(args: unknown): number {
+  const limit = (typeof args === "object" && args !== null ? args as Record<string, unknown> : {}).limit;
+  return typeof limit === "number" && limit >= 1
+    ? Math.min(SEARCH_MAX_LIMIT, Math.floor(limit))
+    : SEARCH_DEFAULT_LIMIT;
 }
 
 /** `srv.$resources.list()` and `srv.$resources.read({ uri })`. */

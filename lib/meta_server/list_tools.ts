@@ -26,13 +26,13 @@ import {
   summarizeIndex,
 } from "./_bounded.ts";
 import { renderSearchAnswer } from "./_search_answer.ts";
-import type { SavedScriptsHost } from "./_saved_script_exec.ts";
 import type { SavedScript } from "./saved_scripts.ts";
 import {
   listSavedScripts,
   renderSavedScriptHits,
   renderSavedScriptsDeclarations,
   renderSavedScriptsIndex,
+  type SavedScriptsSource,
   searchSavedScripts,
 } from "./_saved_script_index.ts";
 import { SCRIPTS_GLOBAL } from "../sandbox/mod.ts";
@@ -171,7 +171,7 @@ export interface RenderListToolsOptions {
   /** Wait per server when `servers` is not given, in ms. @default LIST_TOOLS_UNFILTERED_WAIT_MS */
   unfilteredWaitMs?: number | undefined;
   /** The session's saved scripts, listed as `scripts` (see `_saved_script_index.ts`). Default: none. */
-  savedScripts?: SavedScriptsHost | undefined;
+  savedScripts?: SavedScriptsSource | undefined;
 }
 
 /**

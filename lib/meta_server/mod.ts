@@ -358,6 +358,7 @@ async function answerExecute(
         runExecute(options.catalog, options.runner, script, {
           ...executeOptions(session, request.params._meta),
           answerScripts: plan.answerScripts,
+          searchScripts: plan.searchScripts,
           ...extra,
         }),
     });
@@ -370,6 +371,7 @@ async function answerExecute(
     await runExecute(options.catalog, options.runner, script, {
       ...executeOptions(session, request.params._meta),
       answerScripts: plan.answerScripts,
+      searchScripts: plan.searchScripts,
       signal,
       onProgress: progress ? (report) => progress.report(report) : undefined,
     }),

@@ -187,6 +187,21 @@ Deno.test("saved scripts: saved, listed, searched, run by name and from a script
       assert.match(answer, /^Saved scripts for "find files mentioning TODO":\n- scripts\.find_todos/);
     });
 
+    await t.step("symposium.search in a script finds it, and the hit runs it", async () => {
+      const script = `const hits = await symposium.search("files mentioning TODO", { limit: 3 });
+const first = hits[0];
+const names = await globalThis[first.server][first.tool]({ dir: ${JSON.stringify(world.data)} });
+return { first: [first.server, first.tool, first.signature], hits: hits.length, names };`;
+      const value = structuredOf(await execute({ script })).result as Record<string, unknown>;
+      assert.deepEqual(value.first, [
+        "scripts",
+        "find_todos",
+        "scripts.find_todos(input: { dir: string }): Promise<unknown>",
+      ]);
+      assert.ok((value.hits as number) <= 3);
+      assert.deepEqual(value.names, world.todoFiles);
+    });
+
     await t.step("run by name with args", async () => {
       const result = await execute({ run: "find_todos", args: { dir: world.data } });
       assert.deepEqual(structuredOf(result).result, world.todoFiles);
