@@ -229,12 +229,37 @@ export async function readSavedScripts(
   return { usable, untrusted, shadowed, problems };
 }
 
+/**
+ * Why the user's scripts folder must not be believed (another user owns it, or others may write it: a
+ * script there runs without trust), or `undefined`. Only the real disk is looked at (tests' in-memory
+ * trees pass).
+ */
+export function unsafeScriptsFolder(dir: string): string | undefined {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(dir);
+  } catch {
+    return undefined; // Missing, or not on the real disk: nothing to refuse.
+  }
+  if (Deno.build.os === "windows") return undefined;
+  if (info.uid !== null && info.uid !== Deno.uid()) return `${dir} belongs to another user`;
+  if (info.mode !== null && (info.mode & 0o022) !== 0) {
+    return `others may write ${dir} (mode ${(info.mode & 0o777).toString(8)}); run \`chmod go-w ${dir}\``;
+  }
+  return undefined;
+}
+
 async function readFolder(
   dir: string,
   source: SavedScriptSource,
   fs: FileSystem,
   problems: string[],
 ): Promise<SavedScript[]> {
+  const unsafe = source === "user" ? unsafeScriptsFolder(dir) : undefined;
+  if (unsafe !== undefined) {
+    problems.push(`Cannot use the saved scripts in ${dir}: ${unsafe}`);
+    return [];
+  }
   let entries;
   try {
     entries = await fs.readDir(dir);
@@ -311,7 +336,10 @@ export async function findSavedScript(
   if (problem !== undefined) {
     return `no saved script is named ${JSON.stringify(name.slice(0, 80))}: ${problem}`;
   }
-  const user = await readScriptFile(join(places.configDir, USER_SCRIPTS_FOLDER, `${name}.ts`), "user", fs);
+  const userDir = join(places.configDir, USER_SCRIPTS_FOLDER);
+  const unsafe = unsafeScriptsFolder(userDir);
+  if (unsafe !== undefined) return `Cannot use the saved scripts in ${userDir}: ${unsafe}`;
+  const user = await readScriptFile(join(userDir, `${name}.ts`), "user", fs);
   if ("script" in user) return user.script;
   if ("problem" in user) return user.problem;
   if (places.workspaceRoot !== null) {

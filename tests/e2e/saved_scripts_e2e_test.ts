@@ -288,6 +288,20 @@ return { count: hits.length };`;
       await assert.rejects(execute({}), /requires a `script` string \(or `run`/);
     });
 
+    await t.step("a scripts folder others may write is not used", async () => {
+      if (Deno.build.os === "windows") return;
+      const dir = `${world.home}/scripts`;
+      await Deno.chmod(dir, 0o777);
+      try {
+        const result = await execute({ run: "find_todos", args: { dir: world.data } });
+        assert.equal(result.isError, true);
+        assert.match(textOf(result), /others may write [^ ]*scripts \(mode 777\)/);
+        assert.match(await listTools(), /Cannot use the saved scripts in [^:]*: others may write/);
+      } finally {
+        await Deno.chmod(dir, 0o700);
+      }
+    });
+
     await t.step(
       "a broken saved script and one naming a server not in scope are under Problems",
       async () => {
