@@ -6,7 +6,7 @@
  */
 import type { CommandContext } from "./context.ts";
 import { UserError } from "../diagnostics.ts";
-import { runExecute } from "../meta_server/mod.ts";
+import { runExecute, SavedScriptsHost } from "../meta_server/mod.ts";
 import { openSession } from "./_session.ts";
 
 /** Options of {@link runExec}. */
@@ -44,7 +44,12 @@ export async function runExec(options: ExecOptions, ctx: CommandContext): Promis
   }
   const session = await openSession(ctx, { stderrLevel: "warn" });
   try {
-    const result = await runExecute(session.catalog, session.runner, script, { logger: session.logger });
+    const saved = new SavedScriptsHost(session.catalog);
+    const result = await runExecute(session.catalog, session.runner, script, {
+      logger: session.logger,
+      answerScripts: (name) => saved.answer(name, undefined),
+      searchScripts: (args, limit) => saved.searchHits(args, limit),
+    });
     for (const block of result.content) {
       if (block.type === "text") ctx.writeOut(block.text + "\n");
       else if (block.type === "image" || block.type === "audio") {

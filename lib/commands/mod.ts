@@ -289,7 +289,9 @@ servers run (a script named in command or args), in <config>/trusted.toml (mode
 0600). A manifest or pinned file that changes is untrusted again. Shows every
 server (command, args, cwd, url, environment, headers, gates) and what cannot
 be pinned, then asks you to type yes. Without PATH: every manifest of the
-workspace (git-ignored ones only when named). Starts nothing.
+workspace (git-ignored ones only when named). Starts nothing. A PATH that is
+the workspace's .symposium/scripts folder, or a script in it, trusts saved
+scripts instead (as \`cargo agents scripts trust\` does).
 
 Options:
   --yes              Trust without asking: for a script that has reviewed the
@@ -305,6 +307,16 @@ Examples:
     positionals: "many",
     run: async (v, p, ctx) => {
       if (p.length > 1) throw new UsageError("Cannot trust: expected at most one PATH");
+      const scriptsCtx = withConfigDir(ctx, v["config-dir"]);
+      const scripts = p[0] === undefined
+        ? undefined
+        : await (await import("./scripts.ts")).workspaceScriptsAt(p[0], scriptsCtx);
+      if (scripts !== undefined) {
+        return (await import("./scripts.ts")).runScriptsTrust(
+          { names: scripts, yes: v.yes === true, revoke: v.revoke === true },
+          scriptsCtx,
+        );
+      }
       return (await import("./trust.ts")).runTrust(
         { path: p[0], revoke: v.revoke === true, yes: v.yes === true },
         withConfigDir(ctx, v["config-dir"]),
@@ -409,6 +421,85 @@ Examples:
   },
 };
 
+const SCRIPTS_COMMANDS: Record<string, CommandDef> = {
+  "scripts list": {
+    summary: "List saved scripts: yours and the workspace's, with their input and trust",
+    help: `Usage: cargo-agents scripts list [--json]
+
+Lists the saved scripts: yours (<config>/scripts/, saved by an agent with
+execute { script, save_as }) and the workspace's (.symposium/scripts/, usable
+once trusted), each with its description's first line and input type.
+
+Options:
+  --json             Print one JSON document instead of text. Default: off
+  --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+    options: { json: { type: "boolean" }, "config-dir": { type: "string" } },
+    run: async (v, _p, ctx) =>
+      (await import("./scripts.ts")).runScriptsList(
+        { json: v.json === true },
+        withConfigDir(ctx, v["config-dir"]),
+      ),
+  },
+  "scripts show": {
+    summary: "Show one saved script: its file, input type, trust and text",
+    help: `Usage: cargo-agents scripts show <name> [--json]
+
+Options:
+  --json             Print one JSON document instead of text. Default: off
+  --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+    options: { json: { type: "boolean" }, "config-dir": { type: "string" } },
+    positionals: "one",
+    run: async (v, p, ctx) =>
+      (await import("./scripts.ts")).runScriptsShow(
+        { name: onePositional(p, "name"), json: v.json === true },
+        withConfigDir(ctx, v["config-dir"]),
+      ),
+  },
+  "scripts rm": {
+    summary: "Remove one of your saved scripts",
+    help: `Usage: cargo-agents scripts rm <name>
+
+Deletes <config>/scripts/<name>.ts. Workspace scripts are removed from the
+repository instead.
+
+Options:
+  --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+    options: { "config-dir": { type: "string" } },
+    positionals: "one",
+    run: async (v, p, ctx) =>
+      (await import("./scripts.ts")).runScriptsRm(
+        { name: onePositional(p, "name") },
+        withConfigDir(ctx, v["config-dir"]),
+      ),
+  },
+  "scripts trust": {
+    summary: "Trust the workspace's saved scripts so agents may run them",
+    help: `Usage: cargo-agents scripts trust [NAME...] [--yes] [--revoke]
+
+Shows each workspace script (.symposium/scripts/NAME.ts) that is not trusted
+yet, or the named ones, and asks you to confirm; then records each file's path
+and SHA-256 in <config>/trusted.toml. A script that changes is untrusted again.
+Refused inside a coding agent's shell: a person trusts, not the agent.
+
+Options:
+  --yes              Trust without asking (a script that reviewed the files). Default: off
+  --revoke           Take the trust away instead. Default: off
+  --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+    options: { yes: { type: "boolean" }, revoke: { type: "boolean" }, "config-dir": { type: "string" } },
+    positionals: "many",
+    run: async (v, p, ctx) =>
+      (await import("./scripts.ts")).runScriptsTrust(
+        { names: p, yes: v.yes === true, revoke: v.revoke === true },
+        withConfigDir(ctx, v["config-dir"]),
+      ),
+  },
+};
+Object.assign(COMMANDS, SCRIPTS_COMMANDS);
+
 const GLOBAL_HELP = `cargo-agents ${VERSION}: one MCP server for all of a Rust workspace's plugin tools
 
 Usage: cargo-agents <command> [options]
@@ -512,10 +603,14 @@ export function parseCommandLine(rest: string[]): ParsedCommandLine {
   }
   let name = rest[0]!;
   let tail = rest.slice(1);
-  if (name === "mcp" || name === "plugin") {
+  if (name === "mcp" || name === "plugin" || name === "scripts") {
     const group = name;
     const sub = tail[0];
-    const subs = group === "mcp" ? "login|logout|exec|tools" : "list|show|sync|validate";
+    const subs = group === "mcp"
+      ? "login|logout|exec|tools"
+      : group === "plugin"
+      ? "list|show|sync|validate"
+      : "list|show|rm|trust";
     if (sub === undefined || sub === "-h" || sub === "--help") {
       const text = `Usage: cargo-agents ${group} <${subs}> ...\n\n` +
         Object.entries(COMMANDS).filter(([n]) => n.startsWith(`${group} `))

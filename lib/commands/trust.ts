@@ -281,12 +281,17 @@ const PERSON_HINT =
 
 /**
  * Whether a person said yes: `--yes` (a script that reviewed the files), or `yes`/`y` typed at the
- * terminal.
+ * terminal. `noun` names what is trusted, singular and plural (also `cargo agents scripts trust`).
  *
  * @throws {UserError} `TRUST_NEEDS_PERSON` without a terminal and without `--yes`, or in a coding
  *   agent's shell ({@link AGENT_MARKERS}), `--yes` or not.
  */
-async function confirmed(options: TrustOptions, ctx: CommandContext, count: number): Promise<boolean> {
+export async function confirmed(
+  options: TrustOptions,
+  ctx: CommandContext,
+  count: number,
+  noun: [string, string] = ["manifest", "manifests"],
+): Promise<boolean> {
   const agent = Object.keys(ctx.env).find((name) => AGENT_MARKERS.includes(name) && ctx.env[name] !== "");
   if (agent !== undefined) {
     throw new UserError(
@@ -304,7 +309,7 @@ async function confirmed(options: TrustOptions, ctx: CommandContext, count: numb
       { hint: PERSON_HINT },
     );
   }
-  ctx.writeOut(`Trust ${count === 1 ? "this manifest" : `these ${count} manifests`}? Type yes to trust: `);
+  ctx.writeOut(`Trust ${count === 1 ? `this ${noun[0]}` : `these ${count} ${noun[1]}`}? Type yes to trust: `);
   const answer = await prompt.readLine(ctx.signal);
   return answer !== null && /^\s*y(es)?\s*$/i.test(answer);
 }
@@ -352,7 +357,12 @@ function parseForShow(
   }
 }
 
-async function writeTrust(configDir: string, entries: TrustEntry[]): Promise<void> {
+/**
+ * Writes `<configDir>/trusted.toml` (mode 0600) holding `entries`.
+ *
+ * @throws {UserError} `TRUST_WRITE_FAILED` when it cannot be written.
+ */
+export async function writeTrust(configDir: string, entries: TrustEntry[]): Promise<void> {
   try {
     await Deno.mkdir(configDir, { recursive: true, mode: 0o700 });
     await writePrivateFile(configDir, TRUST_FILE_NAME, new TextEncoder().encode(renderTrustFile(entries)));

@@ -5,7 +5,7 @@
  * @module
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { Catalog } from "../catalog/mod.ts";
+import { type Catalog, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "../catalog/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { namespaceKey } from "../plugins/mod.ts";
@@ -17,7 +17,7 @@ import { type ConfirmationChannel, ToolConfirmer } from "./_confirm.ts";
 import { dispatchToolCall } from "./tool_dispatch.ts";
 import type { RunHooks } from "./suspended_runs.ts";
 import { startNamedServers } from "./named_servers.ts";
-import type { HostCall, HostCallControl, HostCallRequest } from "../sandbox/mod.ts";
+import { type HostCall, type HostCallControl, type HostCallRequest, SCRIPTS_GLOBAL } from "../sandbox/mod.ts";
 import { CallTrace, TOOL_ERROR_CODE, withTrace } from "./call_trace.ts";
 import { logExecuteRecord, outcomeOf } from "./trace_record.ts";
 
@@ -41,8 +41,11 @@ export function executeDescription(catalog: Catalog): string {
     "inside the script. Calls under Promise.all run concurrently.\n\n" +
     "Find tools with `list_tools` and `query` (ranked search by what a tool does, with signatures), or " +
     'in a script: `await symposium.search("create issue", { limit: 5 })` returns `[{ server, tool, ' +
-    "description }]`, and `globalThis[server][tool](args)` calls one." +
-    "\n\nKeep data for a later execute of this session with `await $session.set(key, value)` (JSON, in " +
+    "description }]`, and `globalThis[server][tool](args)` calls one.\n\n" +
+    "Keep a script that worked: add `save_as` and `description` (it reads its input as `input`, declared at " +
+    "its top as `type Input = { … };`, given as `args`); run it later with `run` and `args`, or with " +
+    "`await scripts.name(input)` in a script. `list_tools` lists saved scripts under `scripts`." +
+    " Keep data for a later execute of this session with `await $session.set(key, value)` (JSON, in " +
     "memory only) and read it back with `await $session.get(key)`; `list_tools` lists the keys kept.";
   const names = catalog.servers.map((s) =>
     namespaceKey(s.name) === s.name ? s.name : `${s.name} (as ${namespaceKey(s.name)})`
@@ -248,6 +251,16 @@ export interface ExecuteOptions {
    * this run alone (`cargo-agents mcp exec`).
    */
   session?: SessionStore | undefined;
+  /**
+   * Answers the run's `scripts.name()` calls with the saved script's forms (`_saved_script_exec.ts`).
+   * Default: none, and such a call fails saying saved scripts are not available here.
+   */
+  answerScripts?: ((name: string) => Promise<unknown>) | undefined;
+  /**
+   * The saved scripts a `symposium.search(query, { limit })` finds (`{ server: "scripts", tool, … }`), put
+   * before the tools it finds, the whole cut at its limit. Default: none (tools only).
+   */
+  searchScripts?: ((args: unknown, limit: number) => Promise<unknown[]>) | undefined;
 }
 
 /** Share of a running call's own progress, in [0, 0.99]: `progress/total`, else `p/(p+1)`. */
@@ -312,7 +325,16 @@ export async function runExecute(
     control?: HostCallControl,
   ): Promise<unknown> => {
     if (request.namespace === HELPER_GLOBAL) {
-      return await answerHelperCall(catalog, request.key, request.args, searchNotices);
+      const hits = await answerHelperCall(catalog, request.key, request.args, searchNotices);
+      const limit = helperLimit(request.args);
+      const saved = options.searchScripts ? await options.searchScripts(request.args, limit) : [];
+      return saved.length === 0 ? hits : [...saved, ...hits].slice(0, limit);
+    }
+    if (request.namespace === SCRIPTS_GLOBAL) {
+      if (!options.answerScripts) {
+        throw new Error(`${SCRIPTS_GLOBAL}.${request.key}: saved scripts are not available here`);
+      }
+      return await options.answerScripts(request.key);
     }
     if (request.namespace === SESSION_GLOBAL) {
       return answerSessionCall(session, request, catalog.workspace.root ?? "");
@@ -373,7 +395,11 @@ export async function runExecute(
   const outcome = await runner.run({
     script,
     // Dormant and refused servers are globals too: a call says why it cannot work here.
-    namespaces: [...catalog.servers.map((s) => namespaceKey(s.name)), ...catalog.unavailableNamespaces()],
+    namespaces: [
+      ...catalog.servers.map((s) => namespaceKey(s.name)),
+      ...catalog.unavailableNamespaces(),
+      SCRIPTS_GLOBAL,
+    ],
     hostCall,
     notices: () => [...(options.sessionNotices?.() ?? []), ...refusals, ...offShape, ...searchNotices],
     signal: options.signal,
@@ -408,6 +434,14 @@ function recordExecute(
   };
   logExecuteRecord(options.logger ?? NULL_LOGGER, execute, trace);
   return returnTrace ? withTrace(answer, trace) : answer;
+}
+
+/** The `limit` of a `symposium.search` call as the catalog's search takes it (1…max, default 10). */
+function helperLimit(args: unknown): number {
+  const limit = (typeof args === "object" && args !== null ? args as Record<string, unknown> : {}).limit;
+  return typeof limit === "number" && limit >= 1
+    ? Math.min(SEARCH_MAX_LIMIT, Math.floor(limit))
+    : SEARCH_DEFAULT_LIMIT;
 }
 
 /** `srv.$resources.list()` and `srv.$resources.read({ uri })`. */

@@ -28,6 +28,16 @@ import {
 import { renderSearchAnswer } from "./_search_answer.ts";
 import type { SessionStore } from "./session_store.ts";
 import { sessionDeclaration, sessionIndexLine } from "./_session_listing.ts";
+import type { SavedScript } from "./saved_scripts.ts";
+import {
+  listSavedScripts,
+  renderSavedScriptHits,
+  renderSavedScriptsDeclarations,
+  renderSavedScriptsIndex,
+  type SavedScriptsSource,
+  searchSavedScripts,
+} from "./_saved_script_index.ts";
+import { SCRIPTS_GLOBAL } from "../sandbox/mod.ts";
 
 export { DECLARATIONS_MAX_BYTES, LIST_TOOLS_MAX_BYTES } from "./_bounded.ts";
 
@@ -172,6 +182,8 @@ export interface RenderListToolsOptions {
    * declarations declare `$session`. Default: none (nothing about session state is shown).
    */
   session?: SessionStore | undefined;
+  /** The session's saved scripts, listed as `scripts` (see `_saved_script_index.ts`). Default: none. */
+  savedScripts?: SavedScriptsSource | undefined;
 }
 
 /**
@@ -201,7 +213,14 @@ export async function renderListTools(
   const narrowed = query.servers !== undefined || query.tools !== undefined;
   // Naming servers or tools implies full declarations, unless `detail` was given: what is asked for wins.
   const detail = query.detail ?? (narrowed ? "full" : "names");
-  const wanted = query.servers;
+  const wanted = query.servers?.filter((name) => name !== SCRIPTS_GLOBAL);
+  const saved = options.savedScripts === undefined
+    ? undefined
+    : await listSavedScripts(options.savedScripts, catalog);
+  problems.push(...saved?.problems ?? []);
+  const scriptsShown = query.servers === undefined || query.servers.includes(SCRIPTS_GLOBAL)
+    ? selectScripts(saved?.set.usable ?? [], query)
+    : [];
   const chosen = catalog.servers.filter((s) =>
     wanted === undefined || wanted.includes(s.name) || wanted.includes(namespaceKey(s.name))
   );
@@ -224,7 +243,11 @@ export async function renderListTools(
   if (query.query !== undefined) {
     const servers = wanted === undefined ? undefined : new Set(chosen.map((s) => s.name));
     problems.push(...await options.problems?.() ?? []);
-    return await renderSearchAnswer(catalog, {
+    const hits = renderSavedScriptHits(
+      searchSavedScripts(scriptsShown, query.query, Math.min(5, query.limit ?? SEARCH_DEFAULT_LIMIT)),
+      query.query,
+    );
+    const answer = await renderSearchAnswer(catalog, {
       query: query.query,
       limit: query.limit,
       servers,
@@ -232,6 +255,7 @@ export async function renderListTools(
       pattern,
       withSignatures: query.detail !== "names",
     }, problems);
+    return hits === "" ? answer : `${hits}\n\n${answer}`;
   }
   const waitMs = wanted === undefined ? options.unfilteredWaitMs ?? LIST_TOOLS_UNFILTERED_WAIT_MS : undefined;
   const listed = await Promise.all(chosen.map(async (spec) => {
@@ -281,7 +305,10 @@ export async function renderListTools(
   if (detail === "names") {
     const indexes: string[] = [];
     for (const s of shown) indexes.push(await renderIndexInSlices(s.entry.spec.name, s.shown));
-    body = [...indexes, ...untrustedIndexLines(catalog)].join("\n");
+    const scriptsIndex = renderSavedScriptsIndex(scriptsShown);
+    body = [...indexes, ...(scriptsIndex === "" ? [] : [scriptsIndex]), ...untrustedIndexLines(catalog)].join(
+      "\n",
+    );
     // What the session kept stays in view even when the index becomes a summary.
     const kept = options.session ? sessionIndexLine(options.session, catalog.workspace.root ?? "") : "";
     const room = LIST_TOOLS_MAX_BYTES - problems.reduce((n, p) => n + byteLength(p) + 3, 12) -
@@ -302,7 +329,8 @@ export async function renderListTools(
       detail,
       (narrowed ? DECLARATIONS_MAX_BYTES : LIST_TOOLS_MAX_BYTES) - byteLength(session),
     );
-    body = rendered.text + session;
+    const scriptsDeclared = renderSavedScriptsDeclarations(scriptsShown, detail === "full");
+    body = [rendered.text, scriptsDeclared].filter((t) => t !== "").join("\n\n") + session;
     problems.push(...rendered.warnings);
   }
   if (body === "" && problems.length === 0) return "No tools matched.";
@@ -311,6 +339,15 @@ export async function renderListTools(
   // or an argument cannot break a line (forging one the agent reads) nor send a terminal code.
   if (problems.length > 0) parts.push(`Problems:\n${problems.map((p) => `  ${printable(p)}`).join("\n")}`);
   return parts.filter((p) => p !== "").join("\n\n");
+}
+
+/** The saved scripts `query.tools` (names) and `query.pattern` select. */
+function selectScripts(scripts: readonly SavedScript[], query: ListToolsQuery): SavedScript[] {
+  const pattern = query.pattern === undefined ? undefined : patternMatcher(query.pattern, []);
+  return scripts.filter((s) =>
+    (query.tools === undefined || query.tools.includes(s.name)) &&
+    (pattern === undefined || pattern.test(s.name))
+  );
 }
 
 /**

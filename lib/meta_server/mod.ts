@@ -10,6 +10,7 @@
  * - `script_runner.ts`: the runner of scripts (and with it the sandbox), loaded after the catalog;
  * - `trace_record.ts`: the record of each `execute` in the session log, read back by `cargo agents
  *   report` without loading the server.
+ * - `saved_scripts.ts`: the saved scripts' files, which `cargo agents scripts` reads without the meta-server.
  *
  * @module
  */
@@ -21,6 +22,7 @@ import { NULL_LOGGER } from "../log.ts";
 import { OutputShapeChecker } from "../catalog/result_unwrap.ts";
 import { parseListToolsArgs, renderListTools } from "./list_tools.ts";
 import { executeDescription, type ExecuteOptions, runExecute, type ScriptRunner } from "./execute.ts";
+import { planExecute, readExecuteRequest, SavedScriptsHost } from "./_saved_script_exec.ts";
 import { AgentRelay } from "./agent_relay.ts";
 import { ToolConfirmer } from "./_confirm.ts";
 import { ProgressThrottle } from "./_progress.ts";
@@ -39,6 +41,7 @@ import { answerDirectRequest } from "./direct_call.ts";
 import { SessionStore } from "./session_store.ts";
 
 export { LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
+export { SavedScriptsHost } from "./_saved_script_exec.ts";
 export {
   DECLARATIONS_MAX_BYTES,
   LIST_TOOLS_MAX_BYTES,
@@ -132,8 +135,15 @@ const EXECUTE_SCHEMA = {
       description: "Also return `trace`: each tool call (server, tool, startMs, ms, argsBytes, " +
         "resultBytes, ok or error code) and totals. Default false.",
     },
+    save_as: {
+      type: "string",
+      description: "Save the script under this name once it ran without error (needs `script`); it reads " +
+        "its input as `input`, declared at its top as `type Input = { … };`.",
+    },
+    description: { type: "string", description: "What the saved script does (with `save_as`)." },
+    run: { type: "string", description: "Run this saved script instead of `script`." },
+    args: { type: "object", description: "The saved script's input (with `run` or `save_as`)." },
   },
-  required: ["script"],
 };
 
 /**
@@ -246,6 +256,7 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   else server.oninitialized = logAgent;
   const setLevel = (level: Parameters<ToolHandlers["setLevel"]>[0]) => relay.setLevel(level);
   const store = new SessionStore({ maxStoreBytes: () => catalog.config.sessionStoreMb * 1024 * 1024 });
+  const saved = new SavedScriptsHost(catalog);
   const session: ExecuteSession = {
     server,
     options,
@@ -255,6 +266,7 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
     sessionNotices,
     relay,
     store,
+    saved,
   };
   const direct = new DirectToolSet(catalog); // `[mcp] direct-tools`, listed from the tool cache
   const listTools = async () => {
@@ -319,6 +331,7 @@ async function answerListTools(
   const { catalog } = session.options;
   const text = await renderListTools(catalog, parseListToolsArgs(args), signal, {
     session: session.store,
+    savedScripts: session.saved,
     problems,
   });
   return { content: [{ type: "text", text }] };
@@ -336,6 +349,8 @@ interface ExecuteSession {
   relay: AgentRelay;
   /** The agent's `$session` values: this session's memory only, gone with it (see `session_store.ts`). */
   store: SessionStore;
+  /** The saved scripts (`execute { run }`, `save_as`, `scripts.name()`). */
+  saved: SavedScriptsHost;
 }
 
 /**
@@ -370,15 +385,16 @@ async function answerExecute(
 ): Promise<Awaited<ReturnType<typeof runExecute>>> {
   const { server, options, logger } = session;
   const signal = ctx.mcpReq.signal;
-  const args = request.params.arguments as Record<string, unknown> | undefined;
-  const script = args?.script;
-  if (typeof script !== "string") {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, "`execute` requires a `script` string");
-  }
-  if (args?.trace !== undefined && typeof args.trace !== "boolean") {
+  const raw = request.params.arguments as Record<string, unknown> | undefined;
+  if (raw?.trace !== undefined && typeof raw.trace !== "boolean") {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, "`execute`'s `trace` must be true or false");
   }
-  const returnTrace = args?.trace === true;
+  const returnTrace = raw?.trace === true;
+  const read = readExecuteRequest(request.params.arguments);
+  if ("error" in read) throw new ProtocolError(ProtocolErrorCode.InvalidParams, read.error);
+  const plan = planExecute(session.saved, read);
+  if (plan.refusal) return plan.refusal;
+  const script = plan.script;
   const progressToken = ctx.mcpReq._meta?.progressToken;
   const started = Date.now();
   // Reports are throttled, and the result waits until the last one sent can have been read on its own,
@@ -405,18 +421,26 @@ async function answerExecute(
         runExecute(options.catalog, options.runner, script, {
           ...executeOptions(session, request.params._meta),
           returnTrace,
+          answerScripts: plan.answerScripts,
+          searchScripts: plan.searchScripts,
           ...extra,
         }),
     });
     await progress?.finish();
-    return answer as CallToolResult; // `input_required` is a result of tools/call in MCP 2026-07-28
+    // `input_required` is a result of tools/call in MCP 2026-07-28; only a final answer is saved.
+    if (Array.isArray((answer as CallToolResult).content)) return await plan.finish(answer as CallToolResult);
+    return answer as CallToolResult;
   }
-  const result = await runExecute(options.catalog, options.runner, script, {
-    ...executeOptions(session, request.params._meta),
-    returnTrace,
-    signal,
-    onProgress: progress ? (report) => progress.report(report) : undefined,
-  });
+  const result = await plan.finish(
+    await runExecute(options.catalog, options.runner, script, {
+      ...executeOptions(session, request.params._meta),
+      returnTrace,
+      answerScripts: plan.answerScripts,
+      searchScripts: plan.searchScripts,
+      signal,
+      onProgress: progress ? (report) => progress.report(report) : undefined,
+    }),
+  );
   await progress?.finish();
   const outcome = signal.aborted ? "cancelled by the agent" : result.isError ? "error" : "ok";
   // A run that went well is the log file's business (debug); stderr hears of the others.

@@ -41,6 +41,7 @@ export {
   sha256Hex,
   TRUST_FILE_NAME,
   trustCommand,
+  trustDetailOf,
   type TrustEntry,
   trustKeyOf,
   type TrustStore,

@@ -134,7 +134,8 @@ export function namespaceKey(serverName: string): string {
 /**
  * Names a server cannot take as its global: ECMAScript reserved words (a
  * `declare const class` would not parse) and the globals the sandbox itself
- * installs or a script relies on (`symposium` holds the meta-server's helpers, `$session` the session state).
+ * installs or a script relies on (`symposium` holds the meta-server's helpers, `$session` the session state,
+ * `scripts` the saved scripts).
  * Such a server gets a `_` prefix.
  */
 const RESERVED_GLOBALS: ReadonlySet<string> = new Set([
@@ -146,7 +147,9 @@ const RESERVED_GLOBALS: ReadonlySet<string> = new Set([
     .split(" "),
   ..."NaN Infinity globalThis console JSON Math Object Array Promise String Number Boolean Symbol Error Date RegExp"
     .split(" "),
-  ..."Map Set WeakMap WeakSet Proxy Reflect BigInt setTimeout clearTimeout symposium $session".split(" "),
+  ..."Map Set WeakMap WeakSet Proxy Reflect BigInt setTimeout clearTimeout symposium $session scripts".split(
+    " ",
+  ),
 ]);
 
 /**

@@ -62,8 +62,17 @@ export { mayHoldMediaBlocks } from "./protocol/media_json.ts";
 export { GUEST_SUBCOMMAND } from "./protocol/messages.ts";
 export {
   HELPER_GLOBAL,
+  MAX_SCRIPTS_DEPTH,
+  SCRIPTS_GLOBAL,
   SESSION_GLOBAL,
   SESSION_VALUE_MAX_BYTES,
   sessionValueRefusal,
   UNREACHABLE_TOOL_KEYS,
 } from "./protocol/globals.ts";
+// How the guest reads script text (pure), for the host's saved scripts (`lib/meta_server/_saved_script_forms.ts`).
+export {
+  createTypeStripper,
+  normalizeScriptWithOrigin,
+  startsWithStatement,
+  type TypeStripper,
+} from "./guest/normalize.ts";

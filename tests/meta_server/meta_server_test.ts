@@ -15,7 +15,15 @@ Deno.test("createMetaServer() advertises list_tools and execute with their annot
   assert.equal(tools[0]!.annotations?.readOnlyHint, true);
   assert.equal(tools[1]!.annotations?.destructiveHint, true);
   assert.equal(tools[1]!.annotations?.openWorldHint, true);
-  assert.deepEqual(tools[1]!.inputSchema.required, ["script"]);
+  // Exactly one of `script` and `run` (a saved script), so neither is required by the schema.
+  assert.equal(tools[1]!.inputSchema.required, undefined);
+  assert.deepEqual(Object.keys(tools[1]!.inputSchema.properties ?? {}), [
+    "script",
+    "save_as",
+    "description",
+    "run",
+    "args",
+  ]);
   assert.match(tools[1]!.description ?? "", /Servers in scope: fx\./);
   assert.deepEqual(h.catalog.runningServers(), []);
   await h.close();

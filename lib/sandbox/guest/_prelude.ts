@@ -12,7 +12,13 @@
  * @module
  */
 import { preludeParts } from "./_prelude_parts.ts";
-import { HELPER_GLOBAL, SESSION_GLOBAL, UNREACHABLE_TOOL_KEYS } from "../protocol/globals.ts";
+import {
+  HELPER_GLOBAL,
+  MAX_SCRIPTS_DEPTH,
+  SCRIPTS_GLOBAL,
+  SESSION_GLOBAL,
+  UNREACHABLE_TOOL_KEYS,
+} from "../protocol/globals.ts";
 
 /** The session state global's name as a JavaScript string literal, for the core's source. */
 const SESSION_JSON = JSON.stringify(SESSION_GLOBAL);
@@ -98,7 +104,7 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
     parse: parse, StringCtor: StringCtor, ErrorCtor: ErrorCtor, TypeErrorCtor: TypeError,
     RangeErrorCtor: RangeError, errorToString: ErrorCtor.prototype.toString,
     hasInstance: Function.prototype[Symbol.hasInstance], toolErrors: new WeakMapCtor(),
-    weakGet: WeakMapCtor.prototype.get, weakSet: weakSet,
+    weakGet: WeakMapCtor.prototype.get, weakSet: weakSet, evaluate: G.eval, ProxyCtor: ProxyCtor,
   });
   // A function named name that is part index's function of that name (called with the same this and
   // arguments): the part compiles on the first call, not before.
@@ -195,5 +201,8 @@ export const PRELUDE_SOURCE = compactSource(String.raw`(function (native) {
 
 /** The parts' sources by index, compacted like the core (see `preludeParts` in `_prelude_parts.ts`). */
 export const PRELUDE_PART_SOURCES: readonly string[] = Object.freeze(
-  preludeParts(HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS, SESSION_GLOBAL).map(compactSource),
+  preludeParts(HELPER_GLOBAL, UNREACHABLE_TOOL_KEYS, SESSION_GLOBAL, {
+    name: SCRIPTS_GLOBAL,
+    maxDepth: MAX_SCRIPTS_DEPTH,
+  }).map(compactSource),
 );

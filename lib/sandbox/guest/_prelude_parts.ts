@@ -13,7 +13,7 @@
 
 /**
  * Part 0: the namespaces' keys (tool functions, `$resources`, coercion), tool calls (`symposium.search`
- * too), their replies, `Promise.reject`.
+ * too), saved scripts (`scripts.name(input)`), their replies, `Promise.reject`.
  */
 const CALLS = String.raw`(function (I) {
   "use strict";
@@ -44,6 +44,7 @@ const CALLS = String.raw`(function (I) {
     }
   }
   const track = TrackedPromise.track;
+  const trackedThen = TrackedPromise.prototype.then;
   const rejectedWith = function (reason, record) {
     record.state = 2;
     record.reason = reason;
@@ -124,10 +125,62 @@ const CALLS = String.raw`(function (I) {
   UNREACHABLE
   const coercers = create(null);
   const madeResources = create(null);
+  // Saved scripts (scripts.name(input)): the host answers the call with the script's JavaScript forms, each
+  // source of a function (scripts) => async (input) => …; the first that compiles is called in this context
+  // (under the run's deadline and budgets) with a copy of the input as JSON and a scripts whose calls are one
+  // level deeper (a handler's depth is its callers' level; the global scripts has none, level 0).
+  const nestedScripts = create(null);
+  const scriptsAt = function (depth) {
+    const made = nestedScripts[depth];
+    if (made !== undefined) return made;
+    const handler = create(null);
+    handler.ns = SCRIPTS;
+    handler.label = "[server " + SCRIPTS + "]";
+    handler.depth = depth;
+    handler.get = get;
+    handler.set = handler.defineProperty = handler.deleteProperty = function () { return false; };
+    return (nestedScripts[depth] = new I.ProxyCtor(create(null), handler));
+  };
+  const runSaved = function (name, args, depth) {
+    const record = { label: SCRIPTS + "." + name + "()", tool: SCRIPTS + "." + name, state: 0, handled: false, reason: undefined };
+    if (depth > MAX_DEPTH) {
+      return rejectedWith(new I.RangeErrorCtor("Cannot run " + SCRIPTS + "." + name + ": saved scripts call each other more than " + MAX_DEPTH + " deep; a saved script that calls itself must stop"), record);
+    }
+    let input;
+    try {
+      input = args === undefined ? undefined : parse(toJson(args));
+    } catch (error) {
+      return rejectedWith(error, record);
+    }
+    const asked = call(SCRIPTS, name, undefined);
+    // Marked observed by the tracked then (the past-the-limit rejection is a plain promise, handled already).
+    return apply(asked === limitRejection ? promiseThen : trackedThen, asked, [function (answer) {
+      const forms = answer.forms;
+      let shown;
+      for (let i = 0; i < forms.length; i++) {
+        let made;
+        try {
+          made = I.evaluate(forms[i]);
+        } catch (error) {
+          if (i === answer.report || shown === undefined) shown = error;
+          continue;
+        }
+        // A script that is a function (async ({ dir }) => ...) is called with the input, as a run calls one.
+        return apply(promiseThen, made(scriptsAt(depth))(input), [function (value) {
+          return typeof value === "function" ? value(input) : value;
+        }]);
+      }
+      throw shown;
+    }]);
+  };
   // The namespaces' get trap: this is the namespace's handler ({ ns, label }).
   const get = function (_target, key, receiver) {
     const ns = this.ns;
     const label = this.label;
+    if (ns === SCRIPTS && typeof key === "string" && unreachable[key] !== true) {
+      const depth = this.depth === undefined ? 1 : this.depth + 1;
+      return function (args) { return runSaved(key, args, depth); };
+    }
     if (key === I.toPrimitive) {
       const coerce = coercers[ns];
       return coerce !== undefined ? coerce : (coercers[ns] = function () { return label; });
@@ -297,19 +350,26 @@ const SESSION = String.raw`(function (I) {
 })`;
 
 /**
- * The parts' sources by index (0 tool calls, 1 timers, 2 reports, 3 `$session`), each a function `(I) => part`, before
- * `_prelude.ts` compacts them. `helperGlobal` is the name of the helper global (`symposium`), `unreachableKeys`
- * the keys a namespace does not answer (`UNREACHABLE_TOOL_KEYS`), `sessionGlobal` the session state global
- * (`$session`).
+ * The parts' sources by index (0 tool calls, 1 timers, 2 reports, 3 `$session`), each a function `(I) => part`,
+ * before `_prelude.ts` compacts them. `helperGlobal` is the name of the helper global (`symposium`),
+ * `unreachableKeys` the keys a namespace does not answer (`UNREACHABLE_TOOL_KEYS`), `sessionGlobal` the session
+ * state global (`$session`), `scripts` the saved scripts' global (`SCRIPTS_GLOBAL`) and how deep saved scripts
+ * may call each other (`MAX_SCRIPTS_DEPTH`).
  */
 export function preludeParts(
   helperGlobal: string,
   unreachableKeys: readonly string[],
   sessionGlobal: string,
+  scripts: { name: string; maxDepth: number },
 ): readonly string[] {
   const unreachable = unreachableKeys.map((key) => `unreachable[${JSON.stringify(key)}] = true;`).join("\n");
   const calls = CALLS.replace("call(HELPER,", `call(${JSON.stringify(helperGlobal)},`)
-    .replace("UNREACHABLE", unreachable);
+    .replace("UNREACHABLE", unreachable)
+    .replace(
+      "const nestedScripts",
+      `const SCRIPTS = ${JSON.stringify(scripts.name)};\n` +
+        `const MAX_DEPTH = ${scripts.maxDepth};\nconst nestedScripts`,
+    );
   return [
     calls,
     TIMERS,

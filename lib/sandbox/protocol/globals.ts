@@ -68,3 +68,14 @@ export function sessionValueRefusal(
     count(valueBytes)
   } bytes of JSON, more than the ${count(limitBytes)} bytes ${what}; the key keeps its previous value`;
 }
+
+/**
+ * The global of saved scripts (`await scripts.name(input)`). A call is a host call under this namespace
+ * (counted like a tool call) whose answer is the saved script's JavaScript forms; the guest compiles the
+ * first that parses in the run's own context and calls it, so it runs under the run's deadline and budgets.
+ * A server cannot take this global (`namespaceKey` prefixes it).
+ */
+export const SCRIPTS_GLOBAL = "scripts";
+
+/** Deepest chain of saved scripts calling saved scripts (`scripts.a` calling `scripts.b` is depth 2). */
+export const MAX_SCRIPTS_DEPTH = 8;
