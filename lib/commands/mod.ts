@@ -433,7 +433,11 @@ once trusted), each with its description's first line and input type.
 Options:
   --json             Print one JSON document instead of text. Default: off
   --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
-                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium
+
+Examples:
+  cargo agents scripts list
+  cargo agents scripts list --json`,
     options: { json: { type: "boolean" }, "config-dir": { type: "string" } },
     run: async (v, _p, ctx) =>
       (await import("./scripts.ts")).runScriptsList(
@@ -445,10 +449,17 @@ Options:
     summary: "Show one saved script: its file, input type, trust and text",
     help: `Usage: cargo-agents scripts show <name> [--json]
 
+Shows one saved script (yours first, then the workspace's): its file, its
+description, the input type it declares, whether it is trusted, and its text.
+
 Options:
   --json             Print one JSON document instead of text. Default: off
   --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
-                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium
+
+Examples:
+  cargo agents scripts show find_todos
+  cargo agents scripts show find_todos --json`,
     options: { json: { type: "boolean" }, "config-dir": { type: "string" } },
     positionals: "one",
     run: async (v, p, ctx) =>
@@ -466,7 +477,10 @@ repository instead.
 
 Options:
   --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
-                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium
+
+Examples:
+  cargo agents scripts rm find_todos`,
     options: { "config-dir": { type: "string" } },
     positionals: "one",
     run: async (v, p, ctx) =>
@@ -488,7 +502,11 @@ Options:
   --yes              Trust without asking (a script that reviewed the files). Default: off
   --revoke           Take the trust away instead. Default: off
   --config-dir DIR   The configuration folder. Default: $SYMPOSIUM_HOME, else
-                     $XDG_CONFIG_HOME/symposium, else ~/.symposium`,
+                     $XDG_CONFIG_HOME/symposium, else ~/.symposium
+
+Examples:
+  cargo agents scripts trust
+  cargo agents scripts trust find_todos --revoke`,
     options: { yes: { type: "boolean" }, revoke: { type: "boolean" }, "config-dir": { type: "string" } },
     positionals: "many",
     run: async (v, p, ctx) =>

@@ -256,18 +256,8 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   else server.oninitialized = logAgent;
   const setLevel = (level: Parameters<ToolHandlers["setLevel"]>[0]) => relay.setLevel(level);
   const store = new SessionStore({ maxStoreBytes: () => catalog.config.sessionStoreMb * 1024 * 1024 });
-  const saved = new SavedScriptsHost(catalog);
-  const session: ExecuteSession = {
-    server,
-    options,
-    logger,
-    checker,
-    confirmer,
-    sessionNotices,
-    relay,
-    store,
-    saved,
-  };
+  const shared = { server, options, logger, checker, confirmer, sessionNotices, relay, store };
+  const session: ExecuteSession = { ...shared, saved: new SavedScriptsHost(catalog) };
   const direct = new DirectToolSet(catalog); // `[mcp] direct-tools`, listed from the tool cache
   const listTools = async () => {
     await refreshQuietly(catalog, logger, true); // `execute`'s description names the servers in scope now
@@ -321,7 +311,10 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   return { listTools, callTool, setLevel };
 }
 
-/** Answers one `tools/call` of `list_tools` (with what the session keeps in `$session`, and `problems()`: the `[mcp] direct-tools` ones). */
+/**
+ * Answers one `tools/call` of `list_tools` (with what the session keeps in `$session`, and `problems()`: the
+ * `[mcp] direct-tools` ones).
+ */
 async function answerListTools(
   session: ExecuteSession,
   args: unknown,

@@ -142,6 +142,7 @@ Deno.test("saved scripts: saved, listed, searched, run by name and from a script
         "run",
         "save_as",
         "script",
+        "trace",
       ]);
     });
 

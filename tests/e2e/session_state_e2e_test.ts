@@ -132,18 +132,20 @@ Deno.test("$session values never reach the config folder, the tool cache or the 
   const world = await makeWorld();
   try {
     const canary = `canary-${crypto.randomUUID()}`;
+    // The value comes from a backing server, not from the script's text (the log keeps every script).
+    await Deno.writeTextFile(`${world.data}/secret.txt`, canary);
     await withServe(world, async (serve) => {
       // A tool call too, so the tool cache and observed shapes are written during the session.
-      const script = `await filesystem.list_allowed_directories({});
-        await $session.set("secret", { token: ${JSON.stringify(canary)} });
+      const script = `const file = await filesystem.read_text_file({ path: ${
+        JSON.stringify(`${world.data}/secret.txt`)
+      } });
+        await $session.set("secret", { token: file.content });
         const back = await $session.get("secret");
         return back.token.length`;
       assert.equal(valueOf(await serve.execute(script)), canary.length);
       // A refused set names the key, never the value.
       const refused = await serve.execute(
-        `try { await $session.set("big", ${
-          JSON.stringify(canary)
-        }.repeat(300000)); } catch (e) { return e.message }`,
+        `try { const back = await $session.get("secret"); await $session.set("big", back.token.repeat(300000)); } catch (e) { return e.message }`,
       );
       assert.ok(!(valueOf(refused) as string).includes(canary));
     });

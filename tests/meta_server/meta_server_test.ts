@@ -19,6 +19,7 @@ Deno.test("createMetaServer() advertises list_tools and execute with their annot
   assert.equal(tools[1]!.inputSchema.required, undefined);
   assert.deepEqual(Object.keys(tools[1]!.inputSchema.properties ?? {}), [
     "script",
+    "trace",
     "save_as",
     "description",
     "run",

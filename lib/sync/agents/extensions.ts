@@ -19,11 +19,12 @@ import {
 import { clineCliDir, exists, EXTENSION_HOSTS, extensionStorage } from "./_locations.ts";
 
 /**
- * The `timeout` Cline and Roo Code give a server, in seconds: their documented default (Cline's
- * `DEFAULT_MCP_TIMEOUT_SECONDS`, Roo's "Network Timeout"), written so a slow first start is not
- * dropped by a shorter default of a client version.
+ * The `timeout` Cline and Roo Code give a server, in seconds: their budget for one tool call (Cline's
+ * `DEFAULT_MCP_TIMEOUT_SECONDS` is 60, Roo's "Network Timeout" likewise), written above the meta-server's
+ * default `script-timeout-secs` of 120, as Codex's `tool_timeout_sec`, so `execute` reports its own deadline
+ * instead of the agent cutting it.
  */
-export const EXTENSION_TIMEOUT_SECS = 60;
+export const EXTENSION_TIMEOUT_SECS = 150;
 
 const CLINE_ID = "saoudrizwan.claude-dev";
 const ROO_ID = "rooveterinaryinc.roo-cline";
