@@ -96,6 +96,17 @@ export function readExecuteRequest(raw: unknown): ExecuteRequest | { error: stri
   return { kind: "save", script: a.script, name: a.save_as, description, args };
 }
 
+/**
+ * The script the session log (and so `cargo agents report`) records for a run by name or a save: the saved
+ * script's call with the size of its `args`, never their values (the log keeps names and sizes only), and
+ * for a save the script being saved after that line.
+ */
+export function loggedScript(request: Exclude<ExecuteRequest, { kind: "script" }>): string {
+  const bytes = new TextEncoder().encode(JSON.stringify(request.args)).length;
+  const call = `// ${SCRIPTS_GLOBAL}.${request.name}(args: ${bytes} bytes of JSON, not logged)`;
+  return request.kind === "run" ? call : `${call}, saved as:\n${request.script}`;
+}
+
 /** The script that runs saved script `name` with `args` as its input (the path `scripts.name()` takes). */
 export function driverScript(name: string, args: unknown): string {
   return `return await ${SCRIPTS_GLOBAL}[${JSON.stringify(name)}](${JSON.stringify(args)})`;
@@ -223,6 +234,8 @@ export class SavedScriptsHost {
 /** The pieces `answerExecute` needs for one request: the script to run, and what to do with its answer. */
 export interface ExecutePlan {
   script: string;
+  /** The script as the session log records it (a run's `args` left out, see {@link loggedScript}). */
+  logged: string;
   /** Answers a `scripts.name()` call of this run. */
   answerScripts(name: string): Promise<SavedScriptForms>;
   /** The saved scripts a `symposium.search` of this run finds (see `SavedScriptsHost.searchHits`). */
@@ -238,6 +251,7 @@ export function planExecute(host: SavedScriptsHost, request: ExecuteRequest): Ex
   if (request.kind === "script") {
     return {
       script: request.script,
+      logged: request.script,
       answerScripts: (name) => host.answer(name, undefined),
       searchScripts: (args, limit) => host.searchHits(args, limit),
       finish: (result) => Promise.resolve(result),
@@ -246,6 +260,7 @@ export function planExecute(host: SavedScriptsHost, request: ExecuteRequest): Ex
   if (request.kind === "run") {
     return {
       script: driverScript(request.name, request.args),
+      logged: loggedScript(request),
       answerScripts: (name) => host.answer(name, undefined),
       searchScripts: (args, limit) => host.searchHits(args, limit),
       finish: (result) => Promise.resolve(result),
@@ -255,6 +270,7 @@ export function planExecute(host: SavedScriptsHost, request: ExecuteRequest): Ex
   const pending = { name: request.name, text: request.script };
   return {
     script: driverScript(request.name, request.args),
+    logged: loggedScript(request),
     answerScripts: (name) => host.answer(name, pending),
     searchScripts: (args, limit) => host.searchHits(args, limit),
     refusal: refused === undefined

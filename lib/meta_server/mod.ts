@@ -421,6 +421,7 @@ async function answerExecute(
         runExecute(options.catalog, options.runner, script, {
           ...executeOptions(session, request.params._meta),
           returnTrace,
+          loggedScript: plan.logged,
           answerScripts: plan.answerScripts,
           searchScripts: plan.searchScripts,
           ...extra,
@@ -435,6 +436,7 @@ async function answerExecute(
     await runExecute(options.catalog, options.runner, script, {
       ...executeOptions(session, request.params._meta),
       returnTrace,
+      loggedScript: plan.logged,
       answerScripts: plan.answerScripts,
       searchScripts: plan.searchScripts,
       signal,
