@@ -63,7 +63,8 @@ Deno.test("scriptNameProblem() refuses names that are not identifiers, globals, 
   for (const name of ["a-b", "1a", "../x", "a.b", "$session"]) {
     assert.match(scriptNameProblem(name)!, /letters, digits and `_`/, name);
   }
-  for (const name of ["console", "symposium", "scripts", "return", "input", "then", "Promise"]) {
+  // `__proto__` is a key no namespace answers (`scripts.__proto__` is not a function): never a script's name.
+  for (const name of ["console", "symposium", "scripts", "return", "input", "then", "Promise", "__proto__"]) {
     assert.match(scriptNameProblem(name)!, /reserved word or a global/, name);
   }
   assert.match(scriptNameProblem("memory", ["memory"])!, /name of a server in scope/);
