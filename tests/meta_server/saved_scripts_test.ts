@@ -16,7 +16,11 @@ import {
 } from "../../lib/meta_server/_saved_script_exec.ts";
 import type { Catalog } from "../../lib/catalog/mod.ts";
 import { SavedScriptCompiler } from "../../lib/meta_server/_saved_script_forms.ts";
-import { savedScriptSignature, searchSavedScripts } from "../../lib/meta_server/_saved_script_index.ts";
+import {
+  listSavedScripts,
+  savedScriptSignature,
+  searchSavedScripts,
+} from "../../lib/meta_server/_saved_script_index.ts";
 
 Deno.test("parseSavedScript() reads the header's description and servers and the input type", () => {
   const text = renderSavedScript(
@@ -191,4 +195,33 @@ Deno.test("SavedScriptsHost: a script's searches made while the saved scripts ar
     assert.deepEqual(hits.map((h) => `${h.server}.${h.tool}`), ["scripts.find_todos"]);
   }
   assert.equal(reads, 1);
+});
+
+Deno.test("listSavedScripts(): a repository's many untrusted scripts are a few Problems lines, not one each", async () => {
+  const root = await Deno.makeTempDir({ prefix: "saved-untrusted-" });
+  try {
+    await Deno.mkdir(`${root}/config`, { mode: 0o700 });
+    await Deno.mkdir(`${root}/ws/.symposium/scripts`, { recursive: true });
+    for (let i = 0; i < 150; i++) {
+      await Deno.writeTextFile(
+        `${root}/ws/.symposium/scripts/team_${String(i).padStart(3, "0")}.ts`,
+        "return 1",
+      );
+    }
+    const host = {
+      places: { configDir: `${root}/config`, workspaceRoot: `${root}/ws` },
+      compiler: new SavedScriptCompiler(),
+    };
+    const catalog = { servers: [], unavailableNamespaces: () => [] } as unknown as Catalog;
+    const { set, problems } = await listSavedScripts(host, catalog);
+    assert.equal(set.untrusted.length, 150);
+    assert.equal(problems.length, 4);
+    assert.match(problems[0]!, /workspace script `team_000` \(.*\) is not trusted, so it is not listed/);
+    assert.match(
+      problems[3]!,
+      /^147 more workspace scripts are not trusted \(or changed since\), so they are not listed: `team_003`, .*`team_012`, …; a person runs `cargo agents scripts trust`/,
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });
