@@ -20,6 +20,9 @@ export interface ReportPage {
 export const REPORT_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
 
+/** The end of the page's `<title>`: how `report` knows an existing `--out` file is a page it wrote. */
+export const REPORT_TITLE_SUFFIX = " · cargo agents report";
+
 /** `text` safe as HTML text and as a double- or single-quoted attribute value. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -70,7 +73,7 @@ export function renderReportHtml(page: ReportPage): string {
 <meta http-equiv="Content-Security-Policy" content="${REPORT_CSP}">
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)} · cargo agents report</title>
+<title>${escapeHtml(title)}${REPORT_TITLE_SUFFIX}</title>
 <style>${STYLE}</style></head>
 <body><header><h1>${escapeHtml(title)}</h1>
 <dl class="totals" data-session>

@@ -14,7 +14,7 @@ import { resolveConfigDir } from "../plugins/config.ts";
 import { ensurePrivateDir, listOwnFiles, writePrivateFile } from "../secrets/mod.ts";
 import { openBrowser } from "../auth/mod.ts";
 import { parseSessionLog, type SessionRecords } from "../meta_server/trace_record.ts";
-import { renderReportHtml } from "./_report_html.ts";
+import { renderReportHtml, REPORT_TITLE_SUFFIX } from "./_report_html.ts";
 
 /** Options of {@link runReport}. */
 export interface ReportOptions {
@@ -37,7 +37,8 @@ const MAX_READ_BYTES = MAX_SESSION_LOG_BYTES + 64 * 1024;
  * @returns 0.
  * @throws {UserError} `REPORT_NO_SESSION` when the named session has no log here; `REPORT_NO_EXECUTES`
  *   when no session log holds an `execute` (without `--session`); `REPORT_UNWRITABLE` when the page
- *   cannot be written.
+ *   cannot be written; `REPORT_OUT_EXISTS` when `--out` names a file that is not a report page (it is
+ *   never replaced: a mistyped `--out Cargo.toml` must not cost the file).
  * @throws {UsageError} When `--session` is not a session id.
  */
 export async function runReport(options: ReportOptions, ctx: CommandContext): Promise<number> {
@@ -54,6 +55,7 @@ export async function runReport(options: ReportOptions, ctx: CommandContext): Pr
   const out = options.out === undefined
     ? join(configDir, "reports", `${found.id}.html`)
     : resolve(ctx.cwd, options.out);
+  if (options.out !== undefined) await refuseToClobber(out);
   try {
     if (options.out === undefined) ensurePrivateDir(dirname(out));
     await writePrivateFile(dirname(out), basename(out), new TextEncoder().encode(html));
@@ -72,6 +74,37 @@ export async function runReport(options: ReportOptions, ctx: CommandContext): Pr
     if (!opened) ctx.writeErr(`could not open a browser; open ${url}\n`);
   }
   return 0;
+}
+
+/** Bytes at the start of an existing `--out` file read to tell whether it is a report page. */
+const REPORT_HEAD_BYTES = 4096;
+
+/**
+ * Throws unless `out` is free to write: missing, or a report page this command wrote (its `<title>` ends
+ * in {@link REPORT_TITLE_SUFFIX} within the first {@link REPORT_HEAD_BYTES} bytes), which is replaced.
+ *
+ * @throws {UserError} `REPORT_OUT_EXISTS` naming the file.
+ */
+async function refuseToClobber(out: string): Promise<void> {
+  let head: string;
+  try {
+    using file = await Deno.open(out, { read: true });
+    const buffer = new Uint8Array(REPORT_HEAD_BYTES);
+    const n = await file.read(buffer);
+    head = new TextDecoder().decode(buffer.subarray(0, n ?? 0));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    if (error instanceof Deno.errors.IsADirectory) head = "";
+    else return; // Unreadable: the write says why, if it fails.
+  }
+  if (head.startsWith("<!DOCTYPE html>") && head.includes(`${REPORT_TITLE_SUFFIX}</title>`)) return;
+  throw new UserError(
+    "REPORT_OUT_EXISTS",
+    `Cannot write the report to "${out}": something that is not a report page is there already`,
+    {
+      hint: "pass --out with a new file name (an earlier report page is replaced), or remove that file first",
+    },
+  );
 }
 
 interface FoundSession {

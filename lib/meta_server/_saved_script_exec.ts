@@ -23,6 +23,7 @@ import {
   readSavedScripts,
   renderSavedScript,
   type SavedScriptPlaces,
+  type SavedScriptSet,
   scriptNameProblem,
   writeUserScript,
 } from "./saved_scripts.ts";
@@ -96,18 +97,71 @@ export function readExecuteRequest(raw: unknown): ExecuteRequest | { error: stri
   return { kind: "save", script: a.script, name: a.save_as, description, args };
 }
 
+/**
+ * The script the session log (and so `cargo agents report`) records for a run by name or a save: the saved
+ * script's call with the size of its `args`, never their values (the log keeps names and sizes only), and
+ * for a save the script being saved after that line.
+ */
+export function loggedScript(request: Exclude<ExecuteRequest, { kind: "script" }>): string {
+  const bytes = new TextEncoder().encode(JSON.stringify(request.args)).length;
+  const call = `// ${SCRIPTS_GLOBAL}.${request.name}(args: ${bytes} bytes of JSON, not logged)`;
+  return request.kind === "run" ? call : `${call}, saved as:\n${request.script}`;
+}
+
 /** The script that runs saved script `name` with `args` as its input (the path `scripts.name()` takes). */
 export function driverScript(name: string, args: unknown): string {
   return `return await ${SCRIPTS_GLOBAL}[${JSON.stringify(name)}](${JSON.stringify(args)})`;
+}
+
+/**
+ * How long a read of every saved script serves a script's `symposium.search` calls after it ended, ms (the
+ * workspace is looked at as often). Reading them all costs up to 400 files of 256 KiB read and hashed: a
+ * repository's 200 such scripts made each search take 1.6 s, and 90 at once took mcp-serve to 2.7 GB.
+ */
+export const SAVED_SET_REUSE_MS = 2_000;
+
+/** Reads every saved script of `places` (`readSavedScripts`; a seam for tests). */
+export type SavedSetReader = (places: SavedScriptPlaces) => Promise<SavedScriptSet>;
+
+/** One read of the saved scripts, for searches: where (as JSON), the read, and when it ended (epoch ms). */
+interface SharedRead {
+  key: string;
+  set: Promise<SavedScriptSet>;
+  endedAtMs?: number;
 }
 
 /** The saved scripts of one agent session: answering `scripts.name()` calls and saving. */
 export class SavedScriptsHost {
   readonly #catalog: Catalog;
   readonly #compiler = new SavedScriptCompiler();
+  readonly #read: SavedSetReader;
+  /** The last read for searches: shared while it runs, reused until {@link SAVED_SET_REUSE_MS} after it ended. */
+  #lastRead: SharedRead | undefined;
 
-  constructor(catalog: Catalog) {
+  /** @param read Reads the saved scripts. @default readSavedScripts */
+  constructor(catalog: Catalog, read: SavedSetReader = readSavedScripts) {
     this.#catalog = catalog;
+    this.#read = read;
+  }
+
+  /** The saved scripts for a search: one read shared by the calls made while it runs or just after. */
+  #searchSet(): Promise<SavedScriptSet> {
+    const places = this.places;
+    const key = JSON.stringify(places);
+    const last = this.#lastRead;
+    if (
+      last !== undefined && last.key === key &&
+      (last.endedAtMs === undefined || Date.now() - last.endedAtMs < SAVED_SET_REUSE_MS)
+    ) {
+      return last.set;
+    }
+    const read: SharedRead = { key, set: this.#read(places) };
+    this.#lastRead = read;
+    read.set.then(
+      () => (read.endedAtMs = Date.now()),
+      () => this.#lastRead === read && (this.#lastRead = undefined),
+    );
+    return read.set;
   }
 
   /** Where this session's saved scripts are (read at each use: the workspace may change). */
@@ -155,7 +209,7 @@ export class SavedScriptsHost {
   async searchHits(args: unknown, limit: number): Promise<ScriptSearchHit[]> {
     const query = (typeof args === "object" && args !== null ? args as Record<string, unknown> : {}).query;
     if (typeof query !== "string") return [];
-    const set = await readSavedScripts(this.places);
+    const set = await this.#searchSet();
     return searchSavedScripts(set.usable, query, limit).map((script) => ({
       server: SCRIPTS_GLOBAL,
       tool: script.name,
@@ -223,6 +277,8 @@ export class SavedScriptsHost {
 /** The pieces `answerExecute` needs for one request: the script to run, and what to do with its answer. */
 export interface ExecutePlan {
   script: string;
+  /** The script as the session log records it (a run's `args` left out, see {@link loggedScript}). */
+  logged: string;
   /** Answers a `scripts.name()` call of this run. */
   answerScripts(name: string): Promise<SavedScriptForms>;
   /** The saved scripts a `symposium.search` of this run finds (see `SavedScriptsHost.searchHits`). */
@@ -238,6 +294,7 @@ export function planExecute(host: SavedScriptsHost, request: ExecuteRequest): Ex
   if (request.kind === "script") {
     return {
       script: request.script,
+      logged: request.script,
       answerScripts: (name) => host.answer(name, undefined),
       searchScripts: (args, limit) => host.searchHits(args, limit),
       finish: (result) => Promise.resolve(result),
@@ -246,6 +303,7 @@ export function planExecute(host: SavedScriptsHost, request: ExecuteRequest): Ex
   if (request.kind === "run") {
     return {
       script: driverScript(request.name, request.args),
+      logged: loggedScript(request),
       answerScripts: (name) => host.answer(name, undefined),
       searchScripts: (args, limit) => host.searchHits(args, limit),
       finish: (result) => Promise.resolve(result),
@@ -255,6 +313,7 @@ export function planExecute(host: SavedScriptsHost, request: ExecuteRequest): Ex
   const pending = { name: request.name, text: request.script };
   return {
     script: driverScript(request.name, request.args),
+    logged: loggedScript(request),
     answerScripts: (name) => host.answer(name, pending),
     searchScripts: (args, limit) => host.searchHits(args, limit),
     refusal: refused === undefined

@@ -33,9 +33,15 @@ export interface SavedScriptsListing {
   problems: string[];
 }
 
+/** Untrusted workspace scripts given a Problems line each; the rest share one line (a repository's 200 took 44 KB). */
+const UNTRUSTED_LINES_MAX = 3;
+/** Names that shared line shows at most. */
+const UNTRUSTED_NAMES_MAX = 10;
+
 /**
  * Reads the saved scripts and checks each runnable one: does it compile (`SavedScriptCompiler`), and is
- * every server its `@servers` line or its text names in scope.
+ * every server its `@servers` line or its text names in scope. Untrusted workspace scripts are named under
+ * Problems, the first {@link UNTRUSTED_LINES_MAX} a line each and the rest counted in one line.
  */
 export async function listSavedScripts(
   host: SavedScriptsSource,
@@ -66,11 +72,20 @@ export async function listSavedScripts(
       );
     }
   }
-  for (const script of set.untrusted) {
+  for (const script of set.untrusted.slice(0, UNTRUSTED_LINES_MAX)) {
     problems.push(
       `workspace script \`${script.name}\` (${script.file}) is ${
         script.trust === "changed" ? "changed since it was trusted" : "not trusted"
       }, so it is not listed: a person runs \`cargo agents scripts trust ${script.name}\` after reading it`,
+    );
+  }
+  const more = set.untrusted.slice(UNTRUSTED_LINES_MAX);
+  if (more.length > 0) {
+    const named = more.slice(0, UNTRUSTED_NAMES_MAX).map((s) => `\`${s.name}\``).join(", ");
+    problems.push(
+      `${more.length} more workspace scripts are not trusted (or changed since), so they are not listed: ${named}${
+        more.length > UNTRUSTED_NAMES_MAX ? ", …" : ""
+      }; a person runs \`cargo agents scripts trust\` after reading them`,
     );
   }
   return { set, problems };

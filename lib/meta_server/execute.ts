@@ -247,6 +247,11 @@ export interface ExecuteOptions {
    */
   returnTrace?: boolean | undefined;
   /**
+   * The script as the session log records it, when not the one run: a saved script's run or save, whose
+   * driver script holds the `args` values (`_saved_script_exec.ts:loggedScript`). Default: the script.
+   */
+  loggedScript?: string | undefined;
+  /**
    * The agent session's `$session` store (one per session, shared by its `execute`s). Default: a store of
    * this run alone (`cargo-agents mcp exec`).
    */
@@ -427,7 +432,7 @@ function recordExecute(
   const returnTrace = options.returnTrace === true;
   const execute = {
     id: crypto.randomUUID().slice(0, 8),
-    script,
+    script: options.loggedScript ?? script,
     outcome: outcomeOf(answer),
     traced: returnTrace,
     startedAtEpochMs: calls.startedAtEpochMs,

@@ -414,6 +414,7 @@ async function answerExecute(
         runExecute(options.catalog, options.runner, script, {
           ...executeOptions(session, request.params._meta),
           returnTrace,
+          loggedScript: plan.logged,
           answerScripts: plan.answerScripts,
           searchScripts: plan.searchScripts,
           ...extra,
@@ -428,6 +429,7 @@ async function answerExecute(
     await runExecute(options.catalog, options.runner, script, {
       ...executeOptions(session, request.params._meta),
       returnTrace,
+      loggedScript: plan.logged,
       answerScripts: plan.answerScripts,
       searchScripts: plan.searchScripts,
       signal,

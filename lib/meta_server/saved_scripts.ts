@@ -96,7 +96,9 @@ export function scriptNameProblem(name: string, servers: readonly string[] = [])
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
     return "a script name is letters, digits and `_`, not starting with a digit (it is called as `scripts.<name>`)";
   }
-  if (namespaceKey(name) !== name || ["input", "then", "toJSON", "constructor"].includes(name)) {
+  // `then` and `__proto__` are keys no namespace answers (the sandbox's UNREACHABLE_TOOL_KEYS):
+  // `scripts.__proto__` is not a function, so such a script would be listed and never run.
+  if (namespaceKey(name) !== name || ["input", "then", "__proto__", "toJSON", "constructor"].includes(name)) {
     return `\`${name}\` is a reserved word or a global of every script; choose another name`;
   }
   if (servers.some((s) => s === name || namespaceKey(s) === name)) {

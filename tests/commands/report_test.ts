@@ -94,6 +94,27 @@ Deno.test("runReport() takes the newest session that ran an execute, writes the 
   }
 });
 
+Deno.test("runReport() --out never replaces a file that is not a report page; an earlier page it replaces", async () => {
+  const home = await Deno.makeTempDir({ prefix: "report-" });
+  try {
+    await writeSession(home, "2026-01-02T00-00-00-000Z-2.log", ["return 1"]);
+    const precious = join(home, "Cargo.toml");
+    await Deno.writeTextFile(precious, '[package]\nname = "mine"\n');
+    await assert.rejects(runReport({ out: "Cargo.toml" }, context(home)), (e: unknown) => {
+      return e instanceof UserError && e.code === "REPORT_OUT_EXISTS" && e.message.includes(precious);
+    });
+    assert.equal(await Deno.readTextFile(precious), '[package]\nname = "mine"\n');
+    await assert.rejects(runReport({ out: "." }, context(home)), (e: unknown) => {
+      return e instanceof UserError && e.code === "REPORT_OUT_EXISTS";
+    });
+    assert.equal(await runReport({ out: "page.html" }, context(home)), 0);
+    assert.equal(await runReport({ out: "page.html" }, context(home)), 0); // its own page: replaced
+    assert.match(await Deno.readTextFile(join(home, "page.html")), /return 1/);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
 Deno.test("runReport() says why when there is no session, no execute, or no such session", async () => {
   const home = await Deno.makeTempDir({ prefix: "report-" });
   try {

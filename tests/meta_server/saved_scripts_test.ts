@@ -9,9 +9,18 @@ import {
   type SavedScript,
   scriptNameProblem,
 } from "../../lib/meta_server/saved_scripts.ts";
-import { driverScript, readExecuteRequest } from "../../lib/meta_server/_saved_script_exec.ts";
+import {
+  driverScript,
+  readExecuteRequest,
+  SavedScriptsHost,
+} from "../../lib/meta_server/_saved_script_exec.ts";
+import type { Catalog } from "../../lib/catalog/mod.ts";
 import { SavedScriptCompiler } from "../../lib/meta_server/_saved_script_forms.ts";
-import { savedScriptSignature, searchSavedScripts } from "../../lib/meta_server/_saved_script_index.ts";
+import {
+  listSavedScripts,
+  savedScriptSignature,
+  searchSavedScripts,
+} from "../../lib/meta_server/_saved_script_index.ts";
 
 Deno.test("parseSavedScript() reads the header's description and servers and the input type", () => {
   const text = renderSavedScript(
@@ -63,7 +72,8 @@ Deno.test("scriptNameProblem() refuses names that are not identifiers, globals, 
   for (const name of ["a-b", "1a", "../x", "a.b", "$session"]) {
     assert.match(scriptNameProblem(name)!, /letters, digits and `_`/, name);
   }
-  for (const name of ["console", "symposium", "scripts", "return", "input", "then", "Promise"]) {
+  // `__proto__` is a key no namespace answers (`scripts.__proto__` is not a function): never a script's name.
+  for (const name of ["console", "symposium", "scripts", "return", "input", "then", "Promise", "__proto__"]) {
     assert.match(scriptNameProblem(name)!, /reserved word or a global/, name);
   }
   assert.match(scriptNameProblem("memory", ["memory"])!, /name of a server in scope/);
@@ -157,4 +167,61 @@ Deno.test("searchSavedScripts() ranks name terms over description terms and leav
     savedScriptSignature(all[2]!),
     "scripts.deploy(input?: Record<string, unknown>): Promise<unknown>",
   );
+});
+
+Deno.test("SavedScriptsHost: a script's searches made while the saved scripts are read share that one read", async () => {
+  // A repository's 200 scripts of 256 KiB made each read 1.6 s; 90 searches at once read them 90 times.
+  const script = {
+    name: "find_todos",
+    source: "user" as const,
+    file: "/config/scripts/find_todos.ts",
+    text: "return 1",
+    description: "Files that mention TODO.",
+    inputType: undefined,
+    servers: [],
+  };
+  let reads = 0;
+  let release = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const catalog = { configDir: "/config", workspace: { root: "/ws" } } as unknown as Catalog;
+  const host = new SavedScriptsHost(catalog, async () => {
+    reads++;
+    await gate;
+    return { usable: [script], untrusted: [], shadowed: [], problems: [] };
+  });
+  const searches = Array.from({ length: 50 }, () => host.searchHits({ query: "TODO files" }, 5));
+  release();
+  for (const hits of await Promise.all(searches)) {
+    assert.deepEqual(hits.map((h) => `${h.server}.${h.tool}`), ["scripts.find_todos"]);
+  }
+  assert.equal(reads, 1);
+});
+
+Deno.test("listSavedScripts(): a repository's many untrusted scripts are a few Problems lines, not one each", async () => {
+  const root = await Deno.makeTempDir({ prefix: "saved-untrusted-" });
+  try {
+    await Deno.mkdir(`${root}/config`, { mode: 0o700 });
+    await Deno.mkdir(`${root}/ws/.symposium/scripts`, { recursive: true });
+    for (let i = 0; i < 150; i++) {
+      await Deno.writeTextFile(
+        `${root}/ws/.symposium/scripts/team_${String(i).padStart(3, "0")}.ts`,
+        "return 1",
+      );
+    }
+    const host = {
+      places: { configDir: `${root}/config`, workspaceRoot: `${root}/ws` },
+      compiler: new SavedScriptCompiler(),
+    };
+    const catalog = { servers: [], unavailableNamespaces: () => [] } as unknown as Catalog;
+    const { set, problems } = await listSavedScripts(host, catalog);
+    assert.equal(set.untrusted.length, 150);
+    assert.equal(problems.length, 4);
+    assert.match(problems[0]!, /workspace script `team_000` \(.*\) is not trusted, so it is not listed/);
+    assert.match(
+      problems[3]!,
+      /^147 more workspace scripts are not trusted \(or changed since\), so they are not listed: `team_003`, .*`team_012`, …; a person runs `cargo agents scripts trust`/,
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });

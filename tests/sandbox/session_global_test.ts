@@ -53,3 +53,29 @@ Deno.test("$session.set() of a value past what one value may hold is refused in 
   );
   assert.deepEqual(run.calls, []);
 });
+
+Deno.test("$session.get() calls go to the host one at a time, in order, each answered into the script", async () => {
+  // A Promise.all of gets of one big value would otherwise have the host hold every reply at once.
+  let inFlight = 0;
+  let most = 0;
+  const asked: string[] = [];
+  const run = await runInEngine(
+    `const got = await Promise.all(["a", "b", "c", "d"].map((k) => $session.get(k)));
+     const failed = await Promise.all([$session.get("bad").catch((e) => e.message), $session.get("a")]);
+     return [got, failed];`,
+    {
+      hostCall: async (req) => {
+        const key = (req.args as { key: string }).key;
+        asked.push(key);
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight--;
+        if (key === "bad") throw new Error("no such key here");
+        return key.toUpperCase();
+      },
+    },
+  );
+  assert.deepEqual(resultOf(run), [["A", "B", "C", "D"], ["no such key here", "A"]]);
+  assert.equal(most, 1);
+  assert.deepEqual(asked, ["a", "b", "c", "d", "bad", "a"]);
+});

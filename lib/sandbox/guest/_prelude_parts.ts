@@ -332,15 +332,27 @@ const REPORT = String.raw`(function (I) {
 /**
  * Part 3: `$session`'s methods, made on a script's first use of `$session` (the core's getter passes part 0's
  * `call`): host calls of namespace `$session`, keys `get`/`set`/`delete`/`keys`, arguments `{ key, value }`.
- * The host measures, keeps and answers; a value crosses as JSON, as tool arguments do.
+ * The host measures, keeps and answers; a value crosses as JSON, as tool arguments do. `get`s are sent one at
+ * a time (in the order asked), so the host holds at most one value's reply for a run.
  */
 const SESSION = String.raw`(function (I) {
   "use strict";
-  let made;
+  let made, gate;
+  const noop = function () {};
   const of = function (call) {
     if (made !== undefined) return made;
     made = I.create(null);
-    made.get = function (key) { return call(SESSION, "get", { key: key }); };
+    // One get in flight at a time: the next is sent once the last one's value is in the script. Each
+    // reply is a whole value (up to 8 MiB) the host parses, serializes and sends; a Promise.all of 100
+    // gets of one big value held them all at once in the host (2.5 GB) and kept it busy past the deadline.
+    made.get = function (key) {
+      const ask = function () { return call(SESSION, "get", { key: key }); };
+      const asked = gate === undefined ? ask() : I.apply(I.then, gate, [ask]);
+      const done = I.apply(I.then, asked, [noop, noop]);
+      gate = done;
+      I.apply(I.then, done, [function () { if (gate === done) gate = undefined; }]);
+      return asked;
+    };
     made.set = function (key, value) { return call(SESSION, "set", { key: key, value: value }); };
     made.delete = function (key) { return call(SESSION, "delete", { key: key }); };
     made.keys = function () { return call(SESSION, "keys", undefined); };
