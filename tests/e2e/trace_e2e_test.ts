@@ -12,6 +12,7 @@ import { REPO, waitFor } from "../_fakes_backends.ts";
 import { cargoLock, cargoToml } from "../_fakes_meta.ts";
 import { sourceRunArgs } from "../../lib/self_command.ts";
 import { unwrapToolResult } from "../../lib/catalog/result_unwrap.ts";
+import type { TracedCall } from "../../lib/meta_server/call_trace.ts";
 
 const EVERYTHING = `${REPO}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
 const ARTIFACTS = `${REPO}tests/artifacts/report`;
@@ -20,16 +21,8 @@ const LONG = "trigger-long-running-operation";
 /** Built inside the scripts from parts, so that it is never in a script's text: only in values. */
 const CANARY = "canary-7d41-b0e9";
 
-interface Traced {
-  server: string;
-  tool: string;
-  startMs: number;
-  ms: number;
-  argsBytes: number;
-  resultBytes: number;
-  ok: boolean;
-  error?: string;
-}
+/** One call of a trace, as `execute` answers it (the shape `call_trace.ts` makes). */
+type Traced = TracedCall;
 interface Trace {
   calls: Traced[];
   omittedCalls: number;
