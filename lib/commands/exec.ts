@@ -15,6 +15,11 @@ export interface ExecOptions {
   file: string;
   /** Reads stdin when `file` is `-`. @default all of `Deno.stdin` */
   readStdin?: () => Promise<string>;
+  /**
+   * Print the run's trace too, as `execute { trace: true }` answers it (each call's server, tool, start
+   * and duration in ms, bytes of arguments and result; see `docs/trace-and-report.md`). @default false
+   */
+  trace?: boolean;
 }
 
 async function readAllStdin(): Promise<string> {
@@ -22,7 +27,8 @@ async function readAllStdin(): Promise<string> {
 }
 
 /**
- * Prints the text the agent would receive (image blocks as one line each).
+ * Prints the text the agent would receive (image blocks as one line each), with the run's trace in it when
+ * `options.trace` is set.
  *
  * @returns 0, or 1 when the result is an error.
  * @throws {UserError} `SCRIPT_UNREADABLE` when the file cannot be read.
@@ -47,6 +53,7 @@ export async function runExec(options: ExecOptions, ctx: CommandContext): Promis
     const saved = new SavedScriptsHost(session.catalog);
     const result = await runExecute(session.catalog, session.runner, script, {
       logger: session.logger,
+      returnTrace: options.trace === true,
       answerScripts: (name) => saved.answer(name, undefined),
       searchScripts: (args, limit) => saved.searchHits(args, limit),
     });

@@ -180,19 +180,27 @@ Examples:
   },
   "mcp exec": {
     summary: "Run one script as `execute` would and print the result",
-    help: `Usage: cargo-agents mcp exec <file.js|->
+    help: `Usage: cargo-agents mcp exec <file.js|-> [--trace]
 
 Runs the script in <file.js> (or stdin for "-") exactly as the \`execute\` tool
 would in this workspace, and prints the text the agent would receive. Exit 1
 when the result is an error.
 
+Options:
+  --trace   Also print the run's trace, as execute { trace: true } answers it:
+            each tool call's server, tool, start and duration (ms), bytes of
+            arguments and result, ok or its error code. Default: off
+
 Examples:
   cargo agents mcp exec find_todos.js
-  echo 'return 6 * 7' | cargo agents mcp exec -`,
-    options: {},
+  echo 'return 6 * 7' | cargo agents mcp exec - --trace`,
+    options: { trace: { type: "boolean" } },
     positionals: "one",
-    run: async (_v, p, ctx) =>
-      (await import("./exec.ts")).runExec({ file: onePositional(p, "file.js|-") }, ctx),
+    run: async (v, p, ctx) =>
+      (await import("./exec.ts")).runExec(
+        { file: onePositional(p, "file.js|-"), trace: v.trace === true },
+        ctx,
+      ),
   },
   "mcp tools": {
     summary: "Print what `list_tools` would answer",
