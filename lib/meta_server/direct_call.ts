@@ -75,7 +75,16 @@ export async function answerDirectCall(
     return result;
   } catch (error) {
     const why = options.signal.aborted ? "cancelled" : error instanceof Error ? error.message : String(error);
-    options.logger.info(`${tool.name} (direct): failed in ${Date.now() - started} ms: ${why}`);
+    // Its code only: the message may quote the arguments (a server's error echoing them).
+    const code = (error as { code?: unknown } | null)?.code;
+    const shown = options.signal.aborted
+      ? "CANCELLED"
+      : typeof code === "string" && /^[A-Za-z][A-Za-z0-9_]{0,39}$/.test(code)
+      ? code
+      : "FAILED";
+    options.logger.info(
+      `${tool.name} (direct): failed in ${Date.now() - started} ms: ${shown} (message not logged)`,
+    );
     return { content: [{ type: "text", text: `${label}: ${why}` }], isError: true };
   } finally {
     callEnded?.();

@@ -22,6 +22,12 @@ import type { Logger } from "../log.ts";
 
 /** Most direct tools listed; past it the first ones (by server, then tool name) are, and a Problem says so. */
 export const DIRECT_TOOLS_MAX = 32;
+/**
+ * Largest definition of a direct tool, UTF-8 bytes of its JSON (32 KiB): a larger one (a schema of
+ * megabytes) is not direct, and a Problem says so, so that the agent's `tools/list` stays within
+ * {@link DIRECT_TOOLS_MAX} of these (1 MiB). The tool stays callable from a script.
+ */
+export const DIRECT_TOOL_DEFINITION_MAX_BYTES = 32 * 1024;
 /** Longest direct tool name, in characters: 64 (the strictest model API) less `mcp__symposium__` (16). */
 export const DIRECT_TOOL_NAME_MAX_CHARS = 48;
 /** Every direct tool name matches this. */
@@ -155,7 +161,10 @@ export async function listDirectTools(catalog: Catalog, signal?: AbortSignal): P
       return undefined;
     }
   }));
-  const matched = matchTools(patterns, listings.filter((l) => l !== undefined), problems);
+  const matched = withinSize(
+    matchTools(patterns, listings.filter((l) => l !== undefined), problems),
+    problems,
+  );
   for (const pattern of patterns) {
     if (!catalog.servers.some((spec) => namesServer(pattern, spec))) {
       problems.push(
@@ -212,6 +221,27 @@ function matchTools(
     );
   }
   return matched;
+}
+
+/** `matched` without the definitions over {@link DIRECT_TOOL_DEFINITION_MAX_BYTES}, each a line of `problems`. */
+function withinSize(
+  matched: { server: string; definition: Tool }[],
+  problems: string[],
+): { server: string; definition: Tool }[] {
+  const encoder = new TextEncoder();
+  return matched.filter(({ server, definition }) => {
+    const json = JSON.stringify(definition);
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: most definitions need no encoding to be measured.
+    const bytes = json.length * 3 <= DIRECT_TOOL_DEFINITION_MAX_BYTES ? 0 : encoder.encode(json).length;
+    if (bytes <= DIRECT_TOOL_DEFINITION_MAX_BYTES) return true;
+    problems.push(
+      `direct-tools: ${
+        JSON.stringify(`${server}.${definition.name.slice(0, 200)}`)
+      }'s definition is ${bytes} bytes, ` +
+        `over the ${DIRECT_TOOL_DEFINITION_MAX_BYTES} a direct tool may be; it is not direct (call it from execute)`,
+    );
+    return false;
+  });
 }
 
 function compare(a: string, b: string): number {

@@ -1,0 +1,78 @@
+/**
+ * A stdio MCP server whose tools attack `[mcp] direct-tools` (`tests/e2e/direct_hostile_e2e_test.ts`):
+ * tools named like the meta-server's own (`execute`, `list_tools`, `list.tools`), names holding a line
+ * break, a bidi override or 10 KB, a tool whose `inputSchema` is `--schema-bytes` (default 4 MiB) of JSON, and:
+ *
+ * - `echo_error({…})`: fails with `isError` and a text that echoes its arguments;
+ * - `echo_throw({…})`: fails with a JSON-RPC error whose message echoes its arguments;
+ * - `huge({bytes})`: answers a text of `bytes` (default 20 MiB);
+ * - `hang()`: never answers; `pid()`: the process id;
+ * - `swap()`: from then on lists `fresh` instead of `gone`, and sends `tools/list_changed`.
+ *
+ * @module
+ */
+import { Server } from "@modelcontextprotocol/server";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+
+const schemaBytes = Number(
+  Deno.args.find((a) => a.startsWith("--schema-bytes="))?.slice("--schema-bytes=".length) ?? 4 * 1024 * 1024,
+);
+// deno-lint-ignore no-explicit-any
+const obj = (properties: Record<string, any> = {}) => ({ type: "object" as const, properties });
+const plain = (name: string): Tool => ({ name, description: `The tool ${name}.`, inputSchema: obj() });
+
+let swapped = false;
+const tools = (): Tool[] => [
+  plain("execute"),
+  plain("list_tools"),
+  plain("list.tools"),
+  plain("line\nbreak"),
+  plain("bidi\u202Eevil"),
+  plain("n".repeat(10_240)),
+  {
+    name: "big_schema",
+    description: "A tool with a huge input schema.",
+    inputSchema: obj({ x: { type: "string", description: "d".repeat(schemaBytes) } }),
+  },
+  plain("echo_error"),
+  plain("echo_throw"),
+  plain("huge"),
+  plain("hang"),
+  plain("pid"),
+  plain("swap"),
+  plain(swapped ? "fresh" : "gone"),
+];
+
+const server = new Server({ name: "hostile-direct", version: "1.0.0" }, {
+  capabilities: { tools: { listChanged: true } },
+});
+server.setRequestHandler("tools/list", () => ({ tools: tools() }));
+const text = (t: string, isError?: boolean): CallToolResult => ({
+  content: [{ type: "text", text: t }],
+  ...(isError ? { isError } : {}),
+});
+
+server.setRequestHandler("tools/call", async (request) => {
+  const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+  switch (request.params.name) {
+    case "echo_error":
+      return text(`bad request: ${JSON.stringify(args)}`, true);
+    case "echo_throw":
+      throw new Error(`bad request: ${JSON.stringify(args)}`);
+    case "huge":
+      return text("h".repeat(Number(args.bytes ?? 20 * 1024 * 1024)));
+    case "hang":
+      return await new Promise<never>(() => {});
+    case "pid":
+      return { content: [{ type: "text", text: String(Deno.pid) }], structuredContent: { pid: Deno.pid } };
+    case "swap":
+      swapped = true;
+      await server.sendToolListChanged();
+      return text("swapped");
+    default:
+      return text(`called ${JSON.stringify(request.params.name)}`);
+  }
+});
+
+await server.connect(new StdioServerTransport());
