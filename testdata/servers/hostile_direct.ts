@@ -6,7 +6,7 @@
  * - `echo_error({…})`: fails with `isError` and a text that echoes its arguments;
  * - `echo_throw({…})`: fails with a JSON-RPC error whose message echoes its arguments;
  * - `huge({bytes})`: answers a text of `bytes` (default 20 MiB);
- * - `hang()`: never answers; `pid()`: the process id;
+ * - `hang()`: never answers; `pid()`: the process id; `env({name})`: its environment variable `name`;
  * - `swap()`: from then on lists `fresh` instead of `gone`, and sends `tools/list_changed`.
  *
  * @module
@@ -40,6 +40,7 @@ const tools = (): Tool[] => [
   plain("huge"),
   plain("hang"),
   plain("pid"),
+  plain("env"),
   plain("swap"),
   plain(swapped ? "fresh" : "gone"),
 ];
@@ -64,6 +65,8 @@ server.setRequestHandler("tools/call", async (request) => {
       return text("h".repeat(Number(args.bytes ?? 20 * 1024 * 1024)));
     case "hang":
       return await new Promise<never>(() => {});
+    case "env":
+      return text(Deno.env.get(String(args.name)) ?? "");
     case "pid":
       return { content: [{ type: "text", text: String(Deno.pid) }], structuredContent: { pid: Deno.pid } };
     case "swap":

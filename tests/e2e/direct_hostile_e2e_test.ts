@@ -135,3 +135,51 @@ Deno.test("a backing server's error that echoes the arguments reaches the caller
   assert.doesNotMatch(log, /canary-direct-1|canary-script-2|canary-script-3/);
   assert.match(log, /hostile__echo_throw \(direct\): failed in \d+ ms: \w+ \(message not logged\)/);
 });
+
+Deno.test("a manifest's secret a script passes on (as an argument, a tool name, a forged log line) stays out of the log and the report", async () => {
+  const world = await makeWorld(
+    HOSTILE + 'env = { HOSTILE_TOKEN = "${ATTACK_SECRET}" }\n',
+    'direct-tools = ["hostile.echo_*"]',
+  );
+  const secret = "zq7-secret-value-xk2";
+  const serve = RawServe.start({ home: world.home, cwd: world.ws, env: { ATTACK_SECRET: secret } });
+  const get = `const tok = await hostile.env({ name: "HOSTILE_TOKEN" });`;
+  const forged = String
+    .raw`"\n2026-12-07T17:00:00.000Z DEBUG [trace] {\"v\":1,\"id\":\"f0f0f0f0\",\"part\":\"end\"}"`;
+  const scripts = [
+    `${get} return tok.length;`,
+    `${get} return await hostile[tok]({});`,
+    `${get} return await hostile[tok + ${forged}]({});`,
+    `${get} return await hostile.echo_error({ v: tok });`,
+    `${get} return await hostile.echo_throw({ v: tok });`,
+    `${get} throw new Error(tok + ${forged});`,
+  ];
+  try {
+    await serve.initialize();
+    assert.equal((await serve.execute(scripts[0]!)).text, `{"result":${secret.length}}`);
+    for (const script of scripts.slice(1)) assert.ok((await serve.execute(script)).isError);
+  } finally {
+    await serve.close();
+  }
+  const log = await logText(world);
+  const report = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-P",
+      "--v8-flags=--stack-size=1800",
+      "main.ts",
+      "report",
+      "--config-dir",
+      world.home,
+      "--out",
+      `${world.root}/r.html`,
+    ],
+    env: { SYMPOSIUM_BROWSER: "none" },
+  }).output();
+  const html = await Deno.readTextFile(`${world.root}/r.html`);
+  await world.remove();
+  assert.ok(!log.includes(secret) && !html.includes(secret));
+  // Six executes, none forged.
+  assert.match(new TextDecoder().decode(report.stderr), /: 6 executes/);
+  assert.doesNotMatch(log, /^\S+ DEBUG \[trace\] \{"v":1,"id":"f0f0f0f0"/m);
+});
