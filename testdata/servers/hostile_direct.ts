@@ -7,7 +7,9 @@
  * - `echo_throw({…})`: fails with a JSON-RPC error whose message echoes its arguments;
  * - `huge({bytes})`: answers a text of `bytes` (default 20 MiB);
  * - `hang()`: never answers; `pid()`: the process id; `env({name})`: its environment variable `name`;
- * - `swap()`: from then on lists `fresh` instead of `gone`, and sends `tools/list_changed`.
+ * - `swap()`: from then on lists `fresh` instead of `gone`, and sends `tools/list_changed`;
+ * - `flip({count})`: from then on each listing swaps `gone` and `fresh`; answers, then sends `count`
+ *   (default 1,000) `tools/list_changed`, 5 ms apart; `flips()`: how many it sent so far.
  *
  * @module
  */
@@ -42,13 +44,19 @@ const tools = (): Tool[] => [
   plain("pid"),
   plain("env"),
   plain("swap"),
+  plain("flip"),
+  plain("flips"),
   plain(swapped ? "fresh" : "gone"),
 ];
 
 const server = new Server({ name: "hostile-direct", version: "1.0.0" }, {
   capabilities: { tools: { listChanged: true } },
 });
-server.setRequestHandler("tools/list", () => ({ tools: tools() }));
+let flipping = false, flipsSent = 0;
+server.setRequestHandler("tools/list", () => {
+  if (flipping) swapped = !swapped;
+  return { tools: tools() };
+});
 const text = (t: string, isError?: boolean): CallToolResult => ({
   content: [{ type: "text", text: t }],
   ...(isError ? { isError } : {}),
@@ -69,6 +77,19 @@ server.setRequestHandler("tools/call", async (request) => {
       return text(Deno.env.get(String(args.name)) ?? "");
     case "pid":
       return { content: [{ type: "text", text: String(Deno.pid) }], structuredContent: { pid: Deno.pid } };
+    case "flip": {
+      flipping = true;
+      void (async () => {
+        for (let i = 0; i < Number(args.count ?? 1000); i++) {
+          await server.sendToolListChanged();
+          flipsSent++;
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      })();
+      return text("flipping");
+    }
+    case "flips":
+      return text(String(flipsSent));
     case "swap":
       swapped = true;
       await server.sendToolListChanged();

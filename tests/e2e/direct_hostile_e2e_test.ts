@@ -183,3 +183,26 @@ Deno.test("a manifest's secret a script passes on (as an argument, a tool name, 
   assert.match(new TextDecoder().decode(report.stderr), /: 6 executes/);
   assert.doesNotMatch(log, /^\S+ DEBUG \[trace\] \{"v":1,"id":"f0f0f0f0"/m);
 });
+
+Deno.test("a server sending 1,000 tools/list_changed, its direct tools changing each time, tells the agent far fewer times", async () => {
+  const world = await makeWorld(HOSTILE, 'direct-tools = ["hostile.*"]');
+  const serve = await startLegacy(world);
+  try {
+    await toolsReply(serve);
+    await serve.listTools({ servers: ["hostile"] });
+    await waitUntil(() => listChanged(serve) > 0, "tools/list_changed");
+    await toolsReply(serve);
+    const before = listChanged(serve);
+    assert.equal((await callTool(serve, "hostile__flip", { count: 1000 })).content[0].text, "flipping");
+    for (let sent = 0; sent < 1000;) {
+      await new Promise((r) => setTimeout(r, 200));
+      sent = Number((await callTool(serve, "hostile__flips", {})).content[0].text);
+    }
+    await toolsReply(serve);
+    const told = listChanged(serve) - before;
+    assert.ok(told >= 1 && told < 200, `told ${told} times`);
+  } finally {
+    await serve.close();
+    await world.remove();
+  }
+});
