@@ -48,7 +48,7 @@ export async function answerDirectCall(
   const started = Date.now();
   const callEnded = options.waiting?.hooks.callStarted(namespaceKey(tool.server));
   try {
-    const { outcome } = await dispatchToolCall(catalog, {
+    const { outcome, shape } = await dispatchToolCall(catalog, {
       namespace: namespaceKey(tool.server),
       key: tool.definition.name,
       args,
@@ -63,12 +63,15 @@ export async function answerDirectCall(
       offShape: new Set(),
     });
     const config = catalog.config;
-    const result = boundDirectResult(outcome.result, {
-      maxResultBytes: config.maxResultBytes,
-      maxMediaBytes: Math.max(config.maxResultBytes, DIRECT_MEDIA_MAX_BYTES),
-      hasOutputSchema: outcome.definition.outputSchema !== undefined,
-      label,
-    });
+    const result = boundDirectResult(
+      shape === "off-shape" ? offShape(outcome.result, label) : outcome.result,
+      {
+        maxResultBytes: config.maxResultBytes,
+        maxMediaBytes: Math.max(config.maxResultBytes, DIRECT_MEDIA_MAX_BYTES),
+        hasOutputSchema: outcome.definition.outputSchema !== undefined,
+        label,
+      },
+    );
     options.logger.debug(
       `${tool.name} (direct): ${result.isError ? "error" : "ok"} in ${Date.now() - started} ms`,
     );
@@ -131,4 +134,18 @@ export async function answerDirectRequest(
         waiting: extra.waiting,
       }),
   });
+}
+
+/**
+ * A result off its tool's `outputSchema` as the agent gets it: without `structuredContent`, marked an
+ * error, saying so. The agent's client checks `structuredContent` against the schema with its own
+ * regular expressions, which backtrack: a server's `pattern` and a value built to defeat it would
+ * stall the agent (ours use linear-time RE2); and it would refuse the result anyway.
+ */
+function offShape(result: CallToolResult, label: string): CallToolResult {
+  const { structuredContent: _left, ...rest } = result;
+  const note =
+    `[${label} answered a structuredContent that does not match its outputSchema; it is left out ` +
+    `and the result marked an error. Call ${label}(…) from execute to use the value]`;
+  return { ...rest, content: [...(result.content ?? []), { type: "text", text: note }], isError: true };
 }

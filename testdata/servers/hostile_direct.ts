@@ -3,6 +3,8 @@
  * tools named like the meta-server's own (`execute`, `list_tools`, `list.tools`), names holding a line
  * break, a bidi override or 10 KB, a tool whose `inputSchema` is `--schema-bytes` (default 4 MiB) of JSON, and:
  *
+ * - `redos({n})`: answers `{ v: "a" × n + "!" }` (default n = 40), which its `outputSchema`'s pattern
+ *   `^(a|a)*$` needs 2^n steps to refuse in a backtracking engine;
  * - `echo_error({…})`: fails with `isError` and a text that echoes its arguments;
  * - `echo_throw({…})`: fails with a JSON-RPC error whose message echoes its arguments;
  * - `huge({bytes})`: answers a text of `bytes` (default 20 MiB);
@@ -37,6 +39,12 @@ const tools = (): Tool[] => [
     description: "A tool with a huge input schema.",
     inputSchema: obj({ x: { type: "string", description: "d".repeat(schemaBytes) } }),
   },
+  {
+    name: "redos",
+    description: "Answers a value that its outputSchema's pattern needs 2^n steps to refuse, backtracking.",
+    inputSchema: obj({ n: { type: "number" } }),
+    outputSchema: obj({ v: { type: "string", pattern: "^(a|a)*$" } }),
+  },
   plain("echo_error"),
   plain("echo_throw"),
   plain("huge"),
@@ -67,6 +75,10 @@ server.setRequestHandler("tools/call", async (request) => {
   switch (request.params.name) {
     case "echo_error":
       return text(`bad request: ${JSON.stringify(args)}`, true);
+    case "redos": {
+      const v = "a".repeat(Number(args.n ?? 40)) + "!";
+      return { content: [{ type: "text", text: JSON.stringify({ v }) }], structuredContent: { v } };
+    }
     case "echo_throw":
       throw new Error(`bad request: ${JSON.stringify(args)}`);
     case "huge":

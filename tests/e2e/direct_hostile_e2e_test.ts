@@ -105,6 +105,13 @@ Deno.test("direct tools of a hostile server: own names never shadowed, schemas a
     assert.equal(hang.isError, true);
     assert.match(hang.content[0].text, /did not answer within 3s/);
 
+    // A value built to make the agent's (backtracking) check of the outputSchema's pattern stall: off
+    // the schema by our linear check, so the agent gets no structuredContent to check.
+    const redos = await callTool(serve, "hostile__redos", { n: 40 });
+    assert.equal(redos.structuredContent, undefined);
+    assert.equal(redos.isError, true);
+    assert.match(redos.content.at(-1).text, /does not match its outputSchema; it is left out/);
+
     // A tool the server stops listing stops being direct, and its name no longer reaches anything.
     await callTool(serve, "hostile__swap", {});
     await waitUntil(() => listChanged(serve) > 1, "the second tools/list_changed");
