@@ -64,7 +64,9 @@ export async function answerDirectCall(
     });
     const config = catalog.config;
     const result = boundDirectResult(
-      shape === "off-shape" ? offShape(outcome.result, label) : outcome.result,
+      outcome.definition.outputSchema !== undefined && shape !== undefined && shape !== "conforms"
+        ? offShape(outcome.result, label)
+        : outcome.result,
       {
         maxResultBytes: config.maxResultBytes,
         maxMediaBytes: Math.max(config.maxResultBytes, DIRECT_MEDIA_MAX_BYTES),
@@ -137,15 +139,16 @@ export async function answerDirectRequest(
 }
 
 /**
- * A result off its tool's `outputSchema` as the agent gets it: without `structuredContent`, marked an
- * error, saying so. The agent's client checks `structuredContent` against the schema with its own
- * regular expressions, which backtrack: a server's `pattern` and a value built to defeat it would
- * stall the agent (ours use linear-time RE2); and it would refuse the result anyway.
+ * A result of a tool with an `outputSchema` that is not known to match it (off the schema, or a schema
+ * our linear-time check cannot compile, e.g. a lookahead) as the agent gets it: without
+ * `structuredContent`, marked an error, saying so. The agent's client checks `structuredContent` against
+ * the schema with its own regular expressions, which backtrack: a server's `pattern` and a value built to
+ * defeat it would stall the agent; and an off-schema value it would refuse anyway.
  */
 function offShape(result: CallToolResult, label: string): CallToolResult {
   const { structuredContent: _left, ...rest } = result;
-  const note =
-    `[${label} answered a structuredContent that does not match its outputSchema; it is left out ` +
-    `and the result marked an error. Call ${label}(…) from execute to use the value]`;
+  const note = `[${label} answered a structuredContent that does not match its outputSchema, or that ` +
+    `cannot be checked; it is left out and the result marked an error. Call ${label}(…) from execute to use ` +
+    `the value]`;
   return { ...rest, content: [...(result.content ?? []), { type: "text", text: note }], isError: true };
 }

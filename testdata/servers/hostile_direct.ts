@@ -4,7 +4,8 @@
  * break, a bidi override or 10 KB, a tool whose `inputSchema` is `--schema-bytes` (default 4 MiB) of JSON, and:
  *
  * - `redos({n})`: answers `{ v: "a" × n + "!" }` (default n = 40), which its `outputSchema`'s pattern
- *   `^(a|a)*$` needs 2^n steps to refuse in a backtracking engine;
+ *   `^(a|a)*$` needs 2^n steps to refuse in a backtracking engine; `redos_lookahead({n})`: the same with
+ *   `^(?!x)(a|a)*$`, which RE2 cannot compile;
  * - `echo_error({…})`: fails with `isError` and a text that echoes its arguments;
  * - `echo_throw({…})`: fails with a JSON-RPC error whose message echoes its arguments;
  * - `huge({bytes})`: answers a text of `bytes` (default 20 MiB);
@@ -45,6 +46,12 @@ const tools = (): Tool[] => [
     inputSchema: obj({ n: { type: "number" } }),
     outputSchema: obj({ v: { type: "string", pattern: "^(a|a)*$" } }),
   },
+  {
+    name: "redos_lookahead",
+    description: "As redos, with a lookahead RE2 cannot compile.",
+    inputSchema: obj({ n: { type: "number" } }),
+    outputSchema: obj({ v: { type: "string", pattern: "^(?!x)(a|a)*$" } }),
+  },
   plain("echo_error"),
   plain("echo_throw"),
   plain("huge"),
@@ -75,7 +82,8 @@ server.setRequestHandler("tools/call", async (request) => {
   switch (request.params.name) {
     case "echo_error":
       return text(`bad request: ${JSON.stringify(args)}`, true);
-    case "redos": {
+    case "redos":
+    case "redos_lookahead": {
       const v = "a".repeat(Number(args.n ?? 40)) + "!";
       return { content: [{ type: "text", text: JSON.stringify({ v }) }], structuredContent: { v } };
     }

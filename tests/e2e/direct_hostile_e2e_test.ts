@@ -110,7 +110,11 @@ Deno.test("direct tools of a hostile server: own names never shadowed, schemas a
     const redos = await callTool(serve, "hostile__redos", { n: 40 });
     assert.equal(redos.structuredContent, undefined);
     assert.equal(redos.isError, true);
-    assert.match(redos.content.at(-1).text, /does not match its outputSchema; it is left out/);
+    assert.match(redos.content.at(-1).text, /does not match its outputSchema, or that cannot be checked/);
+    // The same with a schema our linear check cannot compile: not known to match, so left out too.
+    const lookahead = await callTool(serve, "hostile__redos_lookahead", { n: 40 });
+    assert.equal(lookahead.structuredContent, undefined);
+    assert.equal(lookahead.isError, true);
 
     // A tool the server stops listing stops being direct, and its name no longer reaches anything.
     await callTool(serve, "hostile__swap", {});
