@@ -48,7 +48,7 @@ export async function answerDirectCall(
   const started = Date.now();
   const callEnded = options.waiting?.hooks.callStarted(namespaceKey(tool.server));
   try {
-    const { outcome } = await dispatchToolCall(catalog, {
+    const { outcome, shape } = await dispatchToolCall(catalog, {
       namespace: namespaceKey(tool.server),
       key: tool.definition.name,
       args,
@@ -63,19 +63,33 @@ export async function answerDirectCall(
       offShape: new Set(),
     });
     const config = catalog.config;
-    const result = boundDirectResult(outcome.result, {
-      maxResultBytes: config.maxResultBytes,
-      maxMediaBytes: Math.max(config.maxResultBytes, DIRECT_MEDIA_MAX_BYTES),
-      hasOutputSchema: outcome.definition.outputSchema !== undefined,
-      label,
-    });
+    const result = boundDirectResult(
+      outcome.definition.outputSchema !== undefined && shape !== undefined && shape !== "conforms"
+        ? offShape(outcome.result, label)
+        : outcome.result,
+      {
+        maxResultBytes: config.maxResultBytes,
+        maxMediaBytes: Math.max(config.maxResultBytes, DIRECT_MEDIA_MAX_BYTES),
+        hasOutputSchema: outcome.definition.outputSchema !== undefined,
+        label,
+      },
+    );
     options.logger.debug(
       `${tool.name} (direct): ${result.isError ? "error" : "ok"} in ${Date.now() - started} ms`,
     );
     return result;
   } catch (error) {
     const why = options.signal.aborted ? "cancelled" : error instanceof Error ? error.message : String(error);
-    options.logger.info(`${tool.name} (direct): failed in ${Date.now() - started} ms: ${why}`);
+    // Its code only: the message may quote the arguments (a server's error echoing them).
+    const code = (error as { code?: unknown } | null)?.code;
+    const shown = options.signal.aborted
+      ? "CANCELLED"
+      : typeof code === "string" && /^[A-Za-z][A-Za-z0-9_]{0,39}$/.test(code)
+      ? code
+      : "FAILED";
+    options.logger.info(
+      `${tool.name} (direct): failed in ${Date.now() - started} ms: ${shown} (message not logged)`,
+    );
     return { content: [{ type: "text", text: `${label}: ${why}` }], isError: true };
   } finally {
     callEnded?.();
@@ -122,4 +136,19 @@ export async function answerDirectRequest(
         waiting: extra.waiting,
       }),
   });
+}
+
+/**
+ * A result of a tool with an `outputSchema` that is not known to match it (off the schema, or a schema
+ * our linear-time check cannot compile, e.g. a lookahead) as the agent gets it: without
+ * `structuredContent`, marked an error, saying so. The agent's client checks `structuredContent` against
+ * the schema with its own regular expressions, which backtrack: a server's `pattern` and a value built to
+ * defeat it would stall the agent; and an off-schema value it would refuse anyway.
+ */
+function offShape(result: CallToolResult, label: string): CallToolResult {
+  const { structuredContent: _left, ...rest } = result;
+  const note = `[${label} answered a structuredContent that does not match its outputSchema, or that ` +
+    `cannot be checked; it is left out and the result marked an error. Call ${label}(…) from execute to use ` +
+    `the value]`;
+  return { ...rest, content: [...(result.content ?? []), { type: "text", text: note }], isError: true };
 }

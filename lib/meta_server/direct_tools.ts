@@ -6,8 +6,9 @@
  *
  * Naming rule: `<server>__<tool>`, each part with every character outside `A-Z a-z 0-9 _ -` replaced by
  * `_`, at most {@link DIRECT_TOOL_NAME_MAX_CHARS} characters (a longer one is cut to 39 and ends with `_`
- * and 8 hex digits of a hash of `server.tool`); a second tool that would get a name already taken gets
- * the hash ending too (told under Problems). So every name matches {@link DIRECT_TOOL_NAME}: with the
+ * and 8 hex digits of a hash of `server.tool`); tools of two servers that would share a name each get
+ * the hash ending, and a second tool of one server that would get a name already taken gets it (told
+ * under Problems: see {@link nameDirectTools}). So every name matches {@link DIRECT_TOOL_NAME}: with the
  * longest prefix an agent adds (`mcp__symposium__`, 16 characters), the model sees at most 64 characters
  * of `[A-Za-z0-9_-]`, starting with a letter (`lib/sync/agents/tool_names.ts` has each agent's rule).
  *
@@ -22,6 +23,12 @@ import type { Logger } from "../log.ts";
 
 /** Most direct tools listed; past it the first ones (by server, then tool name) are, and a Problem says so. */
 export const DIRECT_TOOLS_MAX = 32;
+/**
+ * Largest definition of a direct tool, UTF-8 bytes of its JSON (32 KiB): a larger one (a schema of
+ * megabytes) is not direct, and a Problem says so, so that the agent's `tools/list` stays within
+ * {@link DIRECT_TOOLS_MAX} of these (1 MiB). The tool stays callable from a script.
+ */
+export const DIRECT_TOOL_DEFINITION_MAX_BYTES = 32 * 1024;
 /** Longest direct tool name, in characters: 64 (the strictest model API) less `mcp__symposium__` (16). */
 export const DIRECT_TOOL_NAME_MAX_CHARS = 48;
 /** Every direct tool name matches this. */
@@ -79,21 +86,52 @@ function hashedName(name: string, key: string): string {
 }
 
 /**
- * Names `pairs` (in their order) with {@link directToolName}; a name already taken is replaced by its
- * hashed form (then with a counter in the hashed key until free), and each such rename is a line of
- * `clashes`.
+ * Names `pairs` (in their order) with {@link directToolName}. A name two servers' tools would share is
+ * neither's: each gets its hashed form, so that a server listing a new tool never takes over a name the
+ * agent already calls another server's tool by (and a name still shared then, a crafted hash, is left out
+ * for all of them). Within one server, a name already taken is replaced by its hashed form (then with a
+ * counter in the hashed key until free). Each rename or omission is a line of `clashes`.
  */
 export function nameDirectTools(
   pairs: readonly { server: string; definition: Tool }[],
 ): { tools: DirectTool[]; clashes: string[] } {
+  const labelOf = (p: { server: string; definition: Tool }) => `${p.server}.${p.definition.name}`;
+  const plain = pairs.map((p) => directToolName(p.server, p.definition.name));
+  const serversOf = (names: string[]) => {
+    const servers = new Map<string, Set<string>>();
+    names.forEach((n, i) => servers.set(n, (servers.get(n) ?? new Set()).add(pairs[i]!.server)));
+    return servers;
+  };
+  const plainServers = serversOf(plain);
+  const clashes: string[] = [];
+  const candidates = plain.map((name, i) => {
+    if (plainServers.get(name)!.size === 1) return name;
+    const hashed = hashedName(name, labelOf(pairs[i]!));
+    clashes.push(
+      `direct-tools: tools of ${
+        [...plainServers.get(name)!].map((s) => `\`${s}\``).join(", ")
+      } would all be ` +
+        `named ${name}; ${JSON.stringify(labelOf(pairs[i]!))} is ${hashed}`,
+    );
+    return hashed;
+  });
+  const candidateServers = serversOf(candidates);
+  const reserved = new Set(candidates);
   const taken = new Map<string, string>();
   const tools: DirectTool[] = [];
-  const clashes: string[] = [];
-  for (const { server, definition } of pairs) {
-    const label = `${server}.${definition.name}`;
-    const first = directToolName(server, definition.name);
+  pairs.forEach(({ server, definition }, i) => {
+    const label = labelOf(pairs[i]!);
+    const first = candidates[i]!;
+    if (candidateServers.get(first)!.size > 1) {
+      clashes.push(
+        `direct-tools: ${JSON.stringify(label)} is left out: tools of two servers would be named ${first}`,
+      );
+      return;
+    }
     let name = first;
-    for (let n = 0; taken.has(name); n++) name = hashedName(first, n === 0 ? label : `${label}\0${n}`);
+    for (let n = 0; taken.has(name) || (name !== first && reserved.has(name)); n++) {
+      name = hashedName(first, n === 0 ? label : `${label}\0${n}`);
+    }
     if (name !== first) {
       clashes.push(
         `direct-tools: ${JSON.stringify(label)} and ${
@@ -104,7 +142,7 @@ export function nameDirectTools(
     }
     taken.set(name, label);
     tools.push({ name, server, definition });
-  }
+  });
   return { tools, clashes };
 }
 
@@ -155,7 +193,10 @@ export async function listDirectTools(catalog: Catalog, signal?: AbortSignal): P
       return undefined;
     }
   }));
-  const matched = matchTools(patterns, listings.filter((l) => l !== undefined), problems);
+  const matched = withinSize(
+    matchTools(patterns, listings.filter((l) => l !== undefined), problems),
+    problems,
+  );
   for (const pattern of patterns) {
     if (!catalog.servers.some((spec) => namesServer(pattern, spec))) {
       problems.push(
@@ -212,6 +253,27 @@ function matchTools(
     );
   }
   return matched;
+}
+
+/** `matched` without the definitions over {@link DIRECT_TOOL_DEFINITION_MAX_BYTES}, each a line of `problems`. */
+function withinSize(
+  matched: { server: string; definition: Tool }[],
+  problems: string[],
+): { server: string; definition: Tool }[] {
+  const encoder = new TextEncoder();
+  return matched.filter(({ server, definition }) => {
+    const json = JSON.stringify(definition);
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: most definitions need no encoding to be measured.
+    const bytes = json.length * 3 <= DIRECT_TOOL_DEFINITION_MAX_BYTES ? 0 : encoder.encode(json).length;
+    if (bytes <= DIRECT_TOOL_DEFINITION_MAX_BYTES) return true;
+    problems.push(
+      `direct-tools: ${
+        JSON.stringify(`${server}.${definition.name.slice(0, 200)}`)
+      }'s definition is ${bytes} bytes, ` +
+        `over the ${DIRECT_TOOL_DEFINITION_MAX_BYTES} a direct tool may be; it is not direct (call it from execute)`,
+    );
+    return false;
+  });
 }
 
 function compare(a: string, b: string): number {

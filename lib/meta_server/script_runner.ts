@@ -67,7 +67,12 @@ export function createSandboxRunner(
       }
       const { shown, blocks } = shapeResult(result, mcp.maxResultBytes);
       const { text, isError, structured } = renderExecuteText(shown, notices());
-      if (isError) logger.debug(`execute failed: ${text.slice(0, 200)}`);
+      // The kind only: a failure's message may quote values (a server's error echoing its arguments, a
+      // script's own `throw`), and the log holds no argument or result value.
+      if (isError) {
+        const kind = /^\{"error":"([a-z_]{1,40})"/.exec(text)?.[1] ?? "error";
+        logger.debug(`execute failed: {"error":"${kind}"} (${text.length} characters of answer, not logged)`);
+      }
       return { text, isError, extraContent: blocks, structured };
     },
     async close() {

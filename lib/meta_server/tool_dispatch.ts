@@ -12,6 +12,7 @@ import type { Logger } from "../log.ts";
 import {
   offShapeNotice,
   type OutputShapeChecker,
+  type ShapeVerdict,
   type Unwrapped,
   unwrapToolResult,
 } from "../catalog/result_unwrap.ts";
@@ -44,8 +45,9 @@ export interface DispatchOptions {
  * Calls tool `key` of the server a script reaches as global `namespace` with `args`, through the catalog
  * (`Catalog.call`), after the `confirm-tools` question when `[mcp] confirm-tools` covers it.
  *
- * @returns The catalog's outcome (the raw result, the definition it was sent with) and the result
- *   unwrapped to a script's value (`ok: false` with the server's message for an error result).
+ * @returns The catalog's outcome (the raw result, the definition it was sent with), the result
+ *   unwrapped to a script's value (`ok: false` with the server's message for an error result), and
+ *   for a successful one, whether it matches the tool's `outputSchema` (`shape`).
  * @throws What `Catalog.call` throws (`UserError` `TOOL_UNKNOWN`…, `BackendError`) and the confirmer's
  *   refusal (the user declined, or no way to ask).
  */
@@ -53,7 +55,7 @@ export async function dispatchToolCall(
   catalog: Catalog,
   target: { namespace: string; key: string; args: Record<string, unknown> },
   options: DispatchOptions,
-): Promise<{ outcome: CallOutcome; unwrapped: Unwrapped }> {
+): Promise<{ outcome: CallOutcome; unwrapped: Unwrapped; shape?: ShapeVerdict }> {
   const { args, namespace, key } = target;
   const { signal, confirmer, checker } = options;
   const mode = catalog.config.confirmTools;
@@ -81,13 +83,12 @@ export async function dispatchToolCall(
   });
   const unwrapped = unwrapToolResult(outcome.result);
   if (!unwrapped.ok) return { outcome, unwrapped };
-  if (
-    (await checker.check(outcome.definition.outputSchema, outcome.result, unwrapped.value)) === "off-shape"
-  ) {
+  const shape = await checker.check(outcome.definition.outputSchema, outcome.result, unwrapped.value);
+  if (shape === "off-shape") {
     const notice = offShapeNotice(outcome.server, outcome.tool);
     if (!options.offShape.has(notice)) options.logger.debug(notice);
     options.offShape.add(notice);
   }
   catalog.observeResult(outcome, unwrapped.value); // a learned result shape, for declarations only
-  return { outcome, unwrapped };
+  return { outcome, unwrapped, shape };
 }

@@ -62,6 +62,19 @@ Deno.test("nameDirectTools() gives a clashing second tool a hashed name and repo
   );
 });
 
+Deno.test("nameDirectTools(): a server's new tool never takes over a name another server's tool is called by", () => {
+  const legit = { server: "my__srv", definition: tool("read") };
+  assert.deepEqual(nameDirectTools([legit]).tools.map((t) => t.name), ["my__srv__read"]);
+  // Server `my` (first by name) lists `srv__read`: both would be my__srv__read; neither keeps it.
+  const { tools, clashes } = nameDirectTools([{ server: "my", definition: tool("srv__read") }, legit]);
+  const names = tools.map((t) => t.name);
+  assert.equal(names.length, 2);
+  assert.ok(!names.includes("my__srv__read"), names.join(", "));
+  assert.ok(names.every((n) => /^my__srv__read_[0-9a-f]{8}$/.test(n)), names.join(", "));
+  assert.notEqual(names[0], names[1]);
+  assert.match(clashes[0]!, /tools of `my`, `my__srv` would all be named my__srv__read/);
+});
+
 Deno.test("nameDirectTools() names every case server's tools validly for every agent sync knows", () => {
   const pairs = [
     ...Object.entries(CASE_NAMES).flatMap(([server, names]) =>
