@@ -48,7 +48,9 @@ export function createSandboxRunner(
   logger: Logger,
 ): ScriptRunner & { close(): Promise<void> } {
   const size = config().maxConcurrentScripts ?? CONCURRENT_SCRIPTS;
-  const pool = new SandboxPool({ size, onGuestStderr: (text) => logger.debug(text) });
+  // Under its own scope: a chunk of the sandbox's stderr can never read as another scope's line (`[trace]`).
+  const guestLog = logger.child("sandbox");
+  const pool = new SandboxPool({ size, onGuestStderr: (text) => guestLog.debug(text) });
   return {
     async run({ script, namespaces, hostCall, notices, signal, onCallReplied }) {
       const mcp = config();
