@@ -358,10 +358,14 @@ export interface RawWorld {
 }
 
 /**
- * Creates a home with one plugin holding `serversToml` (`[[mcp_servers]]` entries), a `config.toml`
- * with `configToml` (its `[mcp]` table body), and a Cargo workspace.
+ * Creates a home with one plugin holding `serversToml` (`[[mcp_servers]]` entries; a function gets the
+ * world's root folder, for servers that keep files there), a `config.toml` with `configToml` (its `[mcp]`
+ * table body), and a Cargo workspace.
  */
-export async function makeRawWorld(serversToml: string, configToml = ""): Promise<RawWorld> {
+export async function makeRawWorld(
+  serversToml: string | ((root: string) => string),
+  configToml = "",
+): Promise<RawWorld> {
   const root = await Deno.makeTempDir({ prefix: "symposium-budgets-" });
   const home = `${root}/home`;
   const ws = `${root}/ws`;
@@ -378,7 +382,9 @@ export async function makeRawWorld(serversToml: string, configToml = ""): Promis
   await Deno.writeTextFile(`${ws}/src/lib.rs`, "");
   await Deno.writeTextFile(
     `${home}/plugins/hostile/SYMPOSIUM.toml`,
-    `name = "hostile"\ndepends-on = "*"\n\n${serversToml}`,
+    `name = "hostile"\ndepends-on = "*"\n\n${
+      typeof serversToml === "string" ? serversToml : serversToml(root)
+    }`,
   );
   if (configToml !== "") await Deno.writeTextFile(`${home}/config.toml`, `[mcp]\n${configToml}\n`);
   return { root, home, ws, remove: () => Deno.remove(root, { recursive: true }) };

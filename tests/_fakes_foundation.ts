@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DirEntry, FileInfo, FileSystem } from "../lib/file_system.ts";
 import { sourceRunArgs } from "../lib/self_command.ts";
+import { main, type MainDeps } from "../main.ts";
 
 /** An in-memory file tree; directories exist implicitly above every file. */
 export interface MemoryFileSystem extends FileSystem {
@@ -106,4 +107,27 @@ export async function runMain(
   }).output();
   const dec = new TextDecoder();
   return { code: output.code, stdout: dec.decode(output.stdout), stderr: dec.decode(output.stderr) };
+}
+
+/**
+ * Runs `main(argv)` in this process with its output captured, in a world where nothing exists (`cwd` and
+ * home `/nonexistent`, no environment): for commands that touch no file and no process (help, usage errors).
+ */
+export async function runMainInProcess(
+  argv: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const deps: MainDeps = {
+    env: {},
+    cwd: "/nonexistent",
+    homeDir: "/nonexistent",
+    execPath: "/bin/cargo-agents",
+    selfCommand: { command: "/bin/cargo-agents", args: [] },
+    writeOut: (t) => void (stdout += t),
+    writeErr: (t) => void (stderr += t),
+    signal: new AbortController().signal,
+  };
+  const code = await main(argv, deps);
+  return { code, stdout, stderr };
 }

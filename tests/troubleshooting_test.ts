@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
-import { main, type MainDeps } from "../main.ts";
+import { runMainInProcess } from "./_fakes_foundation.ts";
 import { renderDiagnostic, troubleshootingAnchor, UsageError, UserError } from "../lib/diagnostics.ts";
 import { findTroubleshootingEntry } from "../lib/commands/_troubleshooting.ts";
 import { REPO_ROOT } from "./_doc_examples.ts";
@@ -143,32 +143,15 @@ Deno.test("an error printed by the CLI names its troubleshooting entry; a usage 
   assert.doesNotMatch(renderDiagnostic(new UsageError("Cannot run: x", { hint: "run --help" })), /see:/);
 });
 
-/** Runs `main()` in process with captured output. */
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const deps: MainDeps = {
-    env: {},
-    cwd: "/nonexistent",
-    homeDir: "/nonexistent",
-    execPath: "/bin/cargo-agents",
-    selfCommand: { command: "/bin/cargo-agents", args: [] },
-    writeOut: (t) => void (stdout += t),
-    writeErr: (t) => void (stderr += t),
-    signal: new AbortController().signal,
-  };
-  return { code: await main(argv, deps), stdout, stderr };
-}
-
 Deno.test("`help CODE` prints the entry; `help COMMAND` the command's help; an unknown word is a usage error", async () => {
-  const entry = await run(["help", "CONFIG_UNSAFE"]);
+  const entry = await runMainInProcess(["help", "CONFIG_UNSAFE"]);
   assert.equal(entry.code, 0);
   assert.match(entry.stdout, /^### CONFIG_UNSAFE\n\nCause: .*\n[^#]*Fix: /);
   assert.doesNotMatch(entry.stdout, /### CONFIG_DIR_NOT_A_FOLDER/, "the entry ends at the next heading");
-  assert.match((await run(["help", "config_unsafe"])).stdout, /^### CONFIG_UNSAFE\n/);
-  assert.match((await run(["help", "-32602"])).stdout, /^### -32602\n/);
-  assert.match((await run(["help", "mcp", "tools"])).stdout, /^Usage: cargo-agents mcp tools/);
-  const unknown = await run(["help", "CONFIG_UNSAF"]);
+  assert.match((await runMainInProcess(["help", "config_unsafe"])).stdout, /^### CONFIG_UNSAFE\n/);
+  assert.match((await runMainInProcess(["help", "-32602"])).stdout, /^### -32602\n/);
+  assert.match((await runMainInProcess(["help", "mcp", "tools"])).stdout, /^Usage: cargo-agents mcp tools/);
+  const unknown = await runMainInProcess(["help", "CONFIG_UNSAF"]);
   assert.equal(unknown.code, 2);
   assert.match(
     unknown.stderr,

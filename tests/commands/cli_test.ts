@@ -1,32 +1,18 @@
 import assert from "node:assert/strict";
-import { main, type MainDeps, VERSION } from "../../main.ts";
-import { runMain } from "../_fakes_foundation.ts";
-
-/** Runs `main()` in process with captured output (no command here touches files or processes). */
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const deps: MainDeps = {
-    env: {},
-    cwd: "/nonexistent",
-    homeDir: "/nonexistent",
-    execPath: "/bin/cargo-agents",
-    selfCommand: { command: "/bin/cargo-agents", args: [] },
-    writeOut: (t) => void (stdout += t),
-    writeErr: (t) => void (stderr += t),
-    signal: new AbortController().signal,
-  };
-  const code = await main(argv, deps);
-  return { code, stdout, stderr };
-}
+import { VERSION } from "../../main.ts";
+import { runMain, runMainInProcess } from "../_fakes_foundation.ts";
 
 Deno.test("main() prints the version from deno.json", async () => {
-  assert.deepEqual(await run(["--version"]), { code: 0, stdout: `cargo-agents ${VERSION}\n`, stderr: "" });
-  assert.equal((await run(["-V"])).stdout, `cargo-agents ${VERSION}\n`);
+  assert.deepEqual(await runMainInProcess(["--version"]), {
+    code: 0,
+    stdout: `cargo-agents ${VERSION}\n`,
+    stderr: "",
+  });
+  assert.equal((await runMainInProcess(["-V"])).stdout, `cargo-agents ${VERSION}\n`);
 });
 
 Deno.test("main() drops a leading `agents`, as cargo passes it", async () => {
-  assert.deepEqual(await run(["agents", "--version"]), {
+  assert.deepEqual(await runMainInProcess(["agents", "--version"]), {
     code: 0,
     stdout: `cargo-agents ${VERSION}\n`,
     stderr: "",
@@ -34,7 +20,7 @@ Deno.test("main() drops a leading `agents`, as cargo passes it", async () => {
 });
 
 Deno.test("main() lists every command in --help", async () => {
-  const { code, stdout } = await run(["--help"]);
+  const { code, stdout } = await runMainInProcess(["--help"]);
   assert.equal(code, 0);
   for (const command of ["mcp-serve", "status", "sync", "mcp login", "mcp logout", "mcp exec", "mcp tools"]) {
     assert.ok(stdout.includes(`  ${command} `), `--help does not list ${command}`);
@@ -42,7 +28,7 @@ Deno.test("main() lists every command in --help", async () => {
 });
 
 Deno.test("main() --help says what --verbose does to mcp-serve's stderr (debug lines, as docs/configuration.md says)", async () => {
-  const { code, stdout } = await run(["--help"]);
+  const { code, stdout } = await runMainInProcess(["--help"]);
   assert.equal(code, 0);
   assert.match(
     stdout,
@@ -51,20 +37,20 @@ Deno.test("main() --help says what --verbose does to mcp-serve's stderr (debug l
 });
 
 Deno.test("main() prints the help of a command with its flags", async () => {
-  const { code, stdout } = await run(["status", "--help"]);
+  const { code, stdout } = await runMainInProcess(["status", "--help"]);
   assert.equal(code, 0);
   assert.match(stdout, /^Usage: cargo-agents status \[--json\]/);
   assert.match(stdout, /--json +Print one JSON document/);
 });
 
 Deno.test("main() exits 2 with usage when no command is given", async () => {
-  const { code, stdout } = await run([]);
+  const { code, stdout } = await runMainInProcess([]);
   assert.equal(code, 2);
   assert.match(stdout, /^cargo-agents .*\n\nUsage:/);
 });
 
 Deno.test("main() exits 2 for an unknown command and says how to list them", async () => {
-  const { code, stdout, stderr } = await run(["frobnicate"]);
+  const { code, stdout, stderr } = await runMainInProcess(["frobnicate"]);
   assert.equal(code, 2);
   assert.equal(stdout, "");
   assert.equal(
@@ -74,14 +60,14 @@ Deno.test("main() exits 2 for an unknown command and says how to list them", asy
 });
 
 Deno.test("main() exits 2 for an unknown flag", async () => {
-  const { code, stderr } = await run(["status", "--jsn"]);
+  const { code, stderr } = await runMainInProcess(["status", "--jsn"]);
   assert.equal(code, 2);
   assert.match(stderr, /^error\[USAGE\]: Cannot parse the arguments of "status": .*--jsn/);
   assert.match(stderr, /hint: run `cargo-agents status --help`/);
 });
 
 Deno.test("main() exits 2 for an unknown mcp subcommand", async () => {
-  const { code, stderr } = await run(["mcp", "frobnicate"]);
+  const { code, stderr } = await runMainInProcess(["mcp", "frobnicate"]);
   assert.equal(code, 2);
   assert.match(stderr, /Cannot run "mcp frobnicate": no such command/);
 });
@@ -96,30 +82,30 @@ Deno.test("main.ts as a process: `agents --version` exits 0 and an unknown flag 
 });
 
 Deno.test("main() exits 2 for an argument a command does not take", async () => {
-  const { code, stderr } = await run(["status", "extra"]);
+  const { code, stderr } = await runMainInProcess(["status", "extra"]);
   assert.equal(code, 2);
   assert.match(stderr, /unexpected argument "extra"/);
-  assert.equal((await run(["mcp-serve", "extra"])).code, 2);
+  assert.equal((await runMainInProcess(["mcp-serve", "extra"])).code, 2);
 });
 
 Deno.test("main() names an unknown option in our own words, without the parser's quoting advice", async () => {
-  const { code, stderr } = await run(["status", "--bogus"]);
+  const { code, stderr } = await runMainInProcess(["status", "--bogus"]);
   assert.equal(code, 2);
   assert.match(stderr, /^error\[USAGE\]: Cannot parse the arguments of "status": unknown option "--bogus"\n/);
   assert.doesNotMatch(stderr, /positional argument/);
-  const top = await run(["--bogus"]);
+  const top = await runMainInProcess(["--bogus"]);
   assert.equal(top.code, 2);
   assert.match(top.stderr, /unknown option "--bogus"/);
 });
 
 Deno.test("main() suggests the closest command for a typo", async () => {
-  const { code, stderr } = await run(["stauts"]);
+  const { code, stderr } = await runMainInProcess(["stauts"]);
   assert.equal(code, 2);
   assert.match(stderr, /did you mean `status`\?/);
 });
 
 Deno.test("main() says an option needs a value when it has none", async () => {
-  const { code, stderr } = await run(["mcp", "tools", "--detail"]);
+  const { code, stderr } = await runMainInProcess(["mcp", "tools", "--detail"]);
   assert.equal(code, 2);
   assert.match(stderr, /option "--detail" needs a value/);
 });

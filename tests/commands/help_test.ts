@@ -6,23 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { listCommands, parseCommandLine } from "../../lib/commands/mod.ts";
-import { main, type MainDeps } from "../../main.ts";
-
-/** Runs `main()` in process with captured output (help touches no file and no process). */
-async function runMain(argv: string[]): Promise<{ code: number; stdout: string }> {
-  let stdout = "";
-  const deps: MainDeps = {
-    env: {},
-    cwd: "/nonexistent",
-    homeDir: "/nonexistent",
-    execPath: "/bin/cargo-agents",
-    selfCommand: { command: "/bin/cargo-agents", args: [] },
-    writeOut: (t) => void (stdout += t),
-    writeErr: () => {},
-    signal: new AbortController().signal,
-  };
-  return { code: await main(argv, deps), stdout };
-}
+import { runMainInProcess } from "../_fakes_foundation.ts";
 
 /** The lines under the `Examples:` heading of a help text, without their indent. */
 function examples(help: string): string[] {
@@ -44,7 +28,7 @@ function exampleArgs(line: string): string[] {
 
 for (const command of listCommands()) {
   Deno.test(`\`${command.name} --help\` says what it does, lists every flag, and shows an example that parses`, async () => {
-    const out = await runMain([...command.name.split(" "), "--help"]);
+    const out = await runMainInProcess([...command.name.split(" "), "--help"]);
     assert.equal(out.code, 0);
     assert.equal(out.stdout, command.help + "\n");
     const [usage, blank, description] = command.help.split("\n\n");
@@ -79,10 +63,10 @@ Deno.test("the help test would catch a flag missing from a help text", () => {
 });
 
 Deno.test("the top-level help lists every command and the group helps list theirs", async () => {
-  const top = await runMain(["--help"]);
+  const top = await runMainInProcess(["--help"]);
   for (const command of listCommands()) assert.ok(top.stdout.includes(`  ${command.name} `), command.name);
   for (const group of ["mcp", "plugin"]) {
-    const out = await runMain([group, "--help"]);
+    const out = await runMainInProcess([group, "--help"]);
     assert.equal(out.code, 0);
     for (const command of listCommands().filter((c) => c.name.startsWith(`${group} `))) {
       assert.ok(out.stdout.includes(`  ${command.name} `), command.name);

@@ -4,34 +4,17 @@
  * a result of megabytes, a call that never ends, a tool that goes away.
  */
 import assert from "node:assert/strict";
-import { denoServerToml, type RawMessage, RawServe, type RawWorld } from "../../bench/_raw_serve.ts";
+import {
+  denoServerToml,
+  makeRawWorld,
+  type RawMessage,
+  RawServe,
+  type RawWorld,
+} from "../../bench/_raw_serve.ts";
 import { DIRECT_TOOL_NAME } from "../../lib/meta_server/direct_tools.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-/** A home whose plugin declares `servers` (TOML) with `[mcp]` `config`, and a Cargo workspace. */
-async function makeWorld(servers: string, config: string): Promise<RawWorld> {
-  const root = await Deno.makeTempDir({ prefix: "symposium-direct-hostile-" });
-  const home = `${root}/home`, ws = `${root}/ws`;
-  await Deno.mkdir(`${home}/plugins/direct`, { recursive: true });
-  await Deno.mkdir(`${ws}/src`, { recursive: true });
-  await Deno.writeTextFile(
-    `${ws}/Cargo.toml`,
-    `[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n`,
-  );
-  await Deno.writeTextFile(
-    `${ws}/Cargo.lock`,
-    `version = 3\n\n[[package]]\nname = "demo"\nversion = "0.1.0"\n`,
-  );
-  await Deno.writeTextFile(`${ws}/src/lib.rs`, "");
-  await Deno.writeTextFile(
-    `${home}/plugins/direct/SYMPOSIUM.toml`,
-    `name = "direct"\ndepends-on = "*"\n\n${servers}`,
-  );
-  await Deno.writeTextFile(`${home}/config.toml`, `[mcp]\n${config}\n`);
-  return { root, home, ws, remove: () => Deno.remove(root, { recursive: true }) };
-}
 
 async function startLegacy(world: RawWorld): Promise<RawServe> {
   const serve = RawServe.start({ home: world.home, cwd: world.ws });
@@ -79,7 +62,7 @@ async function logText(world: RawWorld): Promise<string> {
 }
 
 Deno.test("direct tools of a hostile server: own names never shadowed, schemas and results bounded, gone tools gone", async () => {
-  const world = await makeWorld(HOSTILE, 'direct-tools = ["hostile.*"]');
+  const world = await makeRawWorld(HOSTILE, 'direct-tools = ["hostile.*"]');
   const serve = await startLegacy(world);
   try {
     await toolsReply(serve); // the agent was shown a list: a change is told
@@ -130,7 +113,7 @@ Deno.test("direct tools of a hostile server: own names never shadowed, schemas a
 });
 
 Deno.test("a backing server's error that echoes the arguments reaches the caller, never the session log", async () => {
-  const world = await makeWorld(HOSTILE, 'direct-tools = ["hostile.echo_*"]');
+  const world = await makeRawWorld(HOSTILE, 'direct-tools = ["hostile.echo_*"]');
   const serve = await startLegacy(world);
   try {
     await serve.listTools({ servers: ["hostile"] });
@@ -148,7 +131,7 @@ Deno.test("a backing server's error that echoes the arguments reaches the caller
 });
 
 Deno.test("a manifest's secret a script passes on (as an argument, a tool name, a forged log line) stays out of the log and the report", async () => {
-  const world = await makeWorld(
+  const world = await makeRawWorld(
     HOSTILE + 'env = { HOSTILE_TOKEN = "${ATTACK_SECRET}" }\n',
     'direct-tools = ["hostile.echo_*"]',
   );
@@ -196,7 +179,7 @@ Deno.test("a manifest's secret a script passes on (as an argument, a tool name, 
 });
 
 Deno.test("a server sending 1,000 tools/list_changed, its direct tools changing each time, tells the agent far fewer times", async () => {
-  const world = await makeWorld(HOSTILE, 'direct-tools = ["hostile.*"]');
+  const world = await makeRawWorld(HOSTILE, 'direct-tools = ["hostile.*"]');
   const serve = await startLegacy(world);
   try {
     await toolsReply(serve);

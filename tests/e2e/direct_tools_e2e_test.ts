@@ -4,7 +4,14 @@
  * `server-everything` and the many-tools fixture behind it.
  */
 import assert from "node:assert/strict";
-import { denoServerToml, type RawMessage, RawServe, type RawWorld, REPO } from "../../bench/_raw_serve.ts";
+import {
+  denoServerToml,
+  makeRawWorld,
+  type RawMessage,
+  RawServe,
+  type RawWorld,
+  REPO,
+} from "../../bench/_raw_serve.ts";
 import { AGENT_IDS, toolNameProblem } from "../../lib/sync/agents/mod.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -15,29 +22,6 @@ const node = (name: string, pkg: string, args: string[] = []) =>
   `[[mcp_servers]]\nname = "${name}"\ncommand = "node"\nargs = ${
     JSON.stringify([`${NM}/${pkg}/dist/index.js`, ...args])
   }\n`;
-
-/** A home with `servers` (`[[mcp_servers]]` TOML) and `[mcp]` `config`, and a Cargo workspace. */
-async function makeWorld(servers: (root: string) => string, config: string): Promise<RawWorld> {
-  const root = await Deno.makeTempDir({ prefix: "symposium-direct-" });
-  const home = `${root}/home`, ws = `${root}/ws`;
-  await Deno.mkdir(`${home}/plugins/direct`, { recursive: true });
-  await Deno.mkdir(`${ws}/src`, { recursive: true });
-  await Deno.writeTextFile(
-    `${ws}/Cargo.toml`,
-    `[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n`,
-  );
-  await Deno.writeTextFile(
-    `${ws}/Cargo.lock`,
-    `version = 3\n\n[[package]]\nname = "demo"\nversion = "0.1.0"\n`,
-  );
-  await Deno.writeTextFile(`${ws}/src/lib.rs`, "");
-  await Deno.writeTextFile(
-    `${home}/plugins/direct/SYMPOSIUM.toml`,
-    `name = "direct"\ndepends-on = "*"\n\n${servers(root)}`,
-  );
-  await Deno.writeTextFile(`${home}/config.toml`, `[mcp]\n${config}\n`);
-  return { root, home, ws, remove: () => Deno.remove(root, { recursive: true }) };
-}
 
 const memoryAndEverything = (root: string) =>
   node("memory", "server-memory") +
@@ -120,7 +104,7 @@ const DIRECT_NAMES = [
 ];
 
 Deno.test("mcp-serve lists direct tools from the tool cache without starting a server, and calls them through confirmation", async () => {
-  const world = await makeWorld(memoryAndEverything, DIRECT_CONFIG);
+  const world = await makeRawWorld(memoryAndEverything, DIRECT_CONFIG);
   try {
     // First session, nothing cached: only the two tools; the servers' first listing adds them (told).
     let serve = await startLegacy(world);
@@ -212,7 +196,7 @@ const MODERN_META = {
 };
 
 Deno.test("a modern agent lists direct tools and confirms a direct call with input_required and a retry", async () => {
-  const world = await makeWorld(memoryAndEverything, DIRECT_CONFIG);
+  const world = await makeRawWorld(memoryAndEverything, DIRECT_CONFIG);
   const serve = RawServe.start({ home: world.home, cwd: world.ws });
   try {
     assert.deepEqual((await toolList(serve, MODERN_META)).map((t) => t.name), ["list_tools", "execute"]);
@@ -286,7 +270,7 @@ Deno.test("a modern agent lists direct tools and confirms a direct call with inp
 });
 
 Deno.test("mcp-serve lists at most 32 direct tools and names the patterns past the cap under Problems", async () => {
-  const world = await makeWorld(
+  const world = await makeRawWorld(
     () => denoServerToml("many", "many_tools.ts", ["--tools=40"]),
     'direct-tools = ["many.*"]',
   );
