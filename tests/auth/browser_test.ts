@@ -44,7 +44,14 @@ Deno.test("openBrowser() runs the program without a shell, passing the URL untou
     await Deno.writeTextFile(script, `#!/bin/sh\nprintf '%s\\n' "$#" "$1" > "${dir}/args"\n`);
     await Deno.chmod(script, 0o755);
     const tricky = "https://as.example/a?x=$(touch%20pwned)&y=`id`;z";
-    assert.equal(openBrowser(tricky, { env: { SYMPOSIUM_BROWSER: script } }), true);
+    // A script just written can be "text file busy" for a moment while another test of this process forks
+    // (the fork holds the write descriptor until it execs): a spawn that failed is tried again, briefly.
+    let opened = false;
+    for (let i = 0; i < 20 && !opened; i++) {
+      opened = openBrowser(tricky, { env: { SYMPOSIUM_BROWSER: script } });
+      if (!opened) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(opened, true);
     let args = "";
     for (let i = 0; i < 100 && args === ""; i++) {
       await new Promise((r) => setTimeout(r, 20));
