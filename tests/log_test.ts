@@ -229,3 +229,32 @@ Deno.test("createLogger() writes a burst of lines together after its wait, and f
   assert.match(await Deno.readTextFile(`${root}/logs/s.log`), /INFO after\n$/);
   await Deno.remove(root, { recursive: true });
 });
+
+Deno.test("createLogger() formats a file-only line when it is written out: stamped when logged, masked with the secrets known by then, in order", async () => {
+  const root = await Deno.makeTempDir();
+  let nowMs = Date.UTC(2026, 0, 2, 3, 4, 5, 6);
+  const logger = createLogger({
+    logDir: `${root}/logs`,
+    sessionName: "s.log",
+    coalesceMs: 60_000,
+    now: () => nowMs,
+    writeErr: () => {},
+  });
+  const value = `late-secret-${crypto.randomUUID()}`;
+  logger.debug("the first line");
+  nowMs += 1_000;
+  logger.info("a line stderr takes too");
+  logger.debug(`tools/call got ${value}`);
+  // Learned after the line was logged, before it went to the file (a server's token read later): masked.
+  processSecrets.register(value);
+  await logger.close();
+  const text = await Deno.readTextFile(`${root}/logs/s.log`);
+  assert.ok(!text.includes(value), text);
+  assert.equal(
+    text,
+    "2026-01-02T03:04:05.006Z DEBUG the first line\n" +
+      "2026-01-02T03:04:06.006Z INFO a line stderr takes too\n" +
+      "2026-01-02T03:04:06.006Z DEBUG tools/call got ***\n",
+  );
+  await Deno.remove(root, { recursive: true });
+});

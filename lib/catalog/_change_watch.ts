@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { filesFingerprintSync, fingerprintOf, watchedFiles } from "./_fingerprint.ts";
+import { filesFingerprintSync, fingerprintOf, MissingFiles, watchedFiles } from "./_fingerprint.ts";
 import type { LoadedResolution } from "./resolve.ts";
 
 /** What to watch: folders whose direct entries matter, and folders watched with everything below. */
@@ -109,6 +109,8 @@ export class ChangeDetector {
   #watchIsStale = true;
   /** When the last exact look started (ms since the epoch). */
   #exactAtMs = 0;
+  /** The top folders' missing files a request's look need not stat again (see `MissingFiles`). */
+  readonly #missing = new MissingFiles();
 
   /** @param fingerprint The fingerprint of the resolution in use. */
   constructor(fingerprint: string) {
@@ -143,7 +145,7 @@ export class ChangeDetector {
       // thousands of stats of a large workspace are not repeated every tick (idle CPU).
       return undefined;
     }
-    const files = filesFingerprintSync(loaded, cwd);
+    const files = filesFingerprintSync(loaded, cwd, this.#missing);
     if (options.trustWatch && files === this.#files && this.#watch && !this.#watch.mayHaveChanged) {
       return undefined;
     }

@@ -45,37 +45,100 @@ async function statPart(path: string): Promise<string> {
 export const SYNC_CHECKED_MAX = 64;
 
 /**
+ * Time after a folder's last change from which it is settled, ms (2 s: more than any file system's time
+ * granularity, FAT's included). A file created in a settled folder gives it a later modification time.
+ */
+export const SETTLED_FOLDER_MS = 2_000;
+
+/**
+ * What a request's looks learned about missing files of the top folders (`trusted.toml`, the root
+ * `SYMPOSIUM.toml`, …). Creating, renaming or deleting a file changes its folder's modification time, so a
+ * file found missing while its folder was settled ({@link SETTLED_FOLDER_MS}) is missing still while the
+ * folder keeps that time: a look stats the folder (a few µs) instead of failing to stat the file (a thrown
+ * NotFound, 15–70 µs in `mcp-serve`). One per change detector; paths are absolute.
+ */
+export class MissingFiles {
+  /** Missing file → its folder's modification time (ms since the epoch) when it was found missing. */
+  readonly #known = new Map<string, number>();
+
+  /** The folder time a missing `path` was found with, if it is known to be missing. */
+  folderTimeOf(path: string): number | undefined {
+    return this.#known.get(path);
+  }
+
+  /** `path` was found missing while its folder had time `folderMs` (kept only when settled at `nowMs`). */
+  found(path: string, folderMs: number | undefined, nowMs: number): void {
+    if (folderMs !== undefined && folderMs <= nowMs - SETTLED_FOLDER_MS) this.#known.set(path, folderMs);
+    else this.#known.delete(path);
+  }
+}
+
+/**
  * The part of the fingerprint a request checks itself: modification time and size of the watched files
  * in the workspace root, the working directory and the config folder (`Cargo.lock`, the root
- * `Cargo.toml` and `SYMPOSIUM.toml`, `config.toml`, `trusted.toml`), then others up to
- * {@link SYNC_CHECKED_MAX}, stat'ed synchronously (microseconds each on a local disk). A large
- * workspace's thousands of member files are covered by the file-system watch (or an exact look), not
- * stat'ed on every request.
+ * `Cargo.toml` and `SYMPOSIUM.toml`, `config.toml`, `trusted.toml`), then others, stat'ed synchronously
+ * (microseconds each on a local disk): with the top folders themselves, at most {@link SYNC_CHECKED_MAX}
+ * stats. A large workspace's thousands of member files are covered by the file-system watch (or an exact
+ * look), not stat'ed on every request. The text is the same with or without `missing`.
+ *
+ * @param missing What earlier looks learned (see {@link MissingFiles}); without it, every file is stat'ed.
+ * @param nowMs The current time, ms since the epoch. @default Date.now()
  */
-export function filesFingerprintSync(loaded: LoadedResolution, cwd: string): string {
-  return syncChecked(loaded, cwd).map((path) => {
+export function filesFingerprintSync(
+  loaded: LoadedResolution,
+  cwd: string,
+  missing?: MissingFiles,
+  nowMs: number = Date.now(),
+): string {
+  const { files, topCount } = syncChecked(loaded, cwd);
+  const folderTimes = new Map<string, number | undefined>();
+  const folderTime = (folder: string): number | undefined => {
+    if (!folderTimes.has(folder)) {
+      let ms: number | undefined;
+      try {
+        ms = Deno.statSync(folder).mtime?.getTime();
+      } catch {
+        ms = undefined; // no folder: its files are stat'ed (and missing)
+      }
+      folderTimes.set(folder, ms);
+    }
+    return folderTimes.get(folder);
+  };
+  return files.map((path, index) => {
+    const folder = index < topCount && missing ? path.slice(0, path.lastIndexOf("/")) : undefined;
+    if (folder !== undefined) {
+      const knownMs = missing!.folderTimeOf(path);
+      if (knownMs !== undefined && folderTime(folder) === knownMs) return `${path}:missing`;
+    }
     try {
       const info = Deno.statSync(path);
+      if (folder !== undefined) missing!.found(path, undefined, nowMs);
       return `${path}:${info.mtime?.getTime() ?? 0}:${info.size}`;
     } catch {
+      if (folder !== undefined) missing!.found(path, folderTime(folder), nowMs);
       return `${path}:missing`; // A missing file is a state too: its appearance is a change.
     }
   }).join("|");
 }
 
-/** {@link filesFingerprintSync}'s files per resolution: the top folders' first, at most {@link SYNC_CHECKED_MAX}. */
-function syncChecked(loaded: LoadedResolution, cwd: string): string[] {
+/**
+ * {@link filesFingerprintSync}'s files per resolution: the top folders' first (`topCount` of them), then
+ * others, as many as leave room for a stat of each top folder within {@link SYNC_CHECKED_MAX}.
+ */
+function syncChecked(loaded: LoadedResolution, cwd: string): { files: string[]; topCount: number } {
   const held = SYNC_CHECKED.get(loaded);
-  if (held?.cwd === cwd) return held.files;
+  if (held?.cwd === cwd) return held;
   const all = watchedFiles(loaded, cwd);
   const top = new Set([loaded.workspace.root ?? cwd, cwd, loaded.configDir]);
   const isTop = (file: string) => top.has(file.slice(0, file.lastIndexOf("/")));
-  const files = [...all.filter(isTop), ...all.filter((f) => !isTop(f))].slice(0, SYNC_CHECKED_MAX);
-  SYNC_CHECKED.set(loaded, { cwd, files });
-  return files;
+  const tops = all.filter(isTop);
+  const files = [...tops, ...all.filter((f) => !isTop(f))].slice(0, SYNC_CHECKED_MAX - top.size);
+  const checked = { cwd, files, topCount: Math.min(tops.length, files.length) };
+  SYNC_CHECKED.set(loaded, checked);
+  return checked;
 }
 
-const SYNC_CHECKED = new WeakMap<LoadedResolution, { cwd: string; files: string[] }>();
+const SYNC_CHECKED = new WeakMap<LoadedResolution, { cwd: string; files: string[]; topCount: number }>();
 
 /**
  * The plugins folder as `loadPlugins()` walks it: every folder's modification time (a plugin

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { Catalog } from "../../lib/catalog/mod.ts";
 import { ChangeWatch } from "../../lib/catalog/_change_watch.ts";
-import { SYNC_CHECKED_MAX } from "../../lib/catalog/_fingerprint.ts";
+import { filesFingerprintSync, MissingFiles, SYNC_CHECKED_MAX } from "../../lib/catalog/_fingerprint.ts";
+import type { LoadedResolution } from "../../lib/catalog/resolve.ts";
 import { waitFor } from "../_fakes_backends.ts";
 import { cargoLock, fixtureServerToml, makeDirs, writePlugin } from "../_fakes_meta.ts";
 
@@ -152,5 +153,61 @@ Deno.test("a request's own look stats at most SYNC_CHECKED_MAX files however man
     Object.assign(Deno, { statSync });
     await catalog.close();
     await dirs.remove();
+  }
+});
+
+Deno.test("a request's look stats a settled folder instead of its missing files, and sees a file created there", async () => {
+  const root = await Deno.makeTempDir();
+  const ws = `${root}/ws`, home = `${root}/home`;
+  await Deno.mkdir(ws);
+  await Deno.mkdir(home);
+  await Deno.writeTextFile(`${ws}/Cargo.toml`, '[package]\nname = "demo"\n');
+  await Deno.writeTextFile(`${home}/config.toml`, "");
+  const loaded = {
+    workspace: { root: ws, manifests: [`${ws}/Cargo.toml`] },
+    configDir: home,
+    sources: { watch: { files: [`${home}/trusted.toml`, `${ws}/SYMPOSIUM.toml`], flat: [], deep: [] } },
+  } as unknown as LoadedResolution;
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  Deno.utimeSync(ws, hourAgo, hourAgo);
+  Deno.utimeSync(home, hourAgo, hourAgo);
+  const { statSync } = Deno;
+  const stated: string[] = [];
+  try {
+    const missing = new MissingFiles();
+    const first = filesFingerprintSync(loaded, ws, missing);
+    assert.equal(first, filesFingerprintSync(loaded, ws), "the text differs from an exact look's");
+    assert.match(first, /trusted\.toml:missing/);
+    Object.assign(Deno, { statSync: (path: string | URL) => (stated.push(String(path)), statSync(path)) });
+    assert.equal(filesFingerprintSync(loaded, ws, missing), first);
+    assert.ok(!stated.includes(`${home}/trusted.toml`), `stat'ed ${stated.join(", ")}`);
+    assert.ok(!stated.includes(`${ws}/SYMPOSIUM.toml`), `stat'ed ${stated.join(", ")}`);
+    assert.ok(stated.includes(home) && stated.includes(ws), `stat'ed ${stated.join(", ")}`);
+    // Created just before a request: its folder's time changed, so the file is stat'ed and seen.
+    await Deno.writeTextFile(`${home}/trusted.toml`, "");
+    const next = filesFingerprintSync(loaded, ws, missing);
+    assert.notEqual(next, first);
+    assert.equal(next, filesFingerprintSync(loaded, ws));
+    // A folder that changed just now is not settled: its missing files are stat'ed at every look.
+    stated.length = 0;
+    filesFingerprintSync(loaded, ws, missing);
+    filesFingerprintSync(loaded, ws, missing);
+    assert.equal(
+      stated.filter((p) => p === `${ws}/SYMPOSIUM.toml`).length,
+      0,
+      "a settled folder's file stat'ed",
+    );
+    Deno.utimeSync(ws, new Date(), new Date());
+    stated.length = 0;
+    filesFingerprintSync(loaded, ws, missing);
+    filesFingerprintSync(loaded, ws, missing);
+    assert.equal(
+      stated.filter((p) => p === `${ws}/SYMPOSIUM.toml`).length,
+      2,
+      "a folder just changed was trusted",
+    );
+  } finally {
+    Object.assign(Deno, { statSync });
+    await Deno.remove(root, { recursive: true });
   }
 });
