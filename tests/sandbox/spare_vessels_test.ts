@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { QuickJSEngine, SPARE_VESSELS } from "../../lib/sandbox/guest/engine.ts";
 import { type HostCall, SandboxPool, type SandboxResult } from "../../lib/sandbox/mod.ts";
 import { loadSandboxModule, type SandboxModule } from "../../lib/sandbox/guest/wasm_module.ts";
-import { PreparedContext } from "../../lib/sandbox/guest/_prepared_context.ts";
+import { installAhead, installKey, PreparedContext } from "../../lib/sandbox/guest/_prepared_context.ts";
 import { failureOf, runInEngine, testEngine, testLimits, valueOf } from "../_fakes_sandbox.ts";
 
 const MIB = 1024 * 1024;
@@ -162,4 +162,46 @@ Deno.test("a run right after a memory_exhausted one still finds a working engine
   const { engine } = await testEngine();
   engine.prepareNext();
   assert.deepEqual(valueOf(await runInEngine(PROBE)), ["undefined", null]);
+});
+
+Deno.test("vessels made after a run have its namespace globals installed ahead; a run with other servers gets a fresh context", async () => {
+  const module = await loadSandboxModule(16 * MIB);
+  installAhead(module, ["alpha", "beta"], 16 * MIB);
+  const vessel = new PreparedContext(module);
+  assert.equal(vessel.installedFor, installKey(["alpha", "beta"], 16 * MIB));
+  const probe = vessel.ctx.evalCode("[typeof alpha, typeof beta, String(alpha)].join()");
+  assert.equal(vessel.ctx.dump(vessel.ctx.unwrapResult(probe)), "object,object,[server alpha]");
+  vessel.dispose();
+  const bare = new PreparedContext(module, { installAhead: false });
+  assert.equal(bare.installedFor, undefined);
+  bare.dispose();
+  // A namespace the prelude cannot define (a fixed global): the vessel says so, and serves no run.
+  installAhead(module, ["fine", "NaN"], 16 * MIB);
+  const failed = new PreparedContext(module);
+  assert.equal(failed.installedFor, "failed");
+  failed.dispose();
+  assertNoAbort(module);
+
+  const engine = new QuickJSEngine(module);
+  const run = async (script: string, namespaces: string[]) => {
+    const outcome = await engine.run({
+      script,
+      namespaces,
+      limits: testLimits({ memoryLimitBytes: 16 * MIB }),
+    }, {
+      hostCall: (_ns, key) => Promise.resolve({ ok: true, json: JSON.stringify(key) }),
+      onConsole: () => {},
+      onConsoleDropped: () => {},
+    });
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome.failure));
+    return JSON.parse(outcome.valueJson);
+  };
+  assert.deepEqual(await run("return [typeof one, typeof two]", ["one"]), ["object", "undefined"]);
+  engine.prepareNext(); // spares with `one` installed ahead
+  assert.deepEqual(await run("return [typeof one, await one.tool()]", ["one"]), ["object", "tool"]);
+  // The servers changed: the spare (with `one`) is not used.
+  assert.deepEqual(await run("return [typeof one, typeof two]", ["two"]), ["undefined", "object"]);
+  assert.deepEqual(await run("return [typeof one, typeof two]", ["one"]), ["object", "undefined"]);
+  engine.dispose();
+  assertNoAbort(module);
 });

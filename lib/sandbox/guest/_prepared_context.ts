@@ -30,6 +30,32 @@ export interface PreparedContextHost {
  */
 const PRELUDE_EVAL = { type: "global", strip: true } as const;
 
+/**
+ * The globals the vessels of a module install ahead (see {@link PreparedContext.installedFor}): those of the
+ * module's last run, as {@link installKey} gives them.
+ */
+const AHEAD = new WeakMap<SandboxModule, { key: string; namespacesJson: string; heapLimitBytes: number }>();
+
+/** The text that tells two runs' namespace globals apart: the namespaces and the heap limit `install` gets. */
+export function installKey(namespaces: readonly string[], heapLimitBytes: number): string {
+  return `${heapLimitBytes}:${JSON.stringify(namespaces)}`;
+}
+
+/**
+ * Vessels of `module` made from now on install these namespace globals ahead (the servers of an agent's
+ * session rarely change between its scripts); a run whose namespaces differ makes its own vessel.
+ */
+export function installAhead(
+  module: SandboxModule,
+  namespaces: readonly string[],
+  heapLimitBytes: number,
+): void {
+  const key = installKey(namespaces, heapLimitBytes);
+  if (AHEAD.get(module)?.key !== key) {
+    AHEAD.set(module, { key, namespacesJson: JSON.stringify(namespaces), heapLimitBytes });
+  }
+}
+
 /** Longest a prelude may run before a run is bound (it is our own code; this only guards a bug), ms. */
 const PREPARE_BUDGET_MS = 5_000;
 
@@ -43,6 +69,12 @@ export class PreparedContext {
   readonly internals: Internals | undefined;
   /** What the prelude threw (owned by the vessel), when it failed. */
   readonly setupError: QuickJSHandle | undefined;
+  /**
+   * The {@link installKey} of the namespace globals installed ahead (the module's last run's, see
+   * {@link installAhead}); `undefined` when none were, and `"failed"` when installing them threw (the vessel
+   * must not serve a run then: some globals may be defined).
+   */
+  readonly installedFor: string | undefined;
   readonly #owned: QuickJSHandle[] = [];
   readonly #loadedParts = new Set<number>();
   #host: PreparedContextHost | undefined;
@@ -52,9 +84,11 @@ export class PreparedContext {
    * Makes a runtime and context in `module` and evaluates the prelude in it. The memory and stack limits
    * are the run's to set when it binds; until then the prelude runs under QuickJS's defaults.
    *
+   * @param options.installAhead Install the namespace globals of {@link installAhead} (~0.1 ms less on
+   *   the run's path). @default true
    * @throws Whatever the quickjs-emscripten API throws (a WASM trap): the module is then unusable.
    */
-  constructor(module: SandboxModule) {
+  constructor(module: SandboxModule, options: { installAhead?: boolean } = {}) {
     const preparedBy = Date.now() + PREPARE_BUDGET_MS;
     const rt = this.rt = module.module.newRuntime();
     rt.setInterruptHandler(() => this.#host ? this.#host.shouldInterrupt() : Date.now() > preparedBy);
@@ -96,6 +130,26 @@ export class PreparedContext {
       return;
     }
     this.internals = new PreludeInternals(ctx, this.#own(made.value), (handle) => this.#own(handle));
+    const ahead = options.installAhead === false ? undefined : AHEAD.get(module);
+    if (ahead) {
+      this.installedFor = this.#install(ahead.namespacesJson, ahead.heapLimitBytes) ? ahead.key : "failed";
+    }
+  }
+
+  /** `install(namespacesJson, heapLimitBytes)` of the prelude (no script code runs); whether it did not throw. */
+  #install(namespacesJson: string, heapLimitBytes: number): boolean {
+    const ctx = this.ctx;
+    const names = ctx.newString(namespacesJson);
+    const heap = ctx.newNumber(heapLimitBytes);
+    const made = ctx.callFunction(this.internals!.install, ctx.undefined, names, heap);
+    names.dispose();
+    heap.dispose();
+    if (made.error) {
+      made.error.dispose();
+      return false;
+    }
+    made.value.dispose();
+    return true;
   }
 
   /**

@@ -16,7 +16,7 @@ import { crashFailure } from "./_guest_errors.ts";
 import { ScriptBridge } from "./_script_bridge.ts";
 import { EXTRACTION_BUDGET_MS, OutcomeReader } from "./_run_outcome.ts";
 import type { Ending, EngineIo, EngineOutcome, EngineRequest, StopReason } from "../protocol/run_types.ts";
-import { PreparedContext } from "./_prepared_context.ts";
+import { installAhead, installKey, PreparedContext } from "./_prepared_context.ts";
 import type { SandboxModule } from "./wasm_module.ts";
 
 /**
@@ -149,7 +149,7 @@ export class ScriptRun {
     const { limits } = this.#request;
     if (this.#stopReason) return this.#conclude({ kind: "stopped", reason: this.#stopReason }, undefined);
     this.#growFailuresAtStart = this.#module.heapGrowFailures();
-    const vessel = this.#vessel ??= new PreparedContext(this.#module);
+    const vessel = this.#vesselFor(limits.memoryLimitBytes);
     const rt = this.#rt = vessel.rt;
     const ctx = this.#ctx = vessel.ctx;
     rt.setMemoryLimit(Math.max(1024 * 1024, Math.floor(limits.memoryLimitBytes)));
@@ -175,7 +175,8 @@ export class ScriptRun {
       cancelTimer: (id) => bridge.cancelTimer(id),
       shouldInterrupt: () => this.#shouldInterrupt(),
     });
-    const setupEnding = bridge.install();
+    // Globals installed ahead are this run's (see `#vesselFor`): the prelude's install is not run twice.
+    const setupEnding = vessel.installedFor === undefined ? bridge.install() : undefined;
     if (setupEnding) return this.#conclude(setupEnding, undefined);
 
     const compiled = await this.#compile(ctx);
@@ -189,6 +190,25 @@ export class ScriptRun {
 
     const ending = await this.#loop(rt, ctx, mainPromise);
     return this.#conclude(ending, mainPromise);
+  }
+
+  /**
+   * The run's vessel: the one prepared ahead when it has no globals installed or this run's, else (the
+   * servers in scope changed) a fresh one, without globals. Vessels made after this run install its
+   * namespaces ahead.
+   *
+   * @throws What QuickJS throws when freeing the unsuitable vessel fails (the module is then poisoned).
+   */
+  #vesselFor(heapLimitBytes: number): PreparedContext {
+    const { namespaces } = this.#request;
+    installAhead(this.#module, namespaces, heapLimitBytes);
+    const ready = this.#vessel;
+    const installed = ready?.installedFor;
+    if (ready && installed !== undefined && installed !== installKey(namespaces, heapLimitBytes)) {
+      this.#vessel = undefined;
+      ready.dispose();
+    }
+    return this.#vessel ??= new PreparedContext(this.#module, { installAhead: false });
   }
 
   /** Compiles the script into its async main function; returns an ending if it cannot. */
