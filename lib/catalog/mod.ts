@@ -220,6 +220,15 @@ export class Catalog {
   runningServers(): string[] {
     return this.#pool.runningNames();
   }
+  /**
+   * Whether `spec` runs with its tool list held: `listServerTools(spec, { live: true })` would answer at once,
+   * with nothing to start or list.
+   */
+  hasListedTools(spec: ServerSpec): boolean {
+    const running = this.#pool.running(spec);
+    return running !== undefined && this.#listings.current(spec, running) !== undefined;
+  }
+
   /** What the pool knows about `spec` (status, failures, last error). */
   serverState(spec: ServerSpec): ReturnType<ServerPool["state"]> {
     return this.#pool.state(spec);

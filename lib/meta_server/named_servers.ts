@@ -35,12 +35,14 @@ function usePattern(server: string): RegExp {
  * Starts the servers `script` names (see {@link namedServers}) and lists their tools live, without
  * waiting: the script's first call then finds its server started or starting. A failure is left for
  * that call to report (a server already running or starting is not started twice: the pool shares it).
+ * A server running with its tools listed is left alone (nothing to do, and no work on the `execute`'s path).
  */
 export function startNamedServers(
-  catalog: Pick<Catalog, "servers" | "listServerTools">,
+  catalog: Pick<Catalog, "servers" | "listServerTools" | "hasListedTools">,
   script: string,
 ): void {
   for (const spec of namedServers(catalog, script)) {
+    if (catalog.hasListedTools(spec)) continue;
     catalog.listServerTools(spec, { live: true }).catch(() => {});
   }
 }

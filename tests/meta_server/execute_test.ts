@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { extractMedia, namedServers, toolArguments } from "../../lib/meta_server/execute.ts";
+import {
+  extractMedia,
+  namedServers,
+  startNamedServers,
+  toolArguments,
+} from "../../lib/meta_server/execute.ts";
 import { MAX_CALLS_IN_FLIGHT_PER_SERVER } from "../../lib/backends/pool.ts";
 import { waitFor } from "../_fakes_backends.ts";
 import { fixtureServerToml, writePlugin } from "../_fakes_meta.ts";
@@ -213,6 +218,28 @@ Deno.test("extractMedia() refuses a block whose data is empty or not base64", ()
       /^the image block at result\["my shot"\] has (no data|data that is not base64)/,
       String(data),
     );
+  }
+});
+
+Deno.test("startNamedServers() lists a named server's tools until it runs with them listed, then leaves it alone", async () => {
+  const h = await harness(async (d) => {
+    await writePlugin(d.home, "fx", fixtureServerToml("fx"));
+    await writePlugin(d.home, "other", fixtureServerToml("other"));
+  });
+  try {
+    const listed: string[] = [];
+    const list = h.catalog.listServerTools.bind(h.catalog);
+    h.catalog.listServerTools = (spec, options) => (listed.push(spec.name), list(spec, options));
+    const fx = h.catalog.serverByName("fx")!;
+    assert.equal(h.catalog.hasListedTools(fx), false);
+    startNamedServers(h.catalog, "return await fx.echo({ text: 'a' })");
+    assert.deepEqual(listed, ["fx"], "a server not running is started early");
+    assert.ok(await waitFor(() => Promise.resolve(h.catalog.hasListedTools(fx)), 10_000));
+    startNamedServers(h.catalog, "await other.echo({}); return await fx.echo({ text: 'b' })");
+    assert.deepEqual(listed, ["fx", "other"], "a running server with its tools listed was listed again");
+    assert.equal((await execute(h, "return (await fx.echo({ text: 'c' })) !== undefined")).text, "true");
+  } finally {
+    await h.close();
   }
 });
 
