@@ -8,6 +8,9 @@
  * - `BENCH_N` rounds (default 300; a tenth more are run first as warm-up).
  * - `BENCH_REPOS=dirA,dirB` serves from each of these checkouts (default: this one), each its own series
  *   (`return1@1`, `return1@2`, …), interleaved in the same rounds: a before/after comparison at one load.
+ * - `BENCH_CPU_N=300` also measures CPU time per `execute` (host and sandbox processes, user + system, from
+ *   `/proc`; the backing servers' left out): per checkout and script, runs of that many executes, twice each,
+ *   alternating checkouts. Unlike latency, CPU time hardly moves with the machine's load.
  * - `BENCH_GAP_MS` idles this long after each request (default 0: back to back, as `bench/perf.ts`).
  * - `BENCH_STEPS=1` runs the servers with `--verbose` and reads lines `STEP <name> <epoch ms>` from their
  *   stderr (timestamps a build prints while it is being measured; the product prints none), then gives the
@@ -26,6 +29,30 @@ const ROUNDS = Number(Deno.env.get("BENCH_N") ?? "300");
 const REPOS = (Deno.env.get("BENCH_REPOS") ?? REPO).split(",").filter((r) => r !== "");
 const STEPS = Deno.env.get("BENCH_STEPS") === "1";
 const GAP_MS = Number(Deno.env.get("BENCH_GAP_MS") ?? "0");
+const CPU_N = Number(Deno.env.get("BENCH_CPU_N") ?? "0");
+const TICK_MS = 10; // USER_HZ = 100 on Linux
+
+/**
+ * CPU ms of process `pid` (with its reaped children) and of its live `deno` children (its sandbox processes),
+ * from every `/proc/<n>/stat` (read through `cat`: `/proc` is outside the permissions `-P` grants).
+ */
+function treeCpuMs(pid: number): number {
+  const out = new Deno.Command("sh", { args: ["-c", "cat /proc/[0-9]*/stat 2>/dev/null"], stdout: "piped" })
+    .outputSync();
+  let ticks = NaN;
+  let children = 0;
+  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+    const close = line.lastIndexOf(")");
+    if (close < 0) continue;
+    const self = Number(line.slice(0, line.indexOf(" ")));
+    const comm = line.slice(line.indexOf("(") + 1, close);
+    // After the name: state 0, ppid 1, …, utime 11, stime 12, cutime 13, cstime 14.
+    const f = line.slice(close + 2).split(" ");
+    if (self === pid) ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    else if (Number(f[1]) === pid && comm === "deno") children += Number(f[11]) + Number(f[12]);
+  }
+  return (ticks + children) * TICK_MS;
+}
 
 const SCRIPTS = { return1: "return 1", echo: "return await everything.echo({ message: 'x' })" };
 
@@ -50,7 +77,11 @@ async function readMarks(stream: ReadableStream<Uint8Array>, marks: Marks): Prom
   }
 }
 
-async function connect(repo: string, home: string, ws: string): Promise<{ client: Client; marks: Marks }> {
+async function connect(
+  repo: string,
+  home: string,
+  ws: string,
+): Promise<{ client: Client; marks: Marks; pid: number }> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: [
@@ -70,7 +101,7 @@ async function connect(repo: string, home: string, ws: string): Promise<{ client
     // The SDK gives a Node-style stream under Deno; both are async-iterable.
     if (stderr) readMarks(toWeb(stderr), marks).catch(() => {});
   }
-  return { client, marks };
+  return { client, marks, pid: transport.pid ?? 0 };
 }
 
 function toWeb(stream: unknown): ReadableStream<Uint8Array> {
@@ -128,6 +159,29 @@ for (const [label, xs] of Object.entries(samples)) {
     }  max ${s.max.toFixed(2)} ms`,
   );
 }
+if (CPU_N > 0) {
+  const cpu: Record<string, number[]> = {};
+  for (let round = 0; round < 2; round++) {
+    for (let k = 0; k < servers.length; k++) {
+      const i = (k + round) % servers.length;
+      const server = servers[i]!;
+      for (const [name, script] of Object.entries(SCRIPTS)) {
+        const before = treeCpuMs(server.pid);
+        for (let n = 0; n < CPU_N; n++) {
+          await server.client.callTool({ name: "execute", arguments: { script } });
+        }
+        (cpu[REPOS.length > 1 ? `${name}@${i + 1}` : name] ??= []).push(
+          (treeCpuMs(server.pid) - before) / CPU_N,
+        );
+      }
+    }
+  }
+  console.log(`\nCPU per execute (host + sandbox, ms; ${CPU_N} executes per run, ${TICK_MS} ms ticks):`);
+  for (const [label, runs] of Object.entries(cpu)) {
+    console.log(`  ${label.padEnd(12)} ${runs.map((ms) => ms.toFixed(3)).join("  ")}`);
+  }
+}
+
 // The servers' stderr may trail their answers (the guest's goes through the host's log).
 await new Promise((resolve) => setTimeout(resolve, 300));
 for (const [label, table] of Object.entries(stepTable())) {
