@@ -1,0 +1,234 @@
+/**
+ * Where `mcp-serve`'s own memory goes in a session like `bench/perf.ts`'s (the bench world, `n` executes
+ * of one echo): spawn → first echo result, host RSS after 50 and `n` executes, the smaps breakdown of
+ * the host (anonymous memory, the Deno binary, other files) and, with `--inspect`, the V8 heap by space,
+ * the modules V8 parsed (count and source bytes by package) and optionally a heap snapshot.
+ *
+ * `deno run -A --v8-flags=--stack-size=1800 bench/host_memory.ts [--checkout=/other/repo] [--n=1000]
+ *   [--inspect] [--snapshot=/tmp/host.heapsnapshot] [--runs=1]`
+ *
+ * `--checkout` runs another checkout's `main.ts` (a before); `--inspect` starts the host with
+ * `--inspect=127.0.0.1:<port>`, which itself costs memory, so compare RSS only between runs alike.
+ *
+ * @module
+ */
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { makeWorld, REPO } from "./_world.ts";
+import { sourceRunArgs } from "../lib/self_command.ts";
+
+const arg = (name: string) => Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const CHECKOUT = arg("checkout") ?? REPO;
+const N = Number(arg("n") ?? 1000);
+const INSPECT = Deno.args.includes("--inspect") || arg("snapshot") !== undefined;
+const SNAPSHOT = arg("snapshot");
+const RUNS = Number(arg("runs") ?? 1);
+const ECHO = "return await everything.echo({ message: 'x' })";
+
+const kib = (text: string, field: string) =>
+  Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0);
+
+/** RSS of `pid` by mapping kind, MiB. */
+function smapsBreakdown(pid: number): Record<string, number> {
+  const text = Deno.readTextFileSync(`/proc/${pid}/smaps`);
+  const out: Record<string, number> = {};
+  let name = "";
+  for (const line of text.split("\n")) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const path = head[1] ?? "";
+      name = path === ""
+        ? "anon"
+        : path.endsWith("/deno")
+        ? "deno binary"
+        : path.startsWith("[")
+        ? path
+        : path.includes(".so")
+        ? "shared libs"
+        : "other files";
+      continue;
+    }
+    const m = /^Rss:\s+(\d+) kB/.exec(line);
+    if (m) out[name] = (out[name] ?? 0) + Number(m[1]) / 1024;
+  }
+  const rollup = Deno.readTextFileSync(`/proc/${pid}/smaps_rollup`);
+  out["(total Rss)"] = kib(rollup, "Rss") / 1024;
+  out["(Private_Dirty)"] = kib(rollup, "Private_Dirty") / 1024;
+  out["(Anonymous)"] = kib(rollup, "Anonymous") / 1024;
+  return out;
+}
+
+const rss = (pid: number) => kib(Deno.readTextFileSync(`/proc/${pid}/status`), "VmRSS") / 1024;
+
+/** A minimal CDP client over the inspector's WebSocket. */
+class Cdp {
+  #ws: WebSocket;
+  #next = 1;
+  #pending = new Map<number, (v: Record<string, unknown>) => void>();
+  readonly scripts: { url: string; length: number; scriptId: string }[] = [];
+  chunks: string[] = [];
+  private constructor(ws: WebSocket) {
+    this.#ws = ws;
+    ws.onmessage = (e) => {
+      const msg = JSON.parse(e.data as string);
+      if (msg.id !== undefined) this.#pending.get(msg.id)?.(msg.result ?? msg.error);
+      else if (msg.method === "Debugger.scriptParsed") {
+        this.scripts.push({
+          url: msg.params.url,
+          length: msg.params.length ?? 0,
+          scriptId: msg.params.scriptId,
+        });
+      } else if (msg.method === "HeapProfiler.addHeapSnapshotChunk") this.chunks.push(msg.params.chunk);
+    };
+  }
+  static async open(port: number): Promise<Cdp> {
+    for (let i = 0; i < 100; i++) {
+      try {
+        const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+        const ws = new WebSocket(list[0].webSocketDebuggerUrl);
+        await new Promise((r, j) => {
+          ws.onopen = r;
+          ws.onerror = j;
+        });
+        return new Cdp(ws);
+      } catch {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    throw new Error("no inspector");
+  }
+  send(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    const id = this.#next++;
+    this.#ws.send(JSON.stringify({ id, method, params }));
+    return new Promise((r) => this.#pending.set(id, r));
+  }
+  async eval(expression: string): Promise<unknown> {
+    const r = await this.send("Runtime.evaluate", {
+      expression,
+      awaitPromise: true,
+      returnByValue: true,
+    }) as { result?: { value?: unknown }; exceptionDetails?: unknown };
+    if (r.exceptionDetails) throw new Error(JSON.stringify(r.exceptionDetails));
+    if (Deno.args.includes("--debug")) console.log(JSON.stringify(r));
+    return r.result?.value;
+  }
+  close() {
+    this.#ws.close();
+  }
+}
+
+function packageOf(url: string): string {
+  const nm = /node_modules\/\.deno\/([^/]+)\//.exec(url) ?? /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (nm) return `npm:${nm[1]!.replace(/@\d[^/]*$/, "")}`;
+  const lib = /\/(lib\/[^/]+)\//.exec(url);
+  if (lib) return lib[1]!;
+  if (url.startsWith("ext:") || url.startsWith("node:")) return "deno runtime";
+  return url === "" ? "(eval)" : url.replace(/^.*\//, "");
+}
+
+async function oneRun(run: number) {
+  const world = await makeWorld(200);
+  const port = 19_230 + run;
+  const args = sourceRunArgs(CHECKOUT);
+  if (INSPECT) args.splice(1, 0, `--inspect=127.0.0.1:${port}`);
+  const t0 = performance.now();
+  const stdio = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: [...args, "mcp-serve"],
+    env: { ...Deno.env.toObject(), SYMPOSIUM_HOME: world.home },
+    cwd: world.ws,
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "probe", version: "1.0.0" });
+  await client.connect(stdio);
+  const pid = stdio.pid!;
+  const cdp = INSPECT ? await Cdp.open(port) : undefined;
+  if (cdp) await cdp.send("Debugger.enable");
+  const exec = async () => {
+    const r = await client.callTool({ name: "execute", arguments: { script: ECHO } });
+    if (r.isError) throw new Error(JSON.stringify(r.content));
+  };
+  await exec();
+  const coldMs = performance.now() - t0;
+  const t1 = performance.now();
+  await exec();
+  const secondMs = performance.now() - t1;
+  for (let i = 2; i < 50; i++) await exec();
+  const rss50 = rss(pid);
+  const smaps50 = smapsBreakdown(pid);
+  const live = async (at: string) => {
+    if (!cdp || !Deno.args.includes("--gc")) return;
+    const before = await cdp.eval("Deno.memoryUsage().heapUsed / 1048576");
+    await cdp.send("HeapProfiler.collectGarbage");
+    const after = await cdp.eval("Deno.memoryUsage()");
+    console.log(`at ${at}: heapUsed before GC ${Number(before).toFixed(2)} MiB; after`, after);
+  };
+  await live("50");
+  if (cdp && SNAPSHOT && Deno.args.includes("--snapshot50")) {
+    await cdp.send("HeapProfiler.collectGarbage");
+    await cdp.send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+    await Deno.writeTextFile(`${SNAPSHOT}.50`, cdp.chunks.join(""));
+    cdp.chunks = [];
+  }
+  for (let i = 50; i < N; i++) await exec();
+  const rssN = rss(pid);
+  await live(String(N));
+  console.log(
+    `run ${run}: cold ${coldMs.toFixed(0)} ms, 2nd execute ${secondMs.toFixed(1)} ms, ` +
+      `host RSS after 50 ${rss50.toFixed(1)} MiB, after ${N} ${rssN.toFixed(1)} MiB`,
+  );
+  const smapsN = smapsBreakdown(pid);
+  console.log(
+    "smaps (MiB) at 50 → N:",
+    Object.entries(smapsN).filter(([, v]) => v > 0.2).map(([k, v]) =>
+      `${k} ${smaps50[k]?.toFixed(1)} → ${v.toFixed(1)}`
+    )
+      .join(", "),
+  );
+  if (cdp) {
+    const stats = await cdp.eval(`(async () => {
+      const v8 = await import("node:v8");
+      const mib = (b) => +(b / 1048576).toFixed(2);
+      const h = v8.getHeapStatistics();
+      return { mem: Object.fromEntries(Object.entries(Deno.memoryUsage()).map(([k, v]) => [k, mib(v)])),
+        heap: { total: mib(h.total_heap_size), used: mib(h.used_heap_size), physical: mib(h.total_physical_size),
+          malloced: mib(h.malloced_memory), external: mib(h.external_memory), contexts: h.number_of_native_contexts },
+        spaces: Object.fromEntries(v8.getHeapSpaceStatistics().filter((s) => s.space_size > 0)
+          .map((s) => [s.space_name, [mib(s.space_used_size), mib(s.physical_space_size)]])) };
+    })()`);
+    console.log("V8 (MiB; spaces [used, physical]):", JSON.stringify(stats, null, 1));
+    const byPkg = new Map<string, [number, number]>();
+    for (const s of cdp.scripts) {
+      const k = packageOf(s.url);
+      const [c, b] = byPkg.get(k) ?? [0, 0];
+      byPkg.set(k, [c + 1, b + s.length]);
+    }
+    const rows = [...byPkg].sort((a, b) => b[1][1] - a[1][1]);
+    console.log(
+      `scripts parsed: ${cdp.scripts.length}, ${
+        (rows.reduce((s, r) => s + r[1][1], 0) / 1048576).toFixed(2)
+      } MiB source`,
+    );
+    for (const [k, [c, b]] of rows.slice(0, 40)) {
+      console.log(`  ${k.padEnd(50)} ${String(c).padStart(4)} ${(b / 1024).toFixed(0).padStart(6)} KiB`);
+    }
+    if (Deno.args.includes("--urls")) { for (const s of cdp.scripts) console.log("   ", s.url, s.length); }
+    const probe = arg("source");
+    const script = probe ? cdp.scripts.find((s) => s.url.endsWith(probe)) : undefined;
+    if (script) {
+      const src = await cdp.send("Debugger.getScriptSource", { scriptId: script.scriptId });
+      console.log(String(src.scriptSource).slice(-3000));
+    }
+    if (SNAPSHOT) {
+      await cdp.send("HeapProfiler.collectGarbage");
+      await cdp.send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+      await Deno.writeTextFile(SNAPSHOT, cdp.chunks.join(""));
+      console.log(`heap snapshot: ${SNAPSHOT}, RSS after GC ${rss(pid).toFixed(1)} MiB`);
+    }
+    cdp.close();
+  }
+  await client.close();
+  await world.remove();
+}
+
+for (let run = 0; run < RUNS; run++) await oneRun(run);
