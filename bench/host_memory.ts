@@ -58,6 +58,11 @@ function smapsBreakdown(pid: number): Record<string, number> {
   return out;
 }
 
+/** User + system CPU of `pid` so far, ms (Linux `/proc/<pid>/stat`, clock ticks of 10 ms). */
+const cpuMs = (pid: number) => {
+  const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
 const rss = (pid: number) => kib(Deno.readTextFileSync(`/proc/${pid}/status`), "VmRSS") / 1024;
 
 /** A minimal CDP client over the inspector's WebSocket. */
@@ -131,6 +136,13 @@ async function oneRun(run: number) {
   const port = 19_230 + run;
   const args = sourceRunArgs(CHECKOUT);
   if (INSPECT) args.splice(1, 0, `--inspect=127.0.0.1:${port}`);
+  for (const flag of (arg("drop") ?? "").split(",").filter(Boolean)) args.splice(args.indexOf(flag), 1);
+  for (const flag of (arg("add") ?? "").split(",").filter(Boolean)) args.splice(1, 0, flag);
+  const v8 = arg("v8");
+  if (v8) {
+    const i = args.findIndex((a) => a.startsWith("--v8-flags="));
+    args[i] = `${args[i]},${v8}`;
+  }
   const t0 = performance.now();
   const stdio = new StdioClientTransport({
     command: Deno.execPath(),
@@ -153,6 +165,17 @@ async function oneRun(run: number) {
   const t1 = performance.now();
   await exec();
   const secondMs = performance.now() - t1;
+  if (Deno.args.includes("--list-first")) {
+    const times: string[] = [];
+    for (const args of [{}, {}, { query: "echo a message" }, { query: "add numbers" }]) {
+      const t = performance.now();
+      await client.callTool({ name: "list_tools", arguments: args });
+      times.push((performance.now() - t).toFixed(1));
+    }
+    const t = performance.now();
+    await client.callTool({ name: "execute", arguments: { run: "nope" } });
+    console.log(`list_tools 1st, 2nd, 1st query, 2nd query: ${times.join(", ")} ms; first run of a saved script: ${(performance.now() - t).toFixed(1)} ms`);
+  }
   for (let i = 2; i < 50; i++) await exec();
   const rss50 = rss(pid);
   const smaps50 = smapsBreakdown(pid);
@@ -170,14 +193,37 @@ async function oneRun(run: number) {
     await Deno.writeTextFile(`${SNAPSHOT}.50`, cdp.chunks.join(""));
     cdp.chunks = [];
   }
+  const t50 = performance.now();
+  const cpu50 = cpuMs(pid);
   for (let i = 50; i < N; i++) await exec();
+  console.log(
+    `executes 51..${N}: ${((performance.now() - t50) / (N - 50)).toFixed(2)} ms each, host CPU ` +
+      `${((cpuMs(pid) - cpu50) / (N - 50)).toFixed(2)} ms each; host CPU to 50 ${cpu50} ms`,
+  );
   const rssN = rss(pid);
   await live(String(N));
   console.log(
     `run ${run}: cold ${coldMs.toFixed(0)} ms, 2nd execute ${secondMs.toFixed(1)} ms, ` +
       `host RSS after 50 ${rss50.toFixed(1)} MiB, after ${N} ${rssN.toFixed(1)} MiB`,
   );
+  const seq = Number(arg("seq") ?? 0);
+  if (seq > 0) {
+    const script = "let n = 0; for (let i = 0; i < 200; i++) { await everything.echo({ message: 'x' }); n++ } return n";
+    const c0 = cpuMs(pid), w0 = performance.now();
+    for (let i = 0; i < seq; i++) {
+      const r = await client.callTool({ name: "execute", arguments: { script } });
+      if (r.isError) throw new Error(JSON.stringify(r.content));
+    }
+    console.log(
+      `${seq} × 200 calls: ${((performance.now() - w0) / seq / 200).toFixed(3)} ms per call wall, host CPU ` +
+        `${((cpuMs(pid) - c0) / seq / 200).toFixed(3)} ms per call; RSS after ${rss(pid).toFixed(1)} MiB`,
+    );
+  }
   const smapsN = smapsBreakdown(pid);
+  if (Deno.args.includes("--binmaps")) {
+    const { binMaps } = await import("/tmp/bare/binmap.ts");
+    console.log(binMaps(pid).join("\n"));
+  }
   console.log(
     "smaps (MiB) at 50 → N:",
     Object.entries(smapsN).filter(([, v]) => v > 0.2).map(([k, v]) =>
