@@ -4,11 +4,17 @@
  * the host (anonymous memory, the Deno binary, other files) and, with `--inspect`, the V8 heap by space,
  * the modules V8 parsed (count and source bytes by package) and optionally a heap snapshot.
  *
- * `deno run -A --v8-flags=--stack-size=1800 bench/host_memory.ts [--checkout=/other/repo] [--n=1000]
- *   [--inspect] [--snapshot=/tmp/host.heapsnapshot] [--runs=1]`
- *
- * `--checkout` runs another checkout's `main.ts` (a before); `--inspect` starts the host with
- * `--inspect=127.0.0.1:<port>`, which itself costs memory, so compare RSS only between runs alike.
+ * `deno run -A --v8-flags=--stack-size=1800 bench/host_memory.ts [options]`, options:
+ * - `--checkout=/other/repo/` runs another checkout's `main.ts` (a before); `--n=1000` executes; `--runs=1`;
+ * - `--inspect` starts the host with `--inspect=127.0.0.1:<port>` (which itself costs memory: compare RSS
+ *   only between runs alike) and prints the V8 heap by space and the scripts parsed by package; with it,
+ *   `--gc` prints the live heap after a full collection at 50 and `n` executes, `--urls` every script,
+ *   `--source=lib/log.ts` the end of one script as V8 holds it, `--snapshot=/tmp/h.heapsnapshot` writes a
+ *   heap snapshot after `n` executes (`--snapshot50`: also one after 50, to `<path>.50`);
+ * - `--list-first` times the session's first `list_tools` calls and first run of a saved script;
+ * - `--seq=10` runs 10 executes of 200 echo calls each after the `n`, with the host's CPU per call;
+ * - `--binmaps` prints the resident part of each mapping of the Deno binary;
+ * - `--drop=--flag`, `--add=--flag` (comma-separated) and `--v8=--max-opt=1` change the host's command line.
  *
  * @module
  */
@@ -63,6 +69,23 @@ const cpuMs = (pid: number) => {
   const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
+/** Resident MiB of each mapping of the Deno binary in `pid` (text, read-only data, data). */
+function binaryMaps(pid: number): string[] {
+  const rows: string[] = [];
+  let current = "";
+  for (const line of Deno.readTextFileSync(`/proc/${pid}/smaps`).split("\n")) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) (\S+) \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const mib = (parseInt(head[2]!, 16) - parseInt(head[1]!, 16)) / 1048576;
+      current = head[5]!.endsWith("/deno") ? `${head[3]} offset ${head[4]} size ${mib.toFixed(1)} MiB` : "";
+      continue;
+    }
+    const rssLine = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rssLine && current) rows.push(`${current}: resident ${(Number(rssLine[1]) / 1024).toFixed(1)} MiB`);
+  }
+  return rows;
+}
+
 const rss = (pid: number) => kib(Deno.readTextFileSync(`/proc/${pid}/status`), "VmRSS") / 1024;
 
 /** A minimal CDP client over the inspector's WebSocket. */
@@ -174,7 +197,11 @@ async function oneRun(run: number) {
     }
     const t = performance.now();
     await client.callTool({ name: "execute", arguments: { run: "nope" } });
-    console.log(`list_tools 1st, 2nd, 1st query, 2nd query: ${times.join(", ")} ms; first run of a saved script: ${(performance.now() - t).toFixed(1)} ms`);
+    console.log(
+      `list_tools 1st, 2nd, 1st query, 2nd query: ${times.join(", ")} ms; first run of a saved script: ${
+        (performance.now() - t).toFixed(1)
+      } ms`,
+    );
   }
   for (let i = 2; i < 50; i++) await exec();
   const rss50 = rss(pid);
@@ -208,7 +235,8 @@ async function oneRun(run: number) {
   );
   const seq = Number(arg("seq") ?? 0);
   if (seq > 0) {
-    const script = "let n = 0; for (let i = 0; i < 200; i++) { await everything.echo({ message: 'x' }); n++ } return n";
+    const script =
+      "let n = 0; for (let i = 0; i < 200; i++) { await everything.echo({ message: 'x' }); n++ } return n";
     const c0 = cpuMs(pid), w0 = performance.now();
     for (let i = 0; i < seq; i++) {
       const r = await client.callTool({ name: "execute", arguments: { script } });
@@ -220,10 +248,7 @@ async function oneRun(run: number) {
     );
   }
   const smapsN = smapsBreakdown(pid);
-  if (Deno.args.includes("--binmaps")) {
-    const { binMaps } = await import("/tmp/bare/binmap.ts");
-    console.log(binMaps(pid).join("\n"));
-  }
+  if (Deno.args.includes("--binmaps")) console.log(binaryMaps(pid).join("\n"));
   console.log(
     "smaps (MiB) at 50 → N:",
     Object.entries(smapsN).filter(([, v]) => v > 0.2).map(([k, v]) =>
