@@ -6,7 +6,7 @@
  */
 import type { CommandContext } from "./context.ts";
 import { UserError } from "../diagnostics.ts";
-import { runExecute, SavedScriptsHost } from "../meta_server/mod.ts";
+import { runExecute, savedScriptsHost } from "../meta_server/mod.ts";
 import { openSession } from "./_session.ts";
 
 /** Options of {@link runExec}. */
@@ -50,7 +50,7 @@ export async function runExec(options: ExecOptions, ctx: CommandContext): Promis
   }
   const session = await openSession(ctx, { stderrLevel: "warn" });
   try {
-    const saved = new SavedScriptsHost(session.catalog);
+    const saved = await savedScriptsHost(session.catalog);
     const result = await runExecute(session.catalog, session.runner, script, {
       logger: session.logger,
       returnTrace: options.trace === true,

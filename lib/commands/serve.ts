@@ -2,8 +2,9 @@
  * `cargo-agents mcp-serve`: the meta-server on stdio until the agent closes stdin. The start path loads
  * only the MCP SDK, the stdin reader and the server shell, and reads `config.toml` for the message
  * budget, before it connects: `initialize` is answered first, then the catalog loads and resolves, the
- * servers an `execute` that already arrived names start, and only then the sandbox (its process), the
- * rest of the meta-server and the declarations load (imported here on demand, not at the top).
+ * servers an `execute` that already arrived names start, and only then the sandbox (its process) and the
+ * rest of the meta-server load (imported here on demand, not at the top). `list_tools` with the
+ * declarations, and the saved scripts, load at their first use (`meta_server/mod.ts`).
  *
  * @module
  */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { CommandContext } from "./context.ts";
-import { renderListTools } from "../meta_server/mod.ts";
+import { renderListTools } from "../meta_server/list_tools.ts";
 import { openSession } from "./_session.ts";
 import { namespaceKey } from "../plugins/mod.ts";
 

@@ -6,7 +6,6 @@
  * @module
  */
 import type { Catalog } from "../catalog/mod.ts";
-import { firstSentence, renderToolSignature } from "../declarations/mod.ts";
 import { buildBindingTable } from "../declarations/tool_binding.ts";
 import { namespaceKey } from "../plugins/mod.ts";
 import { HELPER_GLOBAL } from "../sandbox/mod.ts";
@@ -65,6 +64,8 @@ export async function answerHelperCall(
         "(not running and no fresh tool cache; a call to one of them starts it)",
     );
   }
+  // The declarations load at a session's first search: a session that never searches never loads them.
+  const { firstSentence, renderToolSignature } = await import("../declarations/mod.ts");
   return answer.matches.map((m) => ({
     server: namespaceKey(m.entry.spec.name),
     tool: m.tool.name,

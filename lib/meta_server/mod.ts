@@ -11,6 +11,9 @@
  * - `trace_record.ts`: the record of each `execute` in the session log, read back by `cargo agents
  *   report` without loading the server.
  * - `saved_scripts.ts`: the saved scripts' files, which `cargo agents scripts` reads without the meta-server.
+ * - `list_tools.ts`: the `list_tools` tool (and with it the declarations and the search answers), loaded by
+ *   the session at its first `list_tools` call and by `cargo agents mcp tools`: a session of `execute`s
+ *   alone never loads it.
  *
  * @module
  */
@@ -20,9 +23,8 @@ import type { Catalog } from "../catalog/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { OutputShapeChecker } from "../catalog/result_unwrap.ts";
-import { parseListToolsArgs, renderListTools } from "./list_tools.ts";
 import { executeDescription, type ExecuteOptions, runExecute, type ScriptRunner } from "./execute.ts";
-import { planExecute, readExecuteRequest, SavedScriptsHost } from "./_saved_script_exec.ts";
+import type { ExecutePlan, SavedScriptsHost } from "./_saved_script_exec.ts";
 import { AgentRelay } from "./agent_relay.ts";
 import { ToolConfirmer } from "./_confirm.ts";
 import { ProgressThrottle } from "./_progress.ts";
@@ -41,16 +43,7 @@ import { answerDirectRequest } from "./direct_call.ts";
 import { SessionStore } from "./session_store.ts";
 
 export { LIST_CHANGED_INTERVAL_MS } from "./_coalesce.ts";
-export { SavedScriptsHost } from "./_saved_script_exec.ts";
-export {
-  DECLARATIONS_MAX_BYTES,
-  LIST_TOOLS_MAX_BYTES,
-  LIST_TOOLS_UNFILTERED_WAIT_MS,
-  type ListToolsQuery,
-  parseListToolsArgs,
-  renderListTools,
-  type RenderListToolsOptions,
-} from "./list_tools.ts";
+export type { SavedScriptsHost } from "./_saved_script_exec.ts";
 export {
   EXECUTE_DESCRIPTION_MAX_BYTES,
   executeDescription,
@@ -167,6 +160,24 @@ export const PROGRESS_INTERVAL_MS = 100;
  */
 export const WHOLE_RESULT_CLIENTS: RegExp = /^@cline\/core$/;
 
+/**
+ * The saved scripts of one session (`_saved_script_exec.ts`, with the saved scripts' files, their index and
+ * their compiler), loaded at the first use: a run by name or a save, a script's `scripts.name()` or
+ * `symposium.search` call, or `list_tools`. A session of plain scripts never loads them.
+ *
+ * @throws Only when the module cannot be loaded (a broken installation).
+ */
+export async function savedScriptsHost(catalog: Catalog): Promise<SavedScriptsHost> {
+  const { SavedScriptsHost } = await import("./_saved_script_exec.ts");
+  return new SavedScriptsHost(catalog);
+}
+
+/** The session's saved scripts: {@link savedScriptsHost} at the first call, the same host after. */
+function lazySavedScripts(catalog: Catalog): () => Promise<SavedScriptsHost> {
+  let host: Promise<SavedScriptsHost> | undefined;
+  return () => host ??= savedScriptsHost(catalog);
+}
+
 /** The two tools as `tools/list` answers them. */
 function listedTools(catalog: Catalog) {
   return [
@@ -257,7 +268,7 @@ export function metaServerHandlers(server: Server, options: MetaServerOptions): 
   const setLevel = (level: Parameters<ToolHandlers["setLevel"]>[0]) => relay.setLevel(level);
   const store = new SessionStore({ maxStoreBytes: () => catalog.config.sessionStoreMb * 1024 * 1024 });
   const shared = { server, options, logger, checker, confirmer, sessionNotices, relay, store };
-  const session: ExecuteSession = { ...shared, saved: new SavedScriptsHost(catalog) };
+  const session: ExecuteSession = { ...shared, saved: lazySavedScripts(catalog) };
   const direct = new DirectToolSet(catalog); // `[mcp] direct-tools`, listed from the tool cache
   const listTools = async () => {
     await refreshQuietly(catalog, logger, true); // `execute`'s description names the servers in scope now
@@ -322,9 +333,13 @@ async function answerListTools(
   problems: () => Promise<readonly string[]>,
 ): Promise<CallToolResult> {
   const { catalog } = session.options;
+  const [{ parseListToolsArgs, renderListTools }, savedScripts] = await Promise.all([
+    import("./list_tools.ts"),
+    session.saved(),
+  ]);
   const text = await renderListTools(catalog, parseListToolsArgs(args), signal, {
     session: session.store,
-    savedScripts: session.saved,
+    savedScripts,
     problems,
   });
   return { content: [{ type: "text", text }] };
@@ -342,8 +357,8 @@ interface ExecuteSession {
   relay: AgentRelay;
   /** The agent's `$session` values: this session's memory only, gone with it (see `session_store.ts`). */
   store: SessionStore;
-  /** The saved scripts (`execute { run }`, `save_as`, `scripts.name()`). */
-  saved: SavedScriptsHost;
+  /** The saved scripts (`execute { run }`, `save_as`, `scripts.name()`), loaded at the first call. */
+  saved: () => Promise<SavedScriptsHost>;
 }
 
 /**
@@ -365,6 +380,35 @@ function executeOptions(session: ExecuteSession, meta?: Record<string, unknown>)
 }
 
 /**
+ * The plan of one `execute` (`_saved_script_exec.ts:planExecute`). Arguments that are a `script` string alone
+ * (with `trace` or not) are planned here, as `planExecute` plans them, without loading the saved scripts;
+ * any other arguments (`run`, `save_as`, `args`, `description`, a wrong one) load them, and are read there.
+ */
+async function planOf(session: ExecuteSession, raw: unknown): Promise<ExecutePlan | { error: string }> {
+  const a = typeof raw === "object" && raw !== null && !Array.isArray(raw)
+    ? raw as Record<string, unknown>
+    : {};
+  const plain = typeof a.script === "string" && a.run === undefined && a.save_as === undefined &&
+    a.description === undefined && a.args === undefined;
+  if (plain) {
+    const script = a.script as string;
+    return {
+      script,
+      logged: script,
+      answerScripts: async (name) => (await session.saved()).answer(name, undefined),
+      searchScripts: async (args, limit) => (await session.saved()).searchHits(args, limit),
+      finish: (result) => Promise.resolve(result),
+    };
+  }
+  const [{ planExecute, readExecuteRequest }, host] = await Promise.all([
+    import("./_saved_script_exec.ts"),
+    session.saved(),
+  ]);
+  const read = readExecuteRequest(raw);
+  return "error" in read ? read : planExecute(host, read);
+}
+
+/**
  * Answers one `tools/call` of `execute`: runs the script with progress reports when the agent asked for
  * them, logs the outcome and its time, and leaves `structuredContent` out for {@link WHOLE_RESULT_CLIENTS}.
  *
@@ -383,9 +427,8 @@ async function answerExecute(
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, "`execute`'s `trace` must be true or false");
   }
   const returnTrace = raw?.trace === true;
-  const read = readExecuteRequest(request.params.arguments);
-  if ("error" in read) throw new ProtocolError(ProtocolErrorCode.InvalidParams, read.error);
-  const plan = planExecute(session.saved, read);
+  const plan = await planOf(session, request.params.arguments);
+  if ("error" in plan) throw new ProtocolError(ProtocolErrorCode.InvalidParams, plan.error);
   if (plan.refusal) return plan.refusal;
   const script = plan.script;
   const progressToken = ctx.mcpReq._meta?.progressToken;

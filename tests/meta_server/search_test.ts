@@ -2,14 +2,12 @@ import assert from "node:assert/strict";
 import { Catalog } from "../../lib/catalog/mod.ts";
 import { createSandboxRunner } from "../../lib/meta_server/script_runner.ts";
 import { NULL_LOGGER } from "../../lib/log.ts";
+import { EXECUTE_DESCRIPTION_MAX_BYTES, executeDescription, runExecute } from "../../lib/meta_server/mod.ts";
 import {
   DECLARATIONS_MAX_BYTES,
-  EXECUTE_DESCRIPTION_MAX_BYTES,
-  executeDescription,
   LIST_TOOLS_MAX_BYTES,
   renderListTools,
-  runExecute,
-} from "../../lib/meta_server/mod.ts";
+} from "../../lib/meta_server/list_tools.ts";
 
 import { distractorServers } from "../../testdata/catalog/scale_corpus.ts";
 import { fixtureServerToml, makeDirs, type TestDirs, writePlugin } from "../_fakes_meta.ts";
