@@ -8,14 +8,15 @@
  * collection (~10–20 ms of the sandbox process's thread) per ~400 `return 1` runs, ~0.04 ms per run, or per ~10
  * runs of 200 calls each (~1 % of their CPU). The run that arrives during one waits for it.
  *
- * Those collections leave the heap's pages fragmented (~10–12 MiB of pages for ~6 MiB used after 1,000
+ * Those collections leave the heap's pages fragmented (10–11 MiB of V8 pages for ~6 MiB used after 1,000
  * `execute`s). Once the process has been idle for {@link IDLE_COMPACT_MS} and its committed heap grew
  * {@link DEFAULT_COMPACT_GROWTH_BYTES} since the last compaction, it compacts too: V8's memory-reducing
  * collection (`gc({ flavor: "last-resort" })`), which moves the live objects together and returns the
- * freed pages: 3–4 MiB less private memory per idle sandbox process (measured, `bench/guest_memory.ts`).
- * It costs ~30–60 ms of the process's thread and drops compiled JavaScript the next runs compile again
- * (~0.3–0.5 ms of CPU per run when done every ~300 runs, measured), so it runs only while idle, never
- * between runs that come back to back.
+ * freed pages: V8's pages 10–11 → 4.5 MiB, ~5–6 MiB less private memory per idle sandbox process
+ * (measured, `bench/guest_memory.ts`). It takes 30–60 ms of the process's thread (more under load) and drops
+ * compiled JavaScript, so the first run after it takes ~0.8 ms more and the next few ~0.1–0.2 ms more;
+ * done every ~300 runs it cost 0.3–0.5 ms of CPU per run, so it runs only while idle, never between runs
+ * that come back to back.
  *
  * @module
  */

@@ -103,7 +103,8 @@ interface ActiveRun {
 
 /**
  * Serves the host: takes `init`, loads QuickJS, says `ready`, then runs each `run` it is sent until stdin
- * closes. Spare contexts are made one step per macrotask while no run is going.
+ * closes. Spare contexts are made one step per macrotask while no run is going; once they are ready and no
+ * run came for `IDLE_COMPACT_MS`, the V8 heap is compacted (`HeapTrim.compact()`).
  */
 export class GuestServer {
   readonly #pipes: GuestPipes;
