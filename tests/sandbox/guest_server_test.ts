@@ -1,7 +1,8 @@
 // The sandbox process's server, through its pipes seam: how many writes a burst of tool calls costs the host
-// (each write wakes the host and costs it a read).
+// (each write wakes the host and costs it a read), and when an idle one compacts its heap.
 import assert from "node:assert/strict";
 import { GuestServer } from "../../lib/sandbox/guest/main.ts";
+import { HeapTrim } from "../../lib/sandbox/guest/_heap_trim.ts";
 import { FrameDecoder } from "../../lib/sandbox/protocol/frames.ts";
 import { checkFromGuest, encodeToGuest, type FromGuest } from "../../lib/sandbox/protocol/messages.ts";
 import { testLimits } from "../_fakes_sandbox.ts";
@@ -112,4 +113,64 @@ Deno.test("calls held back leave while the script keeps computing (from the inte
     writtenAt[1]! < loopEnd,
     `the second call left ${writtenAt[1]! - loopEnd} ms after the loop ended`,
   );
+});
+
+/**
+ * A `GuestServer` that is sent `init` and then nothing until the test ends its input; its heap trim records
+ * each compaction (a fake `gc`: tests run without `--expose-gc`).
+ */
+function idleGuest(idleCompactMs: number) {
+  const compactions: unknown[] = [];
+  const heapTrim = new HeapTrim({
+    gc: (options) => void (options && compactions.push(options)),
+    heapUsed: () => 6 * 1024 * 1024,
+    heapTotal: () => 12 * 1024 * 1024,
+  });
+  let input: Uint8Array | undefined = encodeToGuest({
+    type: "init",
+    heapLimitBytes: testLimits().memoryLimitBytes,
+  });
+  let endInput: () => void = () => {};
+  const ended = new Promise<void>((resolve) => endInput = resolve);
+  let readyNow: () => void = () => {};
+  const ready = new Promise<void>((resolve) => readyNow = resolve);
+  const decoder = new FrameDecoder(1 << 30);
+  const server = new GuestServer({
+    read: async (buffer) => {
+      if (input) {
+        buffer.set(input);
+        const length = input.length;
+        input = undefined;
+        return length;
+      }
+      await ended;
+      return null;
+    },
+    readSync: () => null,
+    writeSync: (bytes) => {
+      if (decoder.push(bytes).some((raw) => (raw as { type?: string }).type === "ready")) readyNow();
+      return bytes.length;
+    },
+  }, { heapTrim, idleCompactMs });
+  return { server, compactions, ready, endInput, serving: server.serve() };
+}
+
+Deno.test("an idle guest compacts its V8 heap once its spare contexts are made (V8's memory-reducing collection)", async () => {
+  const guest = idleGuest(10);
+  await guest.ready;
+  for (let waited = 0; guest.compactions.length === 0 && waited < 10_000; waited += 10) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.deepEqual(guest.compactions, [{ type: "major", execution: "sync", flavor: "last-resort" }]);
+  guest.endInput();
+  await guest.serving;
+});
+
+Deno.test("a guest whose host closed its stdin before it was idle long enough never compacts", async () => {
+  const guest = idleGuest(300);
+  await guest.ready;
+  guest.endInput();
+  await guest.serving;
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  assert.deepEqual(guest.compactions, []);
 });

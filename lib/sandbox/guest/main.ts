@@ -24,7 +24,7 @@
 import { type EngineIo, type EngineOutcome, type HostReply, QuickJSEngine } from "./engine.ts";
 import { createTypeStripper } from "./normalize.ts";
 import { loadSandboxModule } from "./wasm_module.ts";
-import { HeapTrim } from "./_heap_trim.ts";
+import { HeapTrim, IDLE_COMPACT_MS } from "./_heap_trim.ts";
 import { FrameDecoder } from "../protocol/frames.ts";
 import {
   encodeFromGuest,
@@ -103,14 +103,15 @@ interface ActiveRun {
 
 /**
  * Serves the host: takes `init`, loads QuickJS, says `ready`, then runs each `run` it is sent until stdin
- * closes. Spare contexts are made one step per macrotask while no run is going.
+ * closes. Spare contexts are made one step per macrotask while no run is going; once they are ready and no
+ * run came for `IDLE_COMPACT_MS`, the V8 heap is compacted (`HeapTrim.compact()`).
  */
 export class GuestServer {
   readonly #pipes: GuestPipes;
   readonly #decoder = new FrameDecoder(MAX_HOST_FRAME_BYTES);
   readonly #chunk = new Uint8Array(READ_CHUNK_BYTES);
   readonly #stripper = createTypeStripper();
-  readonly #heapTrim = new HeapTrim();
+  readonly #heapTrim: HeapTrim;
   /** Frames of tool calls not sent yet, in order, and their size in bytes. */
   readonly #held: Uint8Array[] = [];
   #heldBytes = 0;
@@ -123,9 +124,20 @@ export class GuestServer {
   readonly #ticks = new MessageChannel();
   #stepQueued = false;
   #yields = 0;
+  /** The idle compaction's timer, armed once spare contexts are ready and cleared by the next run. */
+  #compactTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #idleCompactMs: number;
 
-  constructor(pipes: GuestPipes) {
+  /**
+   * @param pipes The guest's stdin and stdout.
+   * @param options.heapTrim Decides when the V8 heap is collected and compacted. @default a new `HeapTrim()`
+   * @param options.idleCompactMs Idle time after the spare contexts are ready before the heap is compacted
+   *   (`HeapTrim.compact()`), milliseconds. @default IDLE_COMPACT_MS
+   */
+  constructor(pipes: GuestPipes, options: { heapTrim?: HeapTrim; idleCompactMs?: number } = {}) {
     this.#pipes = pipes;
+    this.#heapTrim = options.heapTrim ?? new HeapTrim();
+    this.#idleCompactMs = options.idleCompactMs ?? IDLE_COMPACT_MS;
     this.#ticks.port1.onmessage = () => this.#refillStep();
   }
 
@@ -224,6 +236,7 @@ export class GuestServer {
         );
         break;
       case "run":
+        this.#cancelCompaction();
         this.#run(message).catch((error: unknown) => this.#write({ type: "fatal", message: String(error) }));
         break;
       case "reply": {
@@ -254,6 +267,7 @@ export class GuestServer {
   /** Stops making spare contexts (stdin closed; the process exits). */
   close(): void {
     this.#closing = true;
+    this.#cancelCompaction();
     this.#ticks.port1.close();
   }
 
@@ -352,7 +366,25 @@ export class GuestServer {
     if (!engine || this.#closing || this.#active || this.#loaded !== target) return;
     // Once the spares are ready, the heap's garbage is collected if it grew enough (`_heap_trim.ts`).
     if (engine.refillStep()) this.#scheduleRefill(false);
-    else this.#heapTrim.step();
+    else {
+      this.#heapTrim.step();
+      this.#armCompaction();
+    }
+  }
+
+  // Once idle for `#idleCompactMs` (no run arrived since the spares were made), the heap is compacted if it
+  // grew (`HeapTrim.compact()`): runs that come back to back never pay for it.
+  #armCompaction(): void {
+    if (this.#compactTimer !== undefined || this.#closing) return;
+    this.#compactTimer = setTimeout(() => {
+      this.#compactTimer = undefined;
+      if (!this.#active && !this.#closing) this.#heapTrim.compact();
+    }, this.#idleCompactMs);
+  }
+
+  #cancelCompaction(): void {
+    clearTimeout(this.#compactTimer);
+    this.#compactTimer = undefined;
   }
 }
 
