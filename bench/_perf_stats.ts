@@ -23,6 +23,39 @@ export function statsOf(samples: readonly number[]): Stats {
   return { min: sorted[0]!, median, max: sorted.at(-1)!, n: sorted.length };
 }
 
+/** Time `fn` takes to settle, ms. */
+export async function timedMs(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+/**
+ * Runs each named series `n` times after `warmup` rounds, one sample of every series per round (in
+ * a rotating order), so that load on the shared machine affects every series alike.
+ *
+ * @param between Awaited after each sample, untimed. Default: nothing.
+ * @returns The samples of each series, ms, warm-up rounds left out.
+ */
+export async function interleaved(
+  n: number,
+  warmup: number,
+  series: Record<string, () => Promise<unknown>>,
+  between: () => Promise<unknown> = () => Promise.resolve(),
+): Promise<Record<string, number[]>> {
+  const names = Object.keys(series);
+  const out: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
+  for (let round = 0; round < warmup + n; round++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(round + i) % names.length]!;
+      const ms = await timedMs(series[name]!);
+      if (round >= warmup) out[name]!.push(ms);
+      await between();
+    }
+  }
+  return out;
+}
+
 /** One row of the goals table: what we measured, beside its floor. */
 export interface Figure {
   /** Stable key, e.g. `"return1"`. */
@@ -110,22 +143,32 @@ export interface SandboxMemory {
   ussMiB: number;
 }
 
+/** The command line of a sandbox process: `lib/sandbox/guest/main.ts` from source, `__sandbox-guest` in a binary. */
+export const GUEST_ARGS = /sandbox[/\\]guest[/\\]main\.ts|__sandbox-guest/;
+
 /**
- * The sandbox processes under `pid` (its children running the guest: `lib/sandbox/guest/main.ts` from
- * source, `__sandbox-guest` in a binary), their resident and unique set sizes.
+ * The sandbox processes under `pid` (its children whose command line matches `guest`), their resident and
+ * unique set sizes.
+ *
+ * @param guest What a sandbox process's command line holds. @default {@link GUEST_ARGS}
  */
-export function sandboxMemory(pid: number): SandboxMemory {
+export function sandboxMemory(pid: number, guest: RegExp = GUEST_ARGS): SandboxMemory {
   const out = outputOf("ps", ["-eo", "pid=,ppid=,rss=,args="]) ?? "";
   let rssKib = 0;
   let ussKib = 0;
   for (const line of out.split("\n")) {
     const [child, ppid, rss, ...args] = line.trim().split(/\s+/);
-    if (Number(ppid) === pid && /sandbox[/\\]guest[/\\]main\.ts|__sandbox-guest/.test(args.join(" "))) {
+    if (Number(ppid) === pid && guest.test(args.join(" "))) {
       rssKib += Number(rss);
       ussKib += ussKiB(Number(child));
     }
   }
   return { rssMiB: rssKib / 1024, ussMiB: ussKib / 1024 };
+}
+
+/** Unique set size of process `pid` (`Private_Clean` + `Private_Dirty` of its `smaps_rollup`), MiB; `NaN` off Linux. */
+export function privateMiB(pid: number): number {
+  return ussKiB(pid) / 1024;
 }
 
 /** Unique set size of process `pid` from `/proc/<pid>/smaps_rollup`, KiB; `NaN` where there is none. */
@@ -161,8 +204,13 @@ export function renderTable(figures: readonly Figure[]): string {
       f.met ? "yes" : "NO",
     ]),
   ];
+  return markdownTable(rows);
+}
+
+/** `rows` (the first is the header) as a Markdown table, each column padded to its widest cell. */
+export function markdownTable(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  const line = (r: readonly string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
   return [line(rows[0]!), `| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`, ...rows.slice(1).map(line)]
     .join("\n");
 }

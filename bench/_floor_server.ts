@@ -1,0 +1,131 @@
+/**
+ * The host of the isolation floors (`bench/isolation_floors.ts`): an MCP server on stdio with one tool,
+ * `execute`, that does the least a design with cargo-agents' properties must do. Run with the flags of
+ * `mcp-serve` (`DENO_RUN_FLAGS`), it reads the agent with the product's own transport
+ * (`LineStdioServerTransport`) under the SDK's `McpServer`. Arguments:
+ *
+ * - none: answers `{ content: [{ type: "text", text: "1" }] }` at once (the MCP hop floor);
+ * - `--child --read=… --quickjs=…`: hands each `execute` to one long-lived child (`bench/_floor_guest.ts`,
+ *   started as the product starts its sandbox, `guestLaunch`) as a frame and answers with the child's
+ *   result frame (the process-isolation floor);
+ * - `--calls=N` (with `--child`): the child makes N tool calls per run, each answered by a call of
+ *   `@modelcontextprotocol/server-everything`'s `echo` through an SDK client held here (the echo floor).
+ *
+ * @module
+ */
+import type { Client } from "@modelcontextprotocol/client";
+import { McpServer } from "@modelcontextprotocol/server";
+import { LineStdioServerTransport } from "../lib/jsonrpc/mod.ts";
+import { type GuestLaunch, guestLaunch } from "../lib/sandbox/host/guest_launch.ts";
+import { encodeFrame, FrameDecoder } from "../lib/sandbox/protocol/frames.ts";
+import { FLOOR_FRAME_MAX_BYTES, FLOOR_HEAP_LIMIT_BYTES, type FloorMessage } from "./_floor_guest.ts";
+
+/** The sandbox's launch, with the product's guest module replaced by the floor's child and its `args`. */
+export function floorGuestLaunch(args: readonly string[]): GuestLaunch {
+  const launch = guestLaunch({ heapLimitBytes: FLOOR_HEAP_LIMIT_BYTES });
+  const guest = new URL("../lib/sandbox/guest/main.ts", import.meta.url).pathname;
+  const at = launch.args.indexOf(guest);
+  if (at < 0) throw new Error(`guestLaunch no longer runs ${guest}: update bench/_floor_server.ts`);
+  launch.args.splice(at, 1, new URL("./_floor_guest.ts", import.meta.url).pathname, ...args);
+  return launch;
+}
+
+/** One long-lived child and the frames to and from it; one run at a time. */
+class FloorChild {
+  readonly #child: Deno.ChildProcess;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #waiting: ((message: FloorMessage) => void)[] = [];
+  readonly #onCall: (message: string) => Promise<string>;
+
+  /** Spawns the child with `args`; `onCall` answers its tool calls. */
+  constructor(args: readonly string[], onCall: (message: string) => Promise<string>) {
+    const launch = floorGuestLaunch(args);
+    this.#child = new Deno.Command(launch.command, {
+      args: launch.args,
+      env: launch.env,
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    this.#writer = this.#child.stdin.getWriter();
+    this.#onCall = onCall;
+    void this.#read();
+  }
+
+  /** Resolves once the child said `ready`. */
+  ready(): Promise<FloorMessage> {
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** One run of `calls` tool calls: the run frame out, calls answered, the result's text back. */
+  run(calls: number): Promise<string> {
+    const result = new Promise<FloorMessage>((resolve) => this.#waiting.push(resolve));
+    void this.#writer.write(encodeFrame({ type: "run", calls } satisfies FloorMessage));
+    return result.then((m) => (m as { text: string }).text);
+  }
+
+  /** Reads frames as the product's host does (a BYOB reader into one reused buffer). */
+  async #read(): Promise<void> {
+    const decoder = new FrameDecoder(FLOOR_FRAME_MAX_BYTES);
+    const reader = this.#child.stdout.getReader({ mode: "byob" });
+    let buffer = new ArrayBuffer(64 * 1024);
+    for (;;) {
+      const { value, done } = await reader.read(new Uint8Array(buffer));
+      if (done || value === undefined) Deno.exit(70); // The child died: the harness sees this server end.
+      buffer = value.buffer as ArrayBuffer;
+      for (const message of decoder.push(value) as FloorMessage[]) {
+        if (message.type === "call") void this.#answer(message.message);
+        else this.#waiting.shift()?.(message);
+      }
+    }
+  }
+
+  async #answer(message: string): Promise<void> {
+    const text = await this.#onCall(message);
+    await this.#writer.write(encodeFrame({ type: "reply", text } satisfies FloorMessage));
+  }
+}
+
+/**
+ * Connects an SDK client to `server-everything` over stdio (what the product does for a backing server).
+ * Loaded on demand, so that the hop floor's memory holds no client.
+ */
+async function connectEverything(): Promise<Client> {
+  const [{ Client }, { StdioClientTransport }, { npmServer }] = await Promise.all([
+    import("@modelcontextprotocol/client"),
+    import("@modelcontextprotocol/client/stdio"),
+    import("./_world.ts"),
+  ]);
+  const client = new Client({ name: "floor-host", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({ command: "node", args: [npmServer("server-everything"), "stdio"] }),
+  );
+  return client;
+}
+
+/** Starts the floor server as `args` say (see the module's description) and serves until stdin closes. */
+async function serveFloorHost(args: readonly string[]): Promise<void> {
+  const calls = Number(args.find((a) => a.startsWith("--calls="))?.slice("--calls=".length) ?? 0);
+  let child: FloorChild | undefined;
+  if (args.includes("--child")) {
+    const everything = calls > 0 ? await connectEverything() : undefined;
+    child = new FloorChild(
+      args.filter((a) => a !== "--child" && !a.startsWith("--calls=")),
+      async (message) => {
+        const result = await everything!.callTool({ name: "echo", arguments: { message } });
+        return (result.content as { type: string; text: string }[])[0]!.text;
+      },
+    );
+    await child.ready();
+  }
+  const server = new McpServer({ name: "floor", version: "1.0.0" });
+  server.registerTool(
+    "execute",
+    { description: "Answers at once (the floor of an execute)." },
+    async () => ({ content: [{ type: "text", text: child ? await child.run(calls) : "1" }] }),
+  );
+  await server.connect(new LineStdioServerTransport());
+}
+
+if (import.meta.main) await serveFloorHost(Deno.args);
