@@ -81,18 +81,19 @@ function hostCall(io: FramedStdio): string {
   return reply.text;
 }
 
-/** A QuickJS runtime and context with the native `call` of the floor protocol defined. */
-class FloorContext {
+/** A QuickJS runtime and context with one native function, `call()`, defined (a tool call through the host). */
+export class FloorContext {
   readonly rt: QuickJSRuntime;
   readonly ctx: QuickJSContext;
 
-  constructor(sandbox: SandboxModule, io: FramedStdio) {
+  /** Makes the runtime and context; `call` answers the script's `call()` with a string. */
+  constructor(sandbox: SandboxModule, call: () => string) {
     this.rt = sandbox.module.newRuntime();
     this.rt.setMemoryLimit(FLOOR_HEAP_LIMIT_BYTES);
     this.ctx = this.rt.newContext();
-    const call = this.ctx.newFunction("call", () => this.ctx.newString(hostCall(io)));
-    this.ctx.setProp(this.ctx.global, "call", call);
-    call.dispose();
+    const native = this.ctx.newFunction("call", () => this.ctx.newString(call()));
+    this.ctx.setProp(this.ctx.global, "call", native);
+    native.dispose();
   }
 
   /** Evaluates `source` and returns its value as JSON text. */
@@ -103,6 +104,7 @@ class FloorContext {
     return text;
   }
 
+  /** Frees the context, then the runtime. */
   dispose(): void {
     this.ctx.dispose();
     this.rt.dispose();
@@ -130,7 +132,8 @@ async function serveFloor(args: readonly string[]): Promise<void> {
   const sandbox = quickjs === "none"
     ? undefined
     : await (await import("../lib/sandbox/guest/wasm_module.ts")).loadSandboxModule(FLOOR_HEAP_LIMIT_BYTES);
-  let context = sandbox ? new FloorContext(sandbox, io) : undefined;
+  const call = () => hostCall(io);
+  let context = sandbox ? new FloorContext(sandbox, call) : undefined;
   io.send({ type: "ready" });
   for (;;) {
     const message = readSync ? io.nextSync() : await io.next();
@@ -139,7 +142,7 @@ async function serveFloor(args: readonly string[]): Promise<void> {
     io.send({ type: "result", text });
     if (sandbox && quickjs === "fresh") {
       context!.dispose();
-      context = new FloorContext(sandbox, io);
+      context = new FloorContext(sandbox, call);
     }
   }
 }

@@ -5,6 +5,8 @@
  * (`LineStdioServerTransport`) under the SDK's `McpServer`. Arguments:
  *
  * - none: answers `{ content: [{ type: "text", text: "1" }] }` at once (the MCP hop floor);
+ * - `--transport=sdk`: reads and writes through the SDK's `StdioServerTransport` instead (Node's
+ *   `process.stdin`/`process.stdout` as Deno provides them), for comparison;
  * - `--child --read=… --quickjs=…`: hands each `execute` to one long-lived child (`bench/_floor_guest.ts`,
  *   started as the product starts its sandbox, `guestLaunch`) as a frame and answers with the child's
  *   result frame (the process-isolation floor);
@@ -111,7 +113,7 @@ async function serveFloorHost(args: readonly string[]): Promise<void> {
   if (args.includes("--child")) {
     const everything = calls > 0 ? await connectEverything() : undefined;
     child = new FloorChild(
-      args.filter((a) => a !== "--child" && !a.startsWith("--calls=")),
+      args.filter((a) => a.startsWith("--read=") || a.startsWith("--quickjs=")),
       async (message) => {
         const result = await everything!.callTool({ name: "echo", arguments: { message } });
         return (result.content as { type: string; text: string }[])[0]!.text;
@@ -123,9 +125,20 @@ async function serveFloorHost(args: readonly string[]): Promise<void> {
   server.registerTool(
     "execute",
     { description: "Answers at once (the floor of an execute)." },
-    async () => ({ content: [{ type: "text", text: child ? await child.run(calls) : "1" }] }),
+    async () => ({
+      content: [{
+        type: "text",
+        text: child && !args.includes("--idle-child") ? await child.run(calls) : "1",
+      }],
+    }),
   );
-  await server.connect(new LineStdioServerTransport());
+  // `--transport=sdk`: the SDK's own stdio transport (`process.stdin` and `process.stdout`), for comparison.
+  const transport = args.includes("--transport=sdk")
+    ? new (await import("@modelcontextprotocol/server/stdio")).StdioServerTransport()
+    : new LineStdioServerTransport();
+  // The agent closed stdin: end now (the child's pipes would keep this process alive), and the child with it.
+  server.server.onclose = () => Deno.exit(0);
+  await server.connect(transport);
 }
 
 if (import.meta.main) await serveFloorHost(Deno.args);

@@ -31,10 +31,14 @@ export async function timedMs(fn: () => Promise<unknown>): Promise<number> {
 }
 
 /**
- * Runs each named series `n` times after `warmup` rounds, one sample of every series per round (in
- * a rotating order), so that load on the shared machine affects every series alike.
+ * Runs each named series `n` times after `warmup` rounds, one sample of every series per round, so that
+ * load on the shared machine affects every series alike.
  *
  * @param between Awaited after each sample, untimed. Default: nothing.
+ * @param order `"rotate"`: each round starts one series later, the order kept (a series always follows
+ *   the same one, and carries what that one leaves running: a sandbox making its next context, a GC);
+ *   `"shuffle"`: a new random order each round, so that such after-work falls on every series alike.
+ *   @default "rotate"
  * @returns The samples of each series, ms, warm-up rounds left out.
  */
 export async function interleaved(
@@ -42,16 +46,28 @@ export async function interleaved(
   warmup: number,
   series: Record<string, () => Promise<unknown>>,
   between: () => Promise<unknown> = () => Promise.resolve(),
+  order: "rotate" | "shuffle" = "rotate",
 ): Promise<Record<string, number[]>> {
   const names = Object.keys(series);
   const out: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
   for (let round = 0; round < warmup + n; round++) {
+    const roundOrder = order === "shuffle" ? shuffled(names) : names;
     for (let i = 0; i < names.length; i++) {
-      const name = names[(round + i) % names.length]!;
+      const name = roundOrder[order === "shuffle" ? i : (round + i) % names.length]!;
       const ms = await timedMs(series[name]!);
       if (round >= warmup) out[name]!.push(ms);
       await between();
     }
+  }
+  return out;
+}
+
+/** A copy of `items` in a random order (Fisher–Yates). */
+function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
   }
   return out;
 }

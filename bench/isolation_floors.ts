@@ -6,8 +6,8 @@
  * Measured in one run, interleaved round by round, beside the product itself:
  *
  * 1. **MCP hop**: `bench/_floor_server.ts` (the SDK's `McpServer` on the product's `LineStdioServerTransport`,
- *    run with `mcp-serve`'s flags) answering `execute` at once; and `bench/_noop_server.ts` (the SDK's own
- *    stdio transport, `bench/perf.ts`'s floor) beside it;
+ *    run with `mcp-serve`'s flags) answering `execute` at once; and the same on the SDK's own stdio transport
+ *    (the design of `bench/perf.ts`'s no-op floor) beside it;
  * 2. **process isolation**: the same server handing each `execute` to a long-lived child started as the
  *    sandbox is (`bench/_floor_guest.ts`), one frame each way: a bare child reading with async reads or
  *    `readSync`, and a child evaluating the script in a QuickJS context made ahead (fresh per script; and,
@@ -48,6 +48,8 @@ import {
 } from "./_perf_stats.ts";
 import { DriverProcess, type TreeMemory, treeMemory } from "./_peer_process.ts";
 import { installPeer, NODE_22, peersCacheDir } from "./_peers_install.ts";
+import { FLOOR_HEAP_LIMIT_BYTES, FloorContext, floorScript } from "./_floor_guest.ts";
+import { loadSandboxModule } from "../lib/sandbox/guest/wasm_module.ts";
 
 const QUICK = Deno.env.get("BENCH_QUICK") === "1";
 const OUT = Deno.env.get("BENCH_OUT") ?? `${REPO}bench/results/floors.json`;
@@ -62,6 +64,7 @@ const GOALS = { return1Ms: 0.85, echoMs: 1.7, perCallRatio: 1.9, treeMarginMiB: 
 /** Arguments of `bench/_floor_server.ts` for each floor, and what it shows. */
 const FLOORS = {
   hop: { args: [], label: "MCP hop (Deno SDK server, LineStdioServerTransport)" },
+  hopSdk: { args: ["--transport=sdk"], label: "MCP hop, SDK StdioServerTransport (perf.ts's no-op floor)" },
   childAsync: { args: ["--child", "--read=async"], label: "+ bare child, async reads" },
   childSync: { args: ["--child", "--read=sync"], label: "+ bare child, readSync" },
   quickjsAsync: { args: ["--child", "--read=async", "--quickjs=fresh"], label: "+ QuickJS fresh ctx, async" },
@@ -238,15 +241,22 @@ interface Latency {
 async function measureLatency(
   product: Session,
 ): Promise<Latency> {
-  const ids = ["hop", "childAsync", "childSync", "quickjsAsync", "quickjsSync", "quickjsReused", "echoBare"]
+  const ids = [
+    "hop",
+    "hopSdk",
+    "childAsync",
+    "childSync",
+    "quickjsAsync",
+    "quickjsSync",
+    "quickjsReused",
+    "echoBare",
+  ]
     .concat(["echoQuickjs", "seqQuickjs"]) as FloorId[];
   const floors = {} as Record<FloorId, Session>;
   for (const id of ids) floors[id] = await connectFloor(id);
-  const noop = await connectBenchServer("bench/_noop_server.ts");
   const direct = await connectDirect("server-everything", ["stdio"]);
   try {
     const series: Record<string, () => Promise<unknown>> = {
-      noop: () => noop.client.callTool({ name: "noop", arguments: {} }),
       direct: () => directEcho(direct),
       productReturn1: () => execute(product, "return 1"),
       productEcho: () => execute(product, ECHO),
@@ -255,20 +265,57 @@ async function measureLatency(
       series[id] = () => execute(floors[id], "return 1", floorAnswer(id));
     }
     log(`latency: ${N.fast} rounds of ${Object.keys(series).length} series, interleaved`);
-    const fast = await interleaved(N.fast, Math.ceil(N.fast / 10), series);
+    // Shuffled: each series follows every other alike (the product's after-work lands on all of them).
+    const fast = await interleaved(N.fast, Math.ceil(N.fast / 10), series, undefined, "shuffle");
     log(`200 sequential echoes: ${N.seq} rounds of the floor, a direct client and the product`);
-    const seq = await interleaved(N.seq, 2, {
-      seqQuickjs: () => execute(floors.seqQuickjs, "return 1", "200"),
-      direct: async () => {
-        for (let i = 0; i < 200; i++) await directEcho(direct);
+    const seq = await interleaved(
+      N.seq,
+      2,
+      {
+        seqQuickjs: () => execute(floors.seqQuickjs, "return 1", "200"),
+        direct: async () => {
+          for (let i = 0; i < 200; i++) await directEcho(direct);
+        },
+        product: () => execute(product, SEQ_200),
       },
-      product: () => execute(product, SEQ_200),
-    });
+      undefined,
+      "shuffle",
+    );
     return { fast: Object.fromEntries(Object.entries(fast).map(([k, v]) => [k, statsOf(v)])), seq };
   } finally {
-    const sessions = [...Object.values(floors), noop, direct];
+    const sessions = [...Object.values(floors), direct];
     await Promise.allSettled(sessions.map((s) => s.client.close()));
   }
+}
+
+/** CPU of the QuickJS steps of one `execute` in a fresh context, in this process, ms per step. */
+interface ContextCost {
+  /** A runtime and context made (with `call` defined) and disposed. */
+  makeMs: Stats;
+  /** `1` evaluated in a context made ahead. */
+  evaluateMs: Stats;
+}
+
+/**
+ * Times, in this process, what a fresh context per script costs the sandbox's CPU: making and disposing a
+ * runtime and context, and evaluating `1` in one made ahead ({@link N}`.fast` samples each).
+ */
+async function measureContextCost(): Promise<ContextCost> {
+  const sandbox = await loadSandboxModule(FLOOR_HEAP_LIMIT_BYTES);
+  const make: number[] = [];
+  const evaluate: number[] = [];
+  for (let i = 0; i < N.fast; i++) {
+    let t0 = performance.now();
+    const context = new FloorContext(sandbox, () => "Echo: x");
+    make.push(performance.now() - t0);
+    t0 = performance.now();
+    context.evaluate(floorScript(0));
+    evaluate.push(performance.now() - t0);
+    t0 = performance.now();
+    context.dispose();
+    make[i]! += performance.now() - t0;
+  }
+  return { makeMs: statsOf(make), evaluateMs: statsOf(evaluate) };
 }
 
 /** One row of the goals table: a floor against a goal, beside the product. */
@@ -309,6 +356,7 @@ function goalRows({ fast, seq }: Latency, memory: MemoryFloors): GoalRow[] {
   const directPerCall = perCall(seq.direct!, 0);
   const rows: GoalRow[] = [
     r1(FLOORS.hop.label, fast.hop!, "MCP over stdio on Deno itself (no sandbox property)"),
+    r1(FLOORS.hopSdk.label, fast.hopSdk!, "MCP over stdio on Deno itself (no sandbox property)"),
     r1(FLOORS.childSync.label, fast.childSync!, "the separate process (hard stop, no permissions)"),
     r1(FLOORS.quickjsSync.label, fast.quickjsSync!, "the separate process or a fresh context per script"),
     echo("direct SDK client → server-everything", fast.direct!, "the meta-server hop itself"),
@@ -374,7 +422,6 @@ function renderGoals(rows: readonly GoalRow[]): string {
 /** Every series as min / median / max. */
 function renderSeries({ fast, seq }: Latency): string {
   const labels: Record<string, string> = {
-    noop: "no-op tool, SDK StdioServerTransport (perf.ts's floor)",
     direct: "direct SDK client → server-everything echo",
     productReturn1: "cargo-agents `return 1`",
     productEcho: "cargo-agents one echo",
@@ -441,6 +488,8 @@ try {
 } finally {
   await world.remove();
 }
+log("QuickJS in this process: a fresh runtime + context, and evaluating `1`");
+const contextCost = await measureContextCost();
 load.end = loadAverage();
 const rows = goalRows(latency, memory);
 const machine = describeMachine();
@@ -449,6 +498,13 @@ console.log();
 console.log(renderMemory(memory));
 console.log();
 console.log(renderGoals(rows));
+const statsText = (s: Stats) => `${num(s.min, "ms")} / ${num(s.median, "ms")} / ${num(s.max, "ms")} ms`;
+console.log(
+  `- a fresh QuickJS runtime + context (made and disposed, in this process): ${
+    statsText(contextCost.makeMs)
+  }; ` +
+    `evaluating \`1\` in one made ahead: ${statsText(contextCost.evaluateMs)} (min / median / max)`,
+);
 console.log(
   `\n${new Date().toISOString()} · ${machine.cpu}, ${machine.cores} cores · Deno ${machine.deno} · load ` +
     `${load.start!.toFixed(2)} → ${load.afterMemory!.toFixed(2)} → ${load.end.toFixed(2)}` +
@@ -464,6 +520,7 @@ const report = {
   fast: latency.fast,
   seq: Object.fromEntries(Object.entries(latency.seq).map(([k, v]) => [k, statsOf(v)])),
   memory,
+  contextCost,
   goals: rows,
 };
 await Deno.writeTextFile(OUT, JSON.stringify(report, null, 2) + "\n");
