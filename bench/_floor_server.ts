@@ -125,12 +125,7 @@ async function serveFloorHost(args: readonly string[]): Promise<void> {
   server.registerTool(
     "execute",
     { description: "Answers at once (the floor of an execute)." },
-    async () => ({
-      content: [{
-        type: "text",
-        text: child && !args.includes("--idle-child") ? await child.run(calls) : "1",
-      }],
-    }),
+    async () => ({ content: [{ type: "text", text: child ? await child.run(calls) : "1" }] }),
   );
   // `--transport=sdk`: the SDK's own stdio transport (`process.stdin` and `process.stdout`), for comparison.
   const transport = args.includes("--transport=sdk")
