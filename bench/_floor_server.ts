@@ -11,13 +11,14 @@
  *   started as the product starts its sandbox, `guestLaunch`) as a frame and answers with the child's
  *   result frame (the process-isolation floor);
  * - `--calls=N` (with `--child`): the child makes N tool calls per run, each answered by a call of
- *   `@modelcontextprotocol/server-everything`'s `echo` through an SDK client held here (the echo floor).
+ *   `@modelcontextprotocol/server-everything`'s `echo` through an SDK client held here (the echo floor);
+ *   with `--client=product`, through the product's own backend connection instead (`connectStdio`).
  *
  * @module
  */
-import type { Client } from "@modelcontextprotocol/client";
 import { McpServer } from "@modelcontextprotocol/server";
 import { LineStdioServerTransport } from "../lib/jsonrpc/mod.ts";
+import { NULL_LOGGER } from "../lib/log.ts";
 import { type GuestLaunch, guestLaunch } from "../lib/sandbox/host/guest_launch.ts";
 import { encodeFrame, FrameDecoder } from "../lib/sandbox/protocol/frames.ts";
 import { FLOOR_FRAME_MAX_BYTES, FLOOR_HEAP_LIMIT_BYTES, type FloorMessage } from "./_floor_guest.ts";
@@ -89,21 +90,51 @@ class FloorChild {
   }
 }
 
+/** One `echo` of `server-everything` with `message`; resolves to the answer's text. */
+type Echo = (message: string) => Promise<string>;
+
+/** `server-everything` as the product starts a backing server: `node …/dist/index.js stdio`. */
+async function everythingCommand(): Promise<{ command: string; args: string[] }> {
+  const { npmServer } = await import("./_world.ts");
+  return { command: "node", args: [npmServer("server-everything"), "stdio"] };
+}
+
 /**
- * Connects an SDK client to `server-everything` over stdio (what the product does for a backing server).
- * Loaded on demand, so that the hop floor's memory holds no client.
+ * Connects to `server-everything` over stdio and returns its `echo`: through the SDK's `Client` and
+ * `StdioClientTransport` (`sdk`), or through the product's own backend connection (`product`: `connectStdio`
+ * of `lib/backends/stdio.ts`, its lean client and transport). Loaded on demand, so that the hop floor's
+ * memory holds no client.
  */
-async function connectEverything(): Promise<Client> {
-  const [{ Client }, { StdioClientTransport }, { npmServer }] = await Promise.all([
+async function connectEverything(client: "sdk" | "product"): Promise<Echo> {
+  const server = await everythingCommand();
+  if (client === "product") {
+    const { connectStdio } = await import("../lib/backends/stdio.ts");
+    const connection = await connectStdio({
+      transport: "stdio",
+      name: "everything",
+      plugin: "floor",
+      location: { file: import.meta.filename ?? "floor", line: 1, column: 1 },
+      startupTimeoutMs: 30_000,
+      toolCallTimeoutMs: 60_000,
+      ...server,
+      env: Deno.env.toObject(),
+      cwd: Deno.cwd(),
+    }, { shutdownGraceMs: 1_000, logger: NULL_LOGGER, now: Date.now });
+    return async (message) => {
+      const result = await connection.callTool("echo", { message }, { timeoutMs: 60_000 });
+      return (result.content as { type: string; text: string }[])[0]!.text;
+    };
+  }
+  const [{ Client }, { StdioClientTransport }] = await Promise.all([
     import("@modelcontextprotocol/client"),
     import("@modelcontextprotocol/client/stdio"),
-    import("./_world.ts"),
   ]);
-  const client = new Client({ name: "floor-host", version: "1.0.0" });
-  await client.connect(
-    new StdioClientTransport({ command: "node", args: [npmServer("server-everything"), "stdio"] }),
-  );
-  return client;
+  const sdk = new Client({ name: "floor-host", version: "1.0.0" });
+  await sdk.connect(new StdioClientTransport(server));
+  return async (message) => {
+    const result = await sdk.callTool({ name: "echo", arguments: { message } });
+    return (result.content as { type: string; text: string }[])[0]!.text;
+  };
 }
 
 /** Starts the floor server as `args` say (see the module's description) and serves until stdin closes. */
@@ -111,13 +142,12 @@ async function serveFloorHost(args: readonly string[]): Promise<void> {
   const calls = Number(args.find((a) => a.startsWith("--calls="))?.slice("--calls=".length) ?? 0);
   let child: FloorChild | undefined;
   if (args.includes("--child")) {
-    const everything = calls > 0 ? await connectEverything() : undefined;
+    const echo = calls > 0
+      ? await connectEverything(args.includes("--client=product") ? "product" : "sdk")
+      : undefined;
     child = new FloorChild(
       args.filter((a) => a.startsWith("--read=") || a.startsWith("--quickjs=")),
-      async (message) => {
-        const result = await everything!.callTool({ name: "echo", arguments: { message } });
-        return (result.content as { type: string; text: string }[])[0]!.text;
-      },
+      (message) => echo!(message),
     );
     await child.ready();
   }

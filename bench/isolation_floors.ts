@@ -81,9 +81,17 @@ const FLOORS = {
     args: ["--child", "--read=sync", "--quickjs=fresh", "--calls=1"],
     label: "QuickJS fresh ctx + 1 echo via host",
   },
+  echoQuickjsLean: {
+    args: ["--child", "--read=sync", "--quickjs=fresh", "--calls=1", "--client=product"],
+    label: "QuickJS fresh ctx + 1 echo via host, product's client",
+  },
   seqQuickjs: {
     args: ["--child", "--read=sync", "--quickjs=fresh", "--calls=200"],
     label: "QuickJS fresh ctx + 200 echoes via host",
+  },
+  seqQuickjsLean: {
+    args: ["--child", "--read=sync", "--quickjs=fresh", "--calls=200", "--client=product"],
+    label: "QuickJS fresh ctx + 200 echoes via host, product's client",
   },
 } as const;
 type FloorId = keyof typeof FLOORS;
@@ -241,17 +249,8 @@ interface Latency {
 async function measureLatency(
   product: Session,
 ): Promise<Latency> {
-  const ids = [
-    "hop",
-    "hopSdk",
-    "childAsync",
-    "childSync",
-    "quickjsAsync",
-    "quickjsSync",
-    "quickjsReused",
-    "echoBare",
-  ]
-    .concat(["echoQuickjs", "seqQuickjs"]) as FloorId[];
+  const ids = Object.keys(FLOORS) as FloorId[];
+  const isSeq = (id: FloorId) => id.startsWith("seq");
   const floors = {} as Record<FloorId, Session>;
   for (const id of ids) floors[id] = await connectFloor(id);
   const direct = await connectDirect("server-everything", ["stdio"]);
@@ -261,7 +260,7 @@ async function measureLatency(
       productReturn1: () => execute(product, "return 1"),
       productEcho: () => execute(product, ECHO),
     };
-    for (const id of ids.filter((id) => id !== "seqQuickjs")) {
+    for (const id of ids.filter((id) => !isSeq(id))) {
       series[id] = () => execute(floors[id], "return 1", floorAnswer(id));
     }
     log(`latency: ${N.fast} rounds of ${Object.keys(series).length} series, interleaved`);
@@ -272,7 +271,9 @@ async function measureLatency(
       N.seq,
       2,
       {
-        seqQuickjs: () => execute(floors.seqQuickjs, "return 1", "200"),
+        ...Object.fromEntries(
+          ids.filter(isSeq).map((id) => [id, () => execute(floors[id], "return 1", floorAnswer(id))]),
+        ),
         direct: async () => {
           for (let i = 0; i < 200; i++) await directEcho(direct);
         },
@@ -354,6 +355,17 @@ function goalRows({ fast, seq }: Latency, memory: MemoryFloors): GoalRow[] {
   // Net per call as bench/perf.ts has it: (200 sequential echoes − the median `return 1`) / 200.
   const perCall = (samples: number[], fixedMs: number) => statsOf(samples.map((ms) => (ms - fixedMs) / 200));
   const directPerCall = perCall(seq.direct!, 0);
+  const perCallRow = (floor: string, samples: number[]): GoalRow => ({
+    goal: `net per call ≤ ${GOALS.perCallRatio}× direct (${
+      (GOALS.perCallRatio * directPerCall.median).toFixed(3)
+    } ms)`,
+    floor,
+    unit: "ms",
+    bound: GOALS.perCallRatio * directPerCall.median,
+    floorStats: perCall(samples, fast.quickjsSync!.median),
+    product: perCall(seq.product!, fast.productReturn1!.median),
+    givesUp: "the separate process (a call crosses it twice)",
+  });
   const rows: GoalRow[] = [
     r1(FLOORS.hop.label, fast.hop!, "MCP over stdio on Deno itself (no sandbox property)"),
     r1(FLOORS.hopSdk.label, fast.hopSdk!, "MCP over stdio on Deno itself (no sandbox property)"),
@@ -362,17 +374,13 @@ function goalRows({ fast, seq }: Latency, memory: MemoryFloors): GoalRow[] {
     echo("direct SDK client → server-everything", fast.direct!, "the meta-server hop itself"),
     echo(FLOORS.echoBare.label, fast.echoBare!, "the separate process (hard stop, no permissions)"),
     echo(FLOORS.echoQuickjs.label, fast.echoQuickjs!, "the separate process or a fresh context per script"),
-    {
-      goal: `net per call ≤ ${GOALS.perCallRatio}× direct (${
-        (GOALS.perCallRatio * directPerCall.median).toFixed(3)
-      } ms)`,
-      floor: FLOORS.seqQuickjs.label,
-      unit: "ms",
-      bound: GOALS.perCallRatio * directPerCall.median,
-      floorStats: perCall(seq.seqQuickjs!, fast.quickjsSync!.median),
-      product: perCall(seq.product!, fast.productReturn1!.median),
-      givesUp: "the separate process (a call crosses it twice)",
-    },
+    echo(
+      FLOORS.echoQuickjsLean.label,
+      fast.echoQuickjsLean!,
+      "the separate process or a fresh context per script",
+    ),
+    perCallRow(FLOORS.seqQuickjs.label, seq.seqQuickjs!),
+    perCallRow(FLOORS.seqQuickjsLean.label, seq.seqQuickjsLean!),
   ];
   if ("tree" in memory.node) {
     const bound = memory.node.tree.totalMiB + GOALS.treeMarginMiB;

@@ -31,6 +31,7 @@ const FLOORS: [string[], string][] = [
   [["--child", "--read=sync", "--quickjs=reused"], "1"],
   [["--child", "--read=sync", "--calls=2"], "2"],
   [["--child", "--read=sync", "--quickjs=fresh", "--calls=3"], "3"],
+  [["--child", "--read=sync", "--quickjs=fresh", "--calls=2", "--client=product"], "2"],
 ];
 
 for (const [args, expected] of FLOORS) {
