@@ -33,15 +33,23 @@ export function floorGuestLaunch(args: readonly string[]): GuestLaunch {
   return launch;
 }
 
-/** One long-lived child and the frames to and from it; one run at a time. */
-class FloorChild {
+/** One long-lived floor child (`bench/_floor_guest.ts`) and the frames to and from it; one run at a time. */
+export class FloorChild {
   readonly #child: Deno.ChildProcess;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #waiting: ((message: FloorMessage) => void)[] = [];
   readonly #onCall: (message: string) => Promise<string>;
+  readonly #onEnd: () => void;
 
-  /** Spawns the child with `args`; `onCall` answers its tool calls. */
-  constructor(args: readonly string[], onCall: (message: string) => Promise<string>) {
+  /**
+   * Spawns the child with `args` (`--read=…`, `--quickjs=…`); `onCall` answers its tool calls; `onEnd` is
+   * called if its stdout ends (it died, or {@link close} was called). Default: exit this process with 70.
+   */
+  constructor(
+    args: readonly string[],
+    onCall: (message: string) => Promise<string>,
+    onEnd: () => void = () => Deno.exit(70),
+  ) {
     const launch = floorGuestLaunch(args);
     this.#child = new Deno.Command(launch.command, {
       args: launch.args,
@@ -53,6 +61,7 @@ class FloorChild {
     }).spawn();
     this.#writer = this.#child.stdin.getWriter();
     this.#onCall = onCall;
+    this.#onEnd = onEnd;
     void this.#read();
   }
 
@@ -68,6 +77,12 @@ class FloorChild {
     return result.then((m) => (m as { text: string }).text);
   }
 
+  /** Closes the child's stdin (it exits) and waits for its exit. */
+  async close(): Promise<void> {
+    await this.#writer.close().catch(() => {}); // Already broken: the child is gone.
+    await this.#child.status;
+  }
+
   /** Reads frames as the product's host does (a BYOB reader into one reused buffer). */
   async #read(): Promise<void> {
     const decoder = new FrameDecoder(FLOOR_FRAME_MAX_BYTES);
@@ -75,7 +90,7 @@ class FloorChild {
     let buffer = new ArrayBuffer(64 * 1024);
     for (;;) {
       const { value, done } = await reader.read(new Uint8Array(buffer));
-      if (done || value === undefined) Deno.exit(70); // The child died: the harness sees this server end.
+      if (done || value === undefined) return this.#onEnd();
       buffer = value.buffer as ArrayBuffer;
       for (const message of decoder.push(value) as FloorMessage[]) {
         if (message.type === "call") void this.#answer(message.message);

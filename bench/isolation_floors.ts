@@ -11,7 +11,8 @@
  * 2. **process isolation**: the same server handing each `execute` to a long-lived child started as the
  *    sandbox is (`bench/_floor_guest.ts`), one frame each way: a bare child reading with async reads or
  *    `readSync`, and a child evaluating the script in a QuickJS context made ahead (fresh per script; and,
- *    for comparison, one context reused, which the isolation rules forbid);
+ *    for comparison, one context reused, which the isolation rules forbid); and, without MCP, one hand-over
+ *    from this process to such a child and back;
  * 3. **one echo**: (2) plus one call from the child through the host to `server-everything` and back; and
  *    200 such calls in one run (net per call);
  * 4. **memory**: RSS and private memory (`smaps_rollup`) of a bare child and of a QuickJS child after the
@@ -49,6 +50,7 @@ import {
 import { DriverProcess, type TreeMemory, treeMemory } from "./_peer_process.ts";
 import { installPeer, NODE_22, peersCacheDir } from "./_peers_install.ts";
 import { FLOOR_HEAP_LIMIT_BYTES, FloorContext, floorScript } from "./_floor_guest.ts";
+import { FloorChild } from "./_floor_server.ts";
 import { loadSandboxModule } from "../lib/sandbox/guest/wasm_module.ts";
 
 const QUICK = Deno.env.get("BENCH_QUICK") === "1";
@@ -254,12 +256,19 @@ async function measureLatency(
   const floors = {} as Record<FloorId, Session>;
   for (const id of ids) floors[id] = await connectFloor(id);
   const direct = await connectDirect("server-everything", ["stdio"]);
+  const noCalls = () => Promise.reject(new Error("a hand-over floor makes no tool call"));
+  const handOvers = {
+    handOver: new FloorChild(["--read=sync"], noCalls, () => {}),
+    handOverQuickjs: new FloorChild(["--read=sync", "--quickjs=fresh"], noCalls, () => {}),
+  };
+  await Promise.all(Object.values(handOvers).map((child) => child.ready()));
   try {
     const series: Record<string, () => Promise<unknown>> = {
       direct: () => directEcho(direct),
       productReturn1: () => execute(product, "return 1"),
       productEcho: () => execute(product, ECHO),
     };
+    for (const [id, child] of Object.entries(handOvers)) series[id] = () => child.run(0);
     for (const id of ids.filter((id) => !isSeq(id))) {
       series[id] = () => execute(floors[id], "return 1", floorAnswer(id));
     }
@@ -285,7 +294,10 @@ async function measureLatency(
     return { fast: Object.fromEntries(Object.entries(fast).map(([k, v]) => [k, statsOf(v)])), seq };
   } finally {
     const sessions = [...Object.values(floors), direct];
-    await Promise.allSettled(sessions.map((s) => s.client.close()));
+    await Promise.allSettled([
+      ...sessions.map((s) => s.client.close()),
+      ...Object.values(handOvers).map((child) => child.close()),
+    ]);
   }
 }
 
@@ -433,6 +445,8 @@ function renderSeries({ fast, seq }: Latency): string {
     direct: "direct SDK client → server-everything echo",
     productReturn1: "cargo-agents `return 1`",
     productEcho: "cargo-agents one echo",
+    handOver: "one hand-over, this process → bare child → back (a frame each way, no MCP)",
+    handOverQuickjs: "one hand-over to a QuickJS child (fresh ctx) and back, no MCP",
     ...Object.fromEntries(Object.entries(FLOORS).map(([id, f]) => [id, f.label])),
   };
   const line = (name: string, s: Stats) => [

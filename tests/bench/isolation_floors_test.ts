@@ -3,7 +3,7 @@
 // exactly as the product launches its sandbox, so that a change of the sandbox's launch shows up here.
 import { expect } from "expect";
 import { guestLaunch } from "../../lib/sandbox/host/guest_launch.ts";
-import { floorGuestLaunch } from "../../bench/_floor_server.ts";
+import { FloorChild, floorGuestLaunch } from "../../bench/_floor_server.ts";
 import { FLOOR_HEAP_LIMIT_BYTES } from "../../bench/_floor_guest.ts";
 import { connectBenchServer } from "../../bench/_world.ts";
 
@@ -48,3 +48,14 @@ for (const [args, expected] of FLOORS) {
     }
   });
 }
+
+Deno.test("a floor child spawned in process answers runs and its tool calls, and ends at close", async () => {
+  const { promise: ended, resolve: end } = Promise.withResolvers<void>();
+  const echo = (message: string) => Promise.resolve(`Echo: ${message}`);
+  const child = new FloorChild(["--read=sync", "--quickjs=fresh"], echo, end);
+  await child.ready();
+  expect(await child.run(0)).toBe("1");
+  expect(await child.run(2)).toBe("2");
+  await child.close();
+  await ended; // Its stdout ended: were it still running, the test would not end.
+});
