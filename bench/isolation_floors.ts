@@ -174,6 +174,8 @@ interface MemoryFloors {
   hopHost: ProcessMemory;
   /** The echo floor's tree: host (with its SDK client) + QuickJS child's private memory + backing server. */
   echoTree: TreeMemory;
+  /** The same with the product's own backend connection instead of the SDK client (`--client=product`). */
+  echoTreeLean: TreeMemory;
   /** The product's tree after as many one-echo executes. */
   productTree: TreeMemory;
   /** A Node SDK client calling the backing server directly: its tree, its own memory; or why it has none. */
@@ -215,6 +217,7 @@ async function measureMemory(product: () => Promise<Session>): Promise<MemoryFlo
   const hop = await connectFloor("hop");
   const bare = await connectFloor("childSync");
   const quickjs = await connectFloor("echoQuickjs");
+  const lean = await connectFloor("echoQuickjsLean");
   const meta = await product();
   try {
     const bareChildIdle = floorChildMemory(bare.pid);
@@ -223,6 +226,7 @@ async function measureMemory(product: () => Promise<Session>): Promise<MemoryFlo
       hop: () => execute(hop, "return 1", "1"),
       bare: () => execute(bare, "return 1", "1"),
       quickjs: () => execute(quickjs, "return 1", "1"),
+      lean: () => execute(lean, "return 1", "1"),
       product: () => execute(meta, ECHO),
     });
     return {
@@ -233,11 +237,12 @@ async function measureMemory(product: () => Promise<Session>): Promise<MemoryFlo
       quickjsChild: floorChildMemory(quickjs.pid),
       hopHost: processMemory(hop.pid),
       echoTree: treeMemory(quickjs.pid, FLOOR_GUEST),
+      echoTreeLean: treeMemory(lean.pid, FLOOR_GUEST),
       productTree: treeMemory(meta.pid),
       node: await nodeClientMemory(N.memCalls),
     };
   } finally {
-    await Promise.allSettled([hop, bare, quickjs, meta].map((s) => s.client.close()));
+    await Promise.allSettled([hop, bare, quickjs, lean, meta].map((s) => s.client.close()));
   }
 }
 
@@ -394,20 +399,43 @@ function goalRows({ fast, seq }: Latency, memory: MemoryFloors): GoalRow[] {
     perCallRow(FLOORS.seqQuickjs.label, seq.seqQuickjs!),
     perCallRow(FLOORS.seqQuickjsLean.label, seq.seqQuickjsLean!),
   ];
-  if ("tree" in memory.node) {
-    const bound = memory.node.tree.totalMiB + GOALS.treeMarginMiB;
-    const one = (v: number): Stats => ({ min: v, median: v, max: v, n: 1 });
-    rows.push({
-      goal: `tree ≤ Node client tree + ${GOALS.treeMarginMiB} MiB`,
-      floor: "Deno host with client + QuickJS child private + server",
-      unit: "MiB",
-      bound,
-      floorStats: one(memory.echoTree.totalMiB),
-      product: one(memory.productTree.totalMiB),
-      givesUp: "the second runtime (the separate process)",
-    });
-  }
+  if ("tree" in memory.node) rows.push(...treeRows(memory, memory.node.tree));
   return rows;
+}
+
+/**
+ * The tree goal against the leaner of the two echo floors: as the bench counts it, and without the backing
+ * server (the same program under both, whose RSS varies by several MiB from one instance to the next).
+ */
+function treeRows(memory: MemoryFloors, nodeTree: TreeMemory): GoalRow[] {
+  const floor = memory.echoTreeLean.totalMiB < memory.echoTree.totalMiB
+    ? memory.echoTreeLean
+    : memory.echoTree;
+  const client = floor === memory.echoTree ? "SDK client" : "product's client";
+  const one = (v: number): Stats => ({ min: v, median: v, max: v, n: 1 });
+  const withoutServer = (t: TreeMemory) => t.hostMiB + t.sandboxMiB;
+  const row = {
+    unit: "MiB" as const,
+    givesUp: "the second runtime (the separate process)",
+  };
+  return [
+    {
+      ...row,
+      goal: `tree ≤ Node client tree + ${GOALS.treeMarginMiB} MiB`,
+      floor: `Deno host (${client}) + QuickJS child private + server`,
+      bound: nodeTree.totalMiB + GOALS.treeMarginMiB,
+      floorStats: one(floor.totalMiB),
+      product: one(memory.productTree.totalMiB),
+    },
+    {
+      ...row,
+      goal: `the same, backing server left out`,
+      floor: `Deno host (${client}) + QuickJS child private`,
+      bound: nodeTree.hostMiB + GOALS.treeMarginMiB,
+      floorStats: one(withoutServer(floor)),
+      product: one(withoutServer(memory.productTree)),
+    },
+  ];
 }
 
 function num(value: number, unit: "ms" | "MiB"): string {
@@ -483,6 +511,7 @@ function renderMemory(memory: MemoryFloors): string {
   const lines = [
     markdownTable(rows),
     `- echo floor tree ${after}: ${tree(memory.echoTree)} MiB`,
+    `- echo floor tree with the product's backend client ${after}: ${tree(memory.echoTreeLean)} MiB`,
     `- cargo-agents tree ${after}: ${tree(memory.productTree)} MiB`,
     "tree" in memory.node
       ? `- Node SDK client tree (bench:peers' floor) ${after}: ${tree(memory.node.tree)} MiB`
