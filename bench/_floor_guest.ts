@@ -11,6 +11,8 @@
  *   the product loads it, `lib/sandbox/guest/wasm_module.ts`), whose calls go through one native function,
  *   and a new runtime and context are made right after the answer (a fresh context per script, as the
  *   isolation rules ask); `--quickjs=reused` keeps the first one (a property given up, for comparison);
+ * - `{ type: "gc" }` → `{ type: "result", text: "gc" }` after a full collection of the child's heap (what the
+ *   product's sandbox does when idle), for its memory floor;
  * - `--read=async` waits for frames in the event loop (`Deno.stdin.read`), `--read=sync` blocks on
  *   `Deno.stdin.readSync` (the product reads synchronously while a run waits on the host).
  *
@@ -26,6 +28,7 @@ import type { SandboxModule } from "../lib/sandbox/guest/wasm_module.ts";
 export type FloorMessage =
   | { type: "ready" }
   | { type: "run"; calls: number }
+  | { type: "gc" }
   | { type: "call"; message: string }
   | { type: "reply"; text: string }
   | { type: "result"; text: string };
@@ -118,6 +121,14 @@ function bareRun(io: FramedStdio, calls: number): string {
   return calls === 0 ? "1" : String(n);
 }
 
+/**
+ * A full collection of this isolate's heap (`gc()`, defined by `--expose-gc`, which the sandbox's V8 flags
+ * and `mcp-serve`'s pass); nothing where it is not defined.
+ */
+export function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 /** Serves runs until stdin closes, as `args` say (`--read=async|sync`, `--quickjs=none|fresh|reused`). */
 async function serveFloor(args: readonly string[]): Promise<void> {
   const option = (name: string, fallback: string) =>
@@ -137,6 +148,11 @@ async function serveFloor(args: readonly string[]): Promise<void> {
   io.send({ type: "ready" });
   for (;;) {
     const message = readSync ? io.nextSync() : await io.next();
+    if (message.type === "gc") {
+      collectGarbage();
+      io.send({ type: "result", text: "gc" });
+      continue;
+    }
     if (message.type !== "run") throw new Error(`expected a run, got ${message.type}`);
     const text = context ? context.evaluate(floorScript(message.calls)) : bareRun(io, message.calls);
     io.send({ type: "result", text });

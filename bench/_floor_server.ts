@@ -1,6 +1,6 @@
 /**
- * The host of the isolation floors (`bench/isolation_floors.ts`): an MCP server on stdio with one tool,
- * `execute`, that does the least a design with cargo-agents' properties must do. Run with the flags of
+ * The host of the isolation floors (`bench/isolation_floors.ts`): an MCP server on stdio whose tool
+ * `execute` does the least a design with cargo-agents' properties must do. Run with the flags of
  * `mcp-serve` (`DENO_RUN_FLAGS`), it reads the agent with the product's own transport
  * (`LineStdioServerTransport`) under the SDK's `McpServer`. Arguments:
  *
@@ -10,6 +10,7 @@
  * - `--child --read=… --quickjs=…`: hands each `execute` to one long-lived child (`bench/_floor_guest.ts`,
  *   started as the product starts its sandbox, `guestLaunch`) as a frame and answers with the child's
  *   result frame (the process-isolation floor);
+ * - a second tool, `gc`, collects the heap of the server and of its child (for the memory floors);
  * - `--calls=N` (with `--child`): the child makes N tool calls per run, each answered by a call of
  *   `@modelcontextprotocol/server-everything`'s `echo` through an SDK client held here (the echo floor);
  *   with `--client=product`, through the product's own backend connection instead (`connectStdio`).
@@ -21,7 +22,12 @@ import { LineStdioServerTransport } from "../lib/jsonrpc/mod.ts";
 import { NULL_LOGGER } from "../lib/log.ts";
 import { type GuestLaunch, guestLaunch } from "../lib/sandbox/host/guest_launch.ts";
 import { encodeFrame, FrameDecoder } from "../lib/sandbox/protocol/frames.ts";
-import { FLOOR_FRAME_MAX_BYTES, FLOOR_HEAP_LIMIT_BYTES, type FloorMessage } from "./_floor_guest.ts";
+import {
+  collectGarbage,
+  FLOOR_FRAME_MAX_BYTES,
+  FLOOR_HEAP_LIMIT_BYTES,
+  type FloorMessage,
+} from "./_floor_guest.ts";
 
 /** The sandbox's launch, with the product's guest module replaced by the floor's child and its `args`. */
 export function floorGuestLaunch(args: readonly string[]): GuestLaunch {
@@ -75,6 +81,13 @@ export class FloorChild {
     const result = new Promise<FloorMessage>((resolve) => this.#waiting.push(resolve));
     void this.#writer.write(encodeFrame({ type: "run", calls } satisfies FloorMessage));
     return result.then((m) => (m as { text: string }).text);
+  }
+
+  /** A full collection of the child's heap; resolves once it is done. */
+  async collectGarbage(): Promise<void> {
+    const done = new Promise<FloorMessage>((resolve) => this.#waiting.push(resolve));
+    await this.#writer.write(encodeFrame({ type: "gc" } satisfies FloorMessage));
+    await done;
   }
 
   /** Closes the child's stdin (it exits) and waits for its exit. */
@@ -171,6 +184,15 @@ async function serveFloorHost(args: readonly string[]): Promise<void> {
     "execute",
     { description: "Answers at once (the floor of an execute)." },
     async () => ({ content: [{ type: "text", text: child ? await child.run(calls) : "1" }] }),
+  );
+  server.registerTool(
+    "gc",
+    { description: "A full collection of this server's heap and its child's (for the memory floors)." },
+    async () => {
+      collectGarbage();
+      await child?.collectGarbage();
+      return { content: [{ type: "text", text: "gc" }] };
+    },
   );
   // `--transport=sdk`: the SDK's own stdio transport (`process.stdin` and `process.stdout`), for comparison.
   const transport = args.includes("--transport=sdk")

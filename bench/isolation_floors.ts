@@ -161,21 +161,29 @@ function floorChildMemory(serverPid: number): ProcessMemory {
   return { rssMiB: tree.sandboxRssMiB, privateMiB: tree.sandboxMiB };
 }
 
-/** The memory floors and the product's, read after {@link N}`.memCalls` calls on fresh processes. */
-interface MemoryFloors {
-  calls: number;
-  /** The bare child right after its start, and after the calls. */
-  bareChildIdle: ProcessMemory;
+/** The floor processes' memory at one moment. */
+interface FloorSnapshot {
+  /** The bare child. */
   bareChild: ProcessMemory;
-  /** A QuickJS child (module loaded, one runtime + context) right after its start, and after the calls. */
-  quickjsChildIdle: ProcessMemory;
+  /** The QuickJS child (module loaded, a fresh runtime + context per run). */
   quickjsChild: ProcessMemory;
-  /** The hop floor's host after the calls (no child, no client). */
+  /** The hop floor's host (no child, no client). */
   hopHost: ProcessMemory;
   /** The echo floor's tree: host (with its SDK client) + QuickJS child's private memory + backing server. */
   echoTree: TreeMemory;
   /** The same with the product's own backend connection instead of the SDK client (`--client=product`). */
   echoTreeLean: TreeMemory;
+}
+
+/** The memory floors and the product's, read after {@link N}`.memCalls` calls on fresh processes. */
+interface MemoryFloors {
+  calls: number;
+  /** The bare child and the QuickJS child (one runtime + context) right after their start. */
+  bareChildIdle: ProcessMemory;
+  quickjsChildIdle: ProcessMemory;
+  /** The floors after the calls, and then after a full collection of every floor heap (host and child). */
+  afterCalls: FloorSnapshot;
+  afterGc: FloorSnapshot;
   /** The product's tree after as many one-echo executes. */
   productTree: TreeMemory;
   /** A Node SDK client calling the backing server directly: its tree, its own memory; or why it has none. */
@@ -229,18 +237,21 @@ async function measureMemory(product: () => Promise<Session>): Promise<MemoryFlo
       lean: () => execute(lean, "return 1", "1"),
       product: () => execute(meta, ECHO),
     });
-    return {
-      calls: N.memCalls,
-      bareChildIdle,
+    const snapshot = (): FloorSnapshot => ({
       bareChild: floorChildMemory(bare.pid),
-      quickjsChildIdle,
       quickjsChild: floorChildMemory(quickjs.pid),
       hopHost: processMemory(hop.pid),
       echoTree: treeMemory(quickjs.pid, FLOOR_GUEST),
       echoTreeLean: treeMemory(lean.pid, FLOOR_GUEST),
-      productTree: treeMemory(meta.pid),
-      node: await nodeClientMemory(N.memCalls),
-    };
+    });
+    const afterCalls = snapshot();
+    const productTree = treeMemory(meta.pid);
+    await Promise.all(
+      [hop, bare, quickjs, lean].map((s) => s.client.callTool({ name: "gc", arguments: {} })),
+    );
+    const afterGc = snapshot();
+    const node = await nodeClientMemory(N.memCalls);
+    return { calls: N.memCalls, bareChildIdle, quickjsChildIdle, afterCalls, afterGc, productTree, node };
   } finally {
     await Promise.allSettled([hop, bare, quickjs, lean, meta].map((s) => s.client.close()));
   }
@@ -408,10 +419,9 @@ function goalRows({ fast, seq }: Latency, memory: MemoryFloors): GoalRow[] {
  * server (the same program under both, whose RSS varies by several MiB from one instance to the next).
  */
 function treeRows(memory: MemoryFloors, nodeTree: TreeMemory): GoalRow[] {
-  const floor = memory.echoTreeLean.totalMiB < memory.echoTree.totalMiB
-    ? memory.echoTreeLean
-    : memory.echoTree;
-  const client = floor === memory.echoTree ? "SDK client" : "product's client";
+  const { echoTree, echoTreeLean } = memory.afterGc;
+  const floor = echoTreeLean.totalMiB < echoTree.totalMiB ? echoTreeLean : echoTree;
+  const client = `${floor === echoTree ? "SDK client" : "product's client"}, after GC`;
   const one = (v: number): Stats => ({ min: v, median: v, max: v, n: 1 });
   const withoutServer = (t: TreeMemory) => t.hostMiB + t.sandboxMiB;
   const row = {
@@ -491,27 +501,44 @@ function renderSeries({ fast, seq }: Latency): string {
 
 /** The memory floors as a table. */
 function renderMemory(memory: MemoryFloors): string {
-  const mem = (m: ProcessMemory) => [`${m.rssMiB.toFixed(1)}`, `${m.privateMiB.toFixed(1)}`];
+  const mem = (m: ProcessMemory) => `${m.rssMiB.toFixed(1)} / ${m.privateMiB.toFixed(1)}`;
   const tree = (t: TreeMemory) =>
     `${t.totalMiB.toFixed(1)} (host ${t.hostMiB.toFixed(1)} + child private ${t.sandboxMiB.toFixed(1)} + ` +
     `server ${t.othersMiB.toFixed(1)})`;
   const after = `after ${memory.calls.toLocaleString("en")} calls`;
+  const { afterCalls: calls, afterGc: gc } = memory;
   const rows = [
-    ["process (MiB)", "RSS", "private"],
-    ["(a) bare `deno run` child, idle after start", ...mem(memory.bareChildIdle)],
-    [`(a) bare child, ${after}`, ...mem(memory.bareChild)],
-    ["(b) QuickJS child (module + one runtime/context), idle after start", ...mem(memory.quickjsChildIdle)],
-    [`(b) QuickJS child, ${after} (fresh context each)`, ...mem(memory.quickjsChild)],
-    [`(c) hop floor host (Deno MCP server), ${after}`, ...mem(memory.hopHost)],
-    [`echo floor host (server + SDK client), ${after}`, `${memory.echoTree.hostMiB.toFixed(1)}`, "–"],
+    ["process: RSS / private (MiB)", "idle after start", after, "then after a full GC"],
+    ["(a) bare `deno run` child", mem(memory.bareChildIdle), mem(calls.bareChild), mem(gc.bareChild)],
+    [
+      "(b) QuickJS child (a fresh runtime + context per run)",
+      mem(memory.quickjsChildIdle),
+      mem(calls.quickjsChild),
+      mem(gc.quickjsChild),
+    ],
+    ["(c) hop floor host (Deno MCP server)", "–", mem(calls.hopHost), mem(gc.hopHost)],
+    [
+      "echo floor host (+ SDK client), RSS",
+      "–",
+      calls.echoTree.hostMiB.toFixed(1),
+      gc.echoTree.hostMiB.toFixed(1),
+    ],
+    [
+      "echo floor host (+ product's client), RSS",
+      "–",
+      calls.echoTreeLean.hostMiB.toFixed(1),
+      gc.echoTreeLean.hostMiB.toFixed(1),
+    ],
   ];
   if ("tree" in memory.node) {
-    rows.push([`Node ${memory.node.version} SDK client, ${after}`, ...mem(memory.node.client)]);
+    rows.push([`Node ${memory.node.version} SDK client`, "–", mem(memory.node.client), "–"]);
   }
   const lines = [
     markdownTable(rows),
-    `- echo floor tree ${after}: ${tree(memory.echoTree)} MiB`,
-    `- echo floor tree with the product's backend client ${after}: ${tree(memory.echoTreeLean)} MiB`,
+    `- echo floor tree ${after}: ${tree(calls.echoTree)}; after GC ${tree(gc.echoTree)} MiB`,
+    `- the same with the product's backend client: ${tree(calls.echoTreeLean)}; after GC ${
+      tree(gc.echoTreeLean)
+    } MiB`,
     `- cargo-agents tree ${after}: ${tree(memory.productTree)} MiB`,
     "tree" in memory.node
       ? `- Node SDK client tree (bench:peers' floor) ${after}: ${tree(memory.node.tree)} MiB`

@@ -43,6 +43,8 @@ for (const [args, expected] of FLOORS) {
         expect(result.isError).toBeFalsy();
         expect(result.content).toEqual([{ type: "text", text: expected }]);
       }
+      const gc = await client.callTool({ name: "gc", arguments: {} });
+      expect(gc.content).toEqual([{ type: "text", text: "gc" }]);
     } finally {
       await client.close();
     }
