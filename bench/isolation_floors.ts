@@ -55,7 +55,7 @@ import { loadSandboxModule } from "../lib/sandbox/guest/wasm_module.ts";
 
 const QUICK = Deno.env.get("BENCH_QUICK") === "1";
 const OUT = Deno.env.get("BENCH_OUT") ?? `${REPO}bench/results/floors.json`;
-const N = QUICK ? { fast: 60, seq: 3, memCalls: 200 } : { fast: 400, seq: 15, memCalls: 1_000 };
+const N = QUICK ? { fast: 60, seq: 3, memCalls: 200 } : { fast: 400, seq: 25, memCalls: 1_000 };
 
 /**
  * The isolated sandbox's goals on this machine at load ≤ 1: `return 1` and one echo per `execute`, ms; net per
