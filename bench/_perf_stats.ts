@@ -1,6 +1,7 @@
 /**
- * Numbers and printing for `bench/perf.ts`: samples → min / median / max, the goal check of each
- * figure, the machine description, and the text table and JSON report.
+ * Numbers and printing for `bench/perf.ts` and the benchmarks beside it (`peers.ts`, `isolation_floors.ts`):
+ * interleaved sampling, samples → min / median / max, process memory (RSS, private), the goal check of each
+ * figure, the machine description, and the text tables and JSON report.
  *
  * @module
  */

@@ -151,6 +151,7 @@ interface ProcessMemory {
   privateMiB: number;
 }
 
+/** RSS and private memory of process `pid`, MiB. */
 function processMemory(pid: number): ProcessMemory {
   return { rssMiB: rssMiB(pid), privateMiB: privateMiB(pid) };
 }
