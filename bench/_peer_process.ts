@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { rssMiB, sandboxMemory } from "./_perf_stats.ts";
+import { GUEST_ARGS, rssMiB, sandboxMemory } from "./_perf_stats.ts";
 
 /** Longest wait for one driver answer (first echo included), ms. */
 export const DRIVER_REQUEST_TIMEOUT_MS = 120_000;
@@ -178,13 +178,13 @@ export interface TreeMemory {
   others: string[];
 }
 
-const GUEST = /sandbox[/\\]guest[/\\]main\.ts|__sandbox-guest/;
-
 /**
  * The memory of `pid`'s process tree: its RSS, plus its sandbox children's private memory (what they hold
  * beyond what the host maps, {@link sandboxMemory}), plus every other descendant's RSS.
+ *
+ * @param guest What a sandbox process's command line holds. @default {@link GUEST_ARGS}
  */
-export function treeMemory(pid: number): TreeMemory {
+export function treeMemory(pid: number, guest: RegExp = GUEST_ARGS): TreeMemory {
   const out = new Deno.Command("ps", { args: ["-eo", "pid=,ppid=,rss=,args="], stdout: "piped" })
     .outputSync();
   const rows = new TextDecoder().decode(out.stdout).trim().split("\n").map((line) => {
@@ -200,13 +200,13 @@ export function treeMemory(pid: number): TreeMemory {
       if (under.has(row.pid) || !under.has(row.ppid)) continue;
       under.add(row.pid);
       grew = true;
-      if (GUEST.test(row.args) || row.rssKiB === 0) continue; // sandboxMemory counts the guests; 0: a zombie.
+      if (guest.test(row.args) || row.rssKiB === 0) continue; // sandboxMemory counts the guests; 0: a zombie.
       othersKiB += row.rssKiB;
       others.push(row.args.slice(0, 120));
     }
   }
   const hostMiB = rssMiB(pid);
-  const { ussMiB: sandboxMiB, rssMiB: sandboxRssMiB } = sandboxMemory(pid);
+  const { ussMiB: sandboxMiB, rssMiB: sandboxRssMiB } = sandboxMemory(pid, guest);
   const othersMiB = othersKiB / 1024;
   return {
     hostMiB,

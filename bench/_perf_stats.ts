@@ -1,6 +1,7 @@
 /**
- * Numbers and printing for `bench/perf.ts`: samples → min / median / max, the goal check of each
- * figure, the machine description, and the text table and JSON report.
+ * Numbers and printing for `bench/perf.ts` and the benchmarks beside it (`peers.ts`, `isolation_floors.ts`):
+ * interleaved sampling, samples → min / median / max, process memory (RSS, private), the goal check of each
+ * figure, the machine description, and the text tables and JSON report.
  *
  * @module
  */
@@ -21,6 +22,55 @@ export function statsOf(samples: readonly number[]): Stats {
   const mid = sorted.length >> 1;
   const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
   return { min: sorted[0]!, median, max: sorted.at(-1)!, n: sorted.length };
+}
+
+/** Time `fn` takes to settle, ms. */
+export async function timedMs(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+/**
+ * Runs each named series `n` times after `warmup` rounds, one sample of every series per round, so that
+ * load on the shared machine affects every series alike.
+ *
+ * @param between Awaited after each sample, untimed. Default: nothing.
+ * @param order `"rotate"`: each round starts one series later, the order kept (a series always follows
+ *   the same one, and carries what that one leaves running: a sandbox making its next context, a GC);
+ *   `"shuffle"`: a new random order each round, so that such after-work falls on every series alike.
+ *   @default "rotate"
+ * @returns The samples of each series, ms, warm-up rounds left out.
+ */
+export async function interleaved(
+  n: number,
+  warmup: number,
+  series: Record<string, () => Promise<unknown>>,
+  between: () => Promise<unknown> = () => Promise.resolve(),
+  order: "rotate" | "shuffle" = "rotate",
+): Promise<Record<string, number[]>> {
+  const names = Object.keys(series);
+  const out: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
+  for (let round = 0; round < warmup + n; round++) {
+    const roundOrder = order === "shuffle" ? shuffled(names) : names;
+    for (let i = 0; i < names.length; i++) {
+      const name = roundOrder[order === "shuffle" ? i : (round + i) % names.length]!;
+      const ms = await timedMs(series[name]!);
+      if (round >= warmup) out[name]!.push(ms);
+      await between();
+    }
+  }
+  return out;
+}
+
+/** A copy of `items` in a random order (Fisher–Yates). */
+function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }
 
 /** One row of the goals table: what we measured, beside its floor. */
@@ -110,22 +160,32 @@ export interface SandboxMemory {
   ussMiB: number;
 }
 
+/** The command line of a sandbox process: `lib/sandbox/guest/main.ts` from source, `__sandbox-guest` in a binary. */
+export const GUEST_ARGS = /sandbox[/\\]guest[/\\]main\.ts|__sandbox-guest/;
+
 /**
- * The sandbox processes under `pid` (its children running the guest: `lib/sandbox/guest/main.ts` from
- * source, `__sandbox-guest` in a binary), their resident and unique set sizes.
+ * The sandbox processes under `pid` (its children whose command line matches `guest`), their resident and
+ * unique set sizes.
+ *
+ * @param guest What a sandbox process's command line holds. @default {@link GUEST_ARGS}
  */
-export function sandboxMemory(pid: number): SandboxMemory {
+export function sandboxMemory(pid: number, guest: RegExp = GUEST_ARGS): SandboxMemory {
   const out = outputOf("ps", ["-eo", "pid=,ppid=,rss=,args="]) ?? "";
   let rssKib = 0;
   let ussKib = 0;
   for (const line of out.split("\n")) {
     const [child, ppid, rss, ...args] = line.trim().split(/\s+/);
-    if (Number(ppid) === pid && /sandbox[/\\]guest[/\\]main\.ts|__sandbox-guest/.test(args.join(" "))) {
+    if (Number(ppid) === pid && guest.test(args.join(" "))) {
       rssKib += Number(rss);
       ussKib += ussKiB(Number(child));
     }
   }
   return { rssMiB: rssKib / 1024, ussMiB: ussKib / 1024 };
+}
+
+/** Unique set size of process `pid` (`Private_Clean` + `Private_Dirty` of its `smaps_rollup`), MiB; `NaN` off Linux. */
+export function privateMiB(pid: number): number {
+  return ussKiB(pid) / 1024;
 }
 
 /** Unique set size of process `pid` from `/proc/<pid>/smaps_rollup`, KiB; `NaN` where there is none. */
@@ -161,8 +221,13 @@ export function renderTable(figures: readonly Figure[]): string {
       f.met ? "yes" : "NO",
     ]),
   ];
+  return markdownTable(rows);
+}
+
+/** `rows` (the first is the header) as a Markdown table, each column padded to its widest cell. */
+export function markdownTable(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  const line = (r: readonly string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
   return [line(rows[0]!), `| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`, ...rows.slice(1).map(line)]
     .join("\n");
 }

@@ -172,14 +172,28 @@ export async function connectMetaServer(
  * An SDK client connected to `bench/_noop_server.ts` (one tool that does nothing, served by the same SDK
  * over stdio and run with the same Deno flags as `mcp-serve`): the fixed-cost floor of the benchmarks.
  */
-export async function connectNoop(): Promise<{ client: Client; pid: number }> {
+export function connectNoop(): Promise<{ client: Client; pid: number }> {
+  return connectBenchServer("bench/_noop_server.ts");
+}
+
+/**
+ * An SDK client connected to a Deno MCP server of the benchmarks, run over stdio with the same Deno flags as
+ * `mcp-serve` (`DENO_RUN_FLAGS`) and this checkout's `deno.json`.
+ *
+ * @param script Path of the server's module from the repository root, e.g. `"bench/_noop_server.ts"`.
+ * @param args Arguments of the server after its module. Default: none.
+ */
+export async function connectBenchServer(
+  script: string,
+  args: readonly string[] = [],
+): Promise<{ client: Client; pid: number }> {
   const stdio = new StdioClientTransport({
     command: Deno.execPath(),
-    args: ["run", ...DENO_RUN_FLAGS, "--config", `${REPO}deno.json`, `${REPO}bench/_noop_server.ts`],
+    args: ["run", ...DENO_RUN_FLAGS, "--config", `${REPO}deno.json`, `${REPO}${script}`, ...args],
     env: Deno.env.toObject(),
     stderr: "ignore",
   });
-  const client = new Client({ name: "noop-agent", version: "1.0.0" });
+  const client = new Client({ name: "bench-agent", version: "1.0.0" });
   await client.connect(stdio);
   return { client, pid: stdio.pid ?? 0 };
 }

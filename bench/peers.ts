@@ -23,7 +23,7 @@
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { connectMetaServer, npmServer, REPO, type World } from "./_world.ts";
-import { describeMachine, loadAverage, type Stats, statsOf } from "./_perf_stats.ts";
+import { describeMachine, loadAverage, markdownTable, type Stats, statsOf } from "./_perf_stats.ts";
 import { DriverProcess, type RunKind, type TreeMemory, treeMemory } from "./_peer_process.ts";
 import { installPeer, MCP_USE, NODE_22, peersCacheDir, UTCP_CODE_MODE } from "./_peers_install.ts";
 
@@ -317,10 +317,7 @@ function renderTable(rows: Row[], systems: System[]): string {
       ...systems.map((s) => cell(r, s)),
     ]),
   ];
-  const widths = lines[0]!.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
-  const line = (l: string[]) => `| ${l.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
-  return [line(lines[0]!), `| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`, ...lines.slice(1).map(line)]
-    .join("\n");
+  return markdownTable(lines);
 }
 
 async function measure(systems: System[]): Promise<{ rows: Row[]; memory: Record<string, TreeMemory> }> {

@@ -25,6 +25,7 @@ import {
 } from "./_world.ts";
 import {
   type Figure,
+  interleaved,
   loadAverage,
   rssMiB,
   sandboxMemory,
@@ -65,35 +66,6 @@ async function execute(client: Client, script: string): Promise<string> {
   const text = (result.content as { type: string; text: string }[])[0]!.text;
   if (result.isError) throw new Error(`execute failed: ${text}`);
   return text;
-}
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
-}
-
-/**
- * Runs each named series `n` times after `warmup` rounds, one sample of every series per round (in
- * a rotating order), so that load on the shared machine affects every series alike.
- */
-async function interleaved(
-  n: number,
-  warmup: number,
-  series: Record<string, () => Promise<unknown>>,
-  between: () => Promise<unknown> = () => Promise.resolve(),
-): Promise<Record<string, number[]>> {
-  const names = Object.keys(series);
-  const out: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
-  for (let round = 0; round < warmup + n; round++) {
-    for (let i = 0; i < names.length; i++) {
-      const name = names[(round + i) % names.length]!;
-      const ms = await timed(series[name]!);
-      if (round >= warmup) out[name]!.push(ms);
-      await between();
-    }
-  }
-  return out;
 }
 
 function figure(
