@@ -1,6 +1,7 @@
 // One run seen from the host (`RunSession`), driven through its seam, the guest process: a script's call
 // reaches `hostCall` in the turn its frame is read (no microtask hop on the path of every tool call), a
-// `hostCall` that throws at once fails only that call, and the reply carries the value's JSON.
+// `hostCall` that throws at once fails only that call, the reply carries the value's JSON, and the trace
+// hears of a reply only after it was written.
 import assert from "node:assert/strict";
 import { RunSession } from "../../lib/sandbox/host/_run_session.ts";
 import type { GuestProcess } from "../../lib/sandbox/host/_guest_process.ts";
@@ -8,10 +9,25 @@ import type { FromGuest, ToGuest } from "../../lib/sandbox/protocol/messages.ts"
 import type { HostCall } from "../../lib/sandbox/protocol/types.ts";
 import { testLimits } from "../_fakes_sandbox.ts";
 
-/** A session on a stand-in process that keeps what the host posts to it. */
+/**
+ * A session on a stand-in process that keeps what the host posts to it and, like `GuestProcess.post`, writes
+ * what was posted in one turn a microtask later (`written`).
+ */
 function session(hostCall: HostCall, onCallReplied?: (argsJson?: string, resultJson?: string) => void) {
   const posted: ToGuest[] = [];
-  const slot = { session: undefined, post: (message: ToGuest) => posted.push(message) };
+  const written: ToGuest[] = [];
+  let outbox: ToGuest[] = [];
+  const post = (message: ToGuest) => {
+    posted.push(message);
+    outbox.push(message);
+    if (outbox.length === 1) {
+      queueMicrotask(() => {
+        written.push(...outbox);
+        outbox = [];
+      });
+    }
+  };
+  const slot = { session: undefined, post };
   const run = new RunSession(slot as unknown as GuestProcess, 1, {
     script: "",
     namespaces: ["srv"],
@@ -19,7 +35,7 @@ function session(hostCall: HostCall, onCallReplied?: (argsJson?: string, resultJ
     hostCall,
     onCallReplied: (_request, argsJson, resultJson) => onCallReplied?.(argsJson, resultJson),
   }, { graceMs: 100, startedAt: performance.now(), timeoutMs: 2000 });
-  return { run, replies: () => posted.filter((m) => m.type === "reply") };
+  return { run, replies: () => posted.filter((m) => m.type === "reply"), written };
 }
 
 const call = (callId: number, argsJson?: string): FromGuest => ({
@@ -77,6 +93,22 @@ Deno.test("a call's reply carries its value as JSON, and onCallReplied is told b
     undefined,
     '{"content":"Echo: x"}',
   ]]);
+  run.abandon();
+  await run.result;
+});
+
+Deno.test("the trace hears of a call's reply only once the reply was written to the guest", async () => {
+  const writtenWhenTold: number[] = [];
+  let sessionWritten: ToGuest[] = [];
+  const { run, written } = session(
+    () => Promise.resolve("x".repeat(100)),
+    () => writtenWhenTold.push(sessionWritten.filter((m) => m.type === "reply").length),
+  );
+  sessionWritten = written;
+  run.receive(call(1, "{}"));
+  run.receive(call(2, "{}"));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual(writtenWhenTold, [2, 2], "the trace was told before the replies left");
   run.abandon();
   await run.result;
 });
