@@ -16,7 +16,7 @@ import {
   startsWithStatement,
 } from "../../lib/sandbox/guest/normalize.ts";
 import { truncateJsonString, truncateUtf8, utf8ByteLength } from "../../lib/sandbox/protocol/utf8.ts";
-import { jsonNestingDepth } from "../../lib/sandbox/protocol/json_depth.ts";
+import { jsonNestingDepth, nestsDeeperThan } from "../../lib/sandbox/protocol/json_depth.ts";
 
 const base = { console: [], consoleDropped: false, toolCalls: 0, durationMs: 1 };
 
@@ -230,6 +230,20 @@ Deno.test("jsonNestingDepth() counts array and object levels but not brackets in
   assert.equal(jsonNestingDepth("[]"), 1);
   assert.equal(jsonNestingDepth('{"a":[1,{"b":"]]\\"[["}],"c":[[]]}'), 3);
   assert.equal(jsonNestingDepth("[[],[[]],[]]"), 3);
+});
+
+Deno.test("nestsDeeperThan() is exact at the bound, however the text's brackets are spread", () => {
+  const nested = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
+  assert.equal(nestsDeeperThan(nested(1000), 1000), false);
+  assert.equal(nestsDeeperThan(nested(1001), 1000), true);
+  assert.equal(nestsDeeperThan(`{"a":${nested(1000)}}`, 1000), true);
+  // Many brackets, shallow: an array of 3,000 objects, and a long text full of brackets.
+  const rows = JSON.stringify(Array.from({ length: 3000 }, (_, i) => ({ i, tags: [i] })));
+  assert.equal(nestsDeeperThan(rows, 1000), false);
+  assert.equal(nestsDeeperThan(JSON.stringify("[{".repeat(5000)), 1000), false);
+  assert.equal(nestsDeeperThan(JSON.stringify("x".repeat(100_000)), 1000), false);
+  assert.equal(nestsDeeperThan(`["${"[".repeat(1500)}", ${nested(3)}]`, 1000), false);
+  assert.equal(nestsDeeperThan(`["${"[".repeat(1500)}", ${nested(1001)}]`, 1000), true);
 });
 
 Deno.test("normalizeScript() blanks a shebang line so later lines keep their numbers", () => {

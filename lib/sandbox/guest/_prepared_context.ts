@@ -9,6 +9,7 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import { Internal, NativeOp, PRELUDE_FILE, PRELUDE_PART_SOURCES, PRELUDE_SOURCE } from "./_prelude.ts";
 import type { Internals } from "../protocol/run_types.ts";
+import { newLeanFunction } from "./_lean_native.ts";
 import type { SandboxModule } from "./wasm_module.ts";
 
 /** What the prelude's native functions and the interrupt handler reach once a run is bound. */
@@ -95,7 +96,7 @@ export class PreparedContext {
     const ctx = this.ctx = rt.newContext();
     // One native function for every operation (see NativeOp): one crossing to make, none to attach.
     // Until a run is bound, nothing calls it: the core only captures it.
-    const native = ctx.newFunction("native", (op, a, b, c) => {
+    const native = newLeanFunction(ctx, "native", (op, a, b, c) => {
       switch (ctx.getNumber(op!)) {
         case NativeOp.call:
           return this.#bound().call(a!, b!, c!);

@@ -7,7 +7,7 @@
  * @module
  */
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
-import { jsonNestingDepth, MAX_RESULT_DEPTH } from "../protocol/json_depth.ts";
+import { jsonNestingDepth, MAX_RESULT_DEPTH, nestsDeeperThan } from "../protocol/json_depth.ts";
 import {
   DEFAULT_MAX_IN_FLIGHT_CHARS,
   type Ending,
@@ -276,9 +276,8 @@ export class ScriptBridge {
  * of that one call (QuickJS would overflow the native stack parsing it and take the module down).
  */
 function admitted(namespace: string, key: string, reply: HostReply): HostReply {
-  if (!reply.ok || reply.json === undefined) return reply;
+  if (!reply.ok || reply.json === undefined || !nestsDeeperThan(reply.json, MAX_RESULT_DEPTH)) return reply;
   const depth = jsonNestingDepth(reply.json);
-  if (depth <= MAX_RESULT_DEPTH) return reply;
   return {
     ok: false,
     message: `The result of ${namespace}.${key} is nested too deeply (${depth} levels) to pass into the ` +
