@@ -55,7 +55,8 @@ export const SETTLED_FOLDER_MS = 2_000;
  * `SYMPOSIUM.toml`, …). Creating, renaming or deleting a file changes its folder's modification time, so a
  * file found missing while its folder was settled ({@link SETTLED_FOLDER_MS}) is missing still while the
  * folder keeps that time: a look stats the folder (a few µs) instead of failing to stat the file (a thrown
- * NotFound, 15–70 µs in `mcp-serve`). One per change detector; paths are absolute.
+ * NotFound, 15–70 µs in `mcp-serve`). A dangling link is not remembered (its target appears elsewhere). One
+ * per change detector; paths are absolute.
  */
 export class MissingFiles {
   /** Missing file → its folder's modification time (ms since the epoch) when it was found missing. */
@@ -114,11 +115,26 @@ export function filesFingerprintSync(
       const info = Deno.statSync(path);
       if (folder !== undefined) missing!.found(path, undefined, nowMs);
       return `${path}:${info.mtime?.getTime() ?? 0}:${info.size}`;
-    } catch {
-      if (folder !== undefined) missing!.found(path, folderTime(folder), nowMs);
+    } catch (error) {
+      // Only a name with no entry at all is remembered: a dangling link's target (or a file behind a folder
+      // that cannot be searched) appears without a change to this folder's time.
+      if (folder !== undefined) {
+        missing!.found(path, hasNoEntry(path, error) ? folderTime(folder) : undefined, nowMs);
+      }
       return `${path}:missing`; // A missing file is a state too: its appearance is a change.
     }
   }).join("|");
+}
+
+/** Whether `path`, which `stat` failed on with `error`, has no directory entry (not a dangling link, say). */
+function hasNoEntry(path: string, error: unknown): boolean {
+  if (!(error instanceof Deno.errors.NotFound)) return false;
+  try {
+    Deno.lstatSync(path);
+    return false;
+  } catch (lstatError) {
+    return lstatError instanceof Deno.errors.NotFound;
+  }
 }
 
 /**

@@ -211,3 +211,33 @@ Deno.test("a request's look stats a settled folder instead of its missing files,
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("a request's look sees the target of a dangling link at a top folder's file appear (config.toml → dotfiles)", async () => {
+  const dirs = await makeDirs();
+  await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
+  // A dotfiles manager links config.toml to a file that is not there yet (another branch, a later sync).
+  await Deno.mkdir(`${dirs.root}/dotfiles`);
+  await Deno.symlink(`${dirs.root}/dotfiles/config.toml`, `${dirs.home}/config.toml`);
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  Deno.utimeSync(dirs.home, hourAgo, hourAgo); // settled: its missing files are remembered
+  const catalog = await Catalog.open({
+    cwd: dirs.ws,
+    env: { SYMPOSIUM_HOME: dirs.home },
+    homeDir: dirs.root,
+  });
+  try {
+    assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false);
+    assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false);
+    // The link's target appears outside every watched folder: the config folder's time does not change.
+    await Deno.writeTextFile(`${dirs.root}/dotfiles/config.toml`, "[mcp]\nread-only = true\n");
+    assert.equal(
+      await catalog.refreshIfChanged({ trustWatch: true }),
+      true,
+      "the new config.toml went unseen",
+    );
+    assert.equal(catalog.config.readOnly, true);
+  } finally {
+    await catalog.close();
+    await dirs.remove();
+  }
+});
