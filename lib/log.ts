@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { maskSecrets } from "./secrets/mod.ts";
+import { maskSecrets, processSecrets } from "./secrets/mod.ts";
 import { createPrivateFileSync, ensurePrivateDir, listOwnFiles, PrivateDirError } from "./secrets/mod.ts";
 
 /** Severity, lowest first. */
@@ -225,8 +225,10 @@ class LogSink {
     const toFile = this.#takesFileLines();
     if (!toStderr && !toFile) return; // Nothing would see it: skip the formatting.
     const maxLineChars = this.#maxLineChars;
-    // Cut before masking: masking is linear, but a 64 MiB line would still cost time for nothing.
-    const head = message.length > maxLineChars + 256 ? message.slice(0, maxLineChars + 256) : message;
+    // Cut before masking: masking is linear, but a 64 MiB line would still cost time for nothing. The cut
+    // leaves room for the longest secret, so that one straddling `maxLineChars` is masked whole, not its prefix.
+    const reach = maxLineChars + Math.max(256, processSecrets.longestChars);
+    const head = message.length > reach ? message.slice(0, reach) : message;
     const atMs = this.#now();
     if (!toStderr && this.#coalesceMs > 0) {
       if (!this.#ensureFile()) return; // the file is created with the first line, as ever

@@ -258,3 +258,26 @@ Deno.test("createLogger() formats a file-only line when it is written out: stamp
   );
   await Deno.remove(root, { recursive: true });
 });
+
+Deno.test("createLogger() masks a long secret that straddles the line's cut (no prefix of it is written)", async () => {
+  const root = await Deno.makeTempDir();
+  const lines: string[] = [];
+  // A long token (an OAuth access token, a JWT without its shape) read from `${VAR}`.
+  const secret = Array.from({ length: 25 }, () => crypto.randomUUID().replaceAll("-", "")).join("");
+  processSecrets.register(secret);
+  const logger = createLogger({
+    logDir: `${root}/logs`,
+    sessionName: "s.log",
+    writeErr: (t) => void lines.push(t),
+    maxLineChars: 64,
+  });
+  logger.info(`sent ${secret} and more`);
+  logger.debug(`sent ${secret} and more`);
+  await logger.close();
+  const text = await Deno.readTextFile(`${root}/logs/s.log`);
+  const prefix = secret.slice(0, 12);
+  assert.ok(!lines[0]!.includes(prefix), lines[0]);
+  assert.ok(!text.includes(prefix), text);
+  assert.match(lines[0]!, /^\[info\] sent \*\*\* and more\n$/);
+  await Deno.remove(root, { recursive: true });
+});
