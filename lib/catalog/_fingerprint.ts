@@ -46,7 +46,8 @@ export const SYNC_CHECKED_MAX = 64;
 
 /**
  * Time after a folder's last change from which it is settled, ms (2 s: more than any file system's time
- * granularity, FAT's included). A file created in a settled folder gives it a later modification time.
+ * granularity, FAT's included). A file created in a settled folder gives it a later modification time and a
+ * later status change time (which, unlike the former, `touch -d` cannot set back).
  */
 export const SETTLED_FOLDER_MS = 2_000;
 
@@ -59,18 +60,38 @@ export const SETTLED_FOLDER_MS = 2_000;
  * per change detector; paths are absolute.
  */
 export class MissingFiles {
-  /** Missing file → its folder's modification time (ms since the epoch) when it was found missing. */
-  readonly #known = new Map<string, number>();
+  /** Missing file → its folder's {@link FolderTime} key when it was found missing. */
+  readonly #known = new Map<string, string>();
 
-  /** The folder time a missing `path` was found with, if it is known to be missing. */
-  folderTimeOf(path: string): number | undefined {
+  /** The folder time key a missing `path` was found with, if it is known to be missing. */
+  folderTimeOf(path: string): string | undefined {
     return this.#known.get(path);
   }
 
-  /** `path` was found missing while its folder had time `folderMs` (kept only when settled at `nowMs`). */
-  found(path: string, folderMs: number | undefined, nowMs: number): void {
-    if (folderMs !== undefined && folderMs <= nowMs - SETTLED_FOLDER_MS) this.#known.set(path, folderMs);
-    else this.#known.delete(path);
+  /** `path` was found missing while its folder had time `folder` (kept only when settled at `nowMs`). */
+  found(path: string, folder: FolderTime | undefined, nowMs: number): void {
+    if (folder !== undefined && folder.latestMs <= nowMs - SETTLED_FOLDER_MS) {
+      this.#known.set(path, folder.key);
+    } else this.#known.delete(path);
+  }
+}
+
+/** A folder's modification and status change times: `key` tells them apart, `latestMs` is the later one. */
+export interface FolderTime {
+  key: string;
+  latestMs: number;
+}
+
+/** The {@link FolderTime} of `folder`; `undefined` when it cannot be stat'ed or has no modification time. */
+function folderTimeOf(folder: string): FolderTime | undefined {
+  try {
+    const info = Deno.statSync(folder);
+    const mtimeMs = info.mtime?.getTime(), ctimeMs = info.ctime?.getTime() ?? 0;
+    return mtimeMs === undefined
+      ? undefined
+      : { key: `${mtimeMs}:${ctimeMs}`, latestMs: Math.max(mtimeMs, ctimeMs) };
+  } catch {
+    return undefined; // no folder: its files are stat'ed (and missing)
   }
 }
 
@@ -92,24 +113,16 @@ export function filesFingerprintSync(
   nowMs: number = Date.now(),
 ): string {
   const { files, topCount } = syncChecked(loaded, cwd);
-  const folderTimes = new Map<string, number | undefined>();
-  const folderTime = (folder: string): number | undefined => {
-    if (!folderTimes.has(folder)) {
-      let ms: number | undefined;
-      try {
-        ms = Deno.statSync(folder).mtime?.getTime();
-      } catch {
-        ms = undefined; // no folder: its files are stat'ed (and missing)
-      }
-      folderTimes.set(folder, ms);
-    }
+  const folderTimes = new Map<string, FolderTime | undefined>();
+  const folderTime = (folder: string): FolderTime | undefined => {
+    if (!folderTimes.has(folder)) folderTimes.set(folder, folderTimeOf(folder));
     return folderTimes.get(folder);
   };
   return files.map((path, index) => {
     const folder = index < topCount && missing ? path.slice(0, path.lastIndexOf("/")) : undefined;
     if (folder !== undefined) {
-      const knownMs = missing!.folderTimeOf(path);
-      if (knownMs !== undefined && folderTime(folder) === knownMs) return `${path}:missing`;
+      const known = missing!.folderTimeOf(path);
+      if (known !== undefined && folderTime(folder)?.key === known) return `${path}:missing`;
     }
     try {
       const info = Deno.statSync(path);
