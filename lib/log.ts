@@ -176,7 +176,8 @@ class LogSink {
   #pendingBytes = 0;
   /**
    * File-only lines not masked, stamped nor encoded yet (see {@link write}), in order, with their UTF-16
-   * units: formatted when the write after the coalescing wait starts, at most {@link #bufferBytes} of them.
+   * units (and {@link WAITING_LINE_OVERHEAD_CHARS} each): formatted when the write after the coalescing wait
+   * starts, at most {@link #bufferBytes} of them.
    */
   #unformatted: Array<{ level: LogLevel; scope: string; head: string; isCut: boolean; atMs: number }> = [];
   #unformattedChars = 0;
@@ -233,7 +234,7 @@ class LogSink {
     if (!toStderr && this.#coalesceMs > 0) {
       if (!this.#ensureFile()) return; // the file is created with the first line, as ever
       this.#unformatted.push({ level, scope, head: detached(head), isCut: head !== message, atMs });
-      this.#unformattedChars += head.length;
+      this.#unformattedChars += head.length + WAITING_LINE_OVERHEAD_CHARS;
       if (this.#unformattedChars > this.#bufferBytes) this.#formatWaiting();
       else this.#writing ??= this.#drainSoon();
       return;
@@ -512,6 +513,12 @@ export function createMemoryLogger(lines: string[] = [], scope = ""): MemoryLogg
     child: (s) => createMemoryLogger(lines, scope ? `${scope}:${s}` : s),
   };
 }
+
+/**
+ * What a file-only line waiting to be formatted costs besides its text, counted in UTF-16 units against the
+ * buffer (its record, its time, its slot: ~100 bytes): a burst of millions of empty lines held 266 MiB.
+ */
+const WAITING_LINE_OVERHEAD_CHARS = 64;
 
 /**
  * A copy of `text` that keeps no larger string alive: V8 makes a slice (or a template's part) of a long

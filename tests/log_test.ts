@@ -282,13 +282,13 @@ Deno.test("createLogger() masks a long secret that straddles the line's cut (no 
   await Deno.remove(root, { recursive: true });
 });
 
-Deno.test("createLogger() holds only the cut head of a huge file-only line while it waits to be written", async () => {
-  // In a process of its own, with V8's gc exposed: the live heap after 40 debug lines of 16 MiB each.
+/** The live heap (MiB) of a process of its own, with V8's gc exposed, after `body` logged to a waiting file. */
+async function liveHeapMiBAfter(body: string): Promise<number> {
   const script = `
     import { createLogger } from ${JSON.stringify(new URL("../lib/log.ts", import.meta.url).href)};
     const root = await Deno.makeTempDir();
     const logger = createLogger({ logDir: root + "/logs", sessionName: "s.log", coalesceMs: 60_000 });
-    for (let i = 0; i < 40; i++) logger.debug(i + "x".repeat(16 << 20));
+    ${body}
     globalThis.gc();
     console.log(Math.round(Deno.memoryUsage().heapUsed / 1048576));
     await logger.close();
@@ -299,7 +299,19 @@ Deno.test("createLogger() holds only the cut head of a huge file-only line while
     stderr: "inherit",
   }).output();
   assert.ok(output.success);
-  const heapMiB = Number(new TextDecoder().decode(output.stdout).trim());
+  return Number(new TextDecoder().decode(output.stdout).trim());
+}
+
+Deno.test("createLogger() holds only the cut head of a huge file-only line while it waits to be written", async () => {
+  const heapMiB = await liveHeapMiBAfter(
+    `for (let i = 0; i < 40; i++) logger.debug(i + "x".repeat(16 << 20));`,
+  );
   // Each waiting line is cut at ~4.4 KB: the 640 MiB of messages are not all kept alive until the write.
   assert.ok(heapMiB < 200, `${heapMiB} MiB live while 40 lines waited`);
+});
+
+Deno.test("createLogger() bounds a burst of millions of short file-only lines waiting to be written", async () => {
+  const heapMiB = await liveHeapMiBAfter(`for (let i = 0; i < 3_000_000; i++) logger.debug("");`);
+  // Each waiting line counts its record against the 1 MiB buffer, not its text alone (0 units here).
+  assert.ok(heapMiB < 100, `${heapMiB} MiB live while 3,000,000 empty lines waited`);
 });
