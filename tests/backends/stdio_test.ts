@@ -87,6 +87,25 @@ Deno.test("StdioProcessTransport.stderrTail() starts at a line boundary", async 
   await transport.close();
 });
 
+Deno.test("StdioProcessTransport.stderrTail() masks a long secret its cut would split (a token on one long line)", async () => {
+  // A server that prints its long token (600 characters, no credential shape) on one line before it fails.
+  const secret = Array.from({ length: 19 }, () => crypto.randomUUID().replaceAll("-", "")).join("").slice(
+    0,
+    600,
+  );
+  processSecrets.register(secret);
+  const transport = new StdioProcessTransport(
+    { command: "sh", args: ["-c", `echo "auth failed for ${secret} END" >&2; sleep 5`], env: {}, cwd: "/" },
+    { shutdownGraceMs: 200 },
+  );
+  await transport.start();
+  assert.ok(await waitFor(() => transport.stderrTail(1000).includes("END")));
+  const tail = transport.stderrTail(400);
+  assert.ok(!tail.includes(secret.slice(-40)), `the end of the secret was shown: ${tail}`);
+  assert.match(tail, /\*\*\* END\n$/);
+  await transport.close();
+});
+
 Deno.test("connectStdio() fails with START_FAILED when the command does not exist", async () => {
   const spec = { ...fixtureSpec("ghost"), command: "/nonexistent/mcp-server", args: [] };
   await assert.rejects(connectStdio(spec, ctx()), {
