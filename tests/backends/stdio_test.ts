@@ -353,6 +353,21 @@ Deno.test("listTools() over stdio: a server's long error text is cut in the mess
   await conn.close();
 });
 
+Deno.test("listTools() over stdio: a long secret in a server's error text is masked whole where the text is cut", async () => {
+  const secret = Array.from({ length: 19 }, () => crypto.randomUUID().replaceAll("-", "")).join("").slice(
+    0,
+    600,
+  );
+  processSecrets.register(secret);
+  const text = `${"e".repeat(MAX_ERROR_DETAIL_CHARS - 300)} bad token ${secret}`;
+  const conn = await connectStdio(fixtureSpec("junk", [`--fail-lists=${text}`]), ctx());
+  const error = await conn.listTools({ timeoutMs: 10_000 }).then(() => undefined, (e: unknown) => e);
+  assert.ok(error instanceof BackendError);
+  assert.ok(!error.message.includes(secret.slice(0, 40)), "the start of the secret was shown");
+  assert.match(error.message, /bad token \*\*\*$/);
+  await conn.close();
+});
+
 Deno.test("listTools() over stdio: a large off-schema page is refused naming its first bad tool, or its size", async () => {
   // Through mcp-serve, 200,000 tools named by a number (2.2 MB) took the SDK's zod check 757 MB and 2.8 s of
   // the main thread, and its message was 78 MB; 1,000,000 (11 MB) took 3.2 GB and 19 s.
