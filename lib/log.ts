@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { maskSecrets } from "./secrets/mod.ts";
+import { maskSecrets, processSecrets } from "./secrets/mod.ts";
 import { createPrivateFileSync, ensurePrivateDir, listOwnFiles, PrivateDirError } from "./secrets/mod.ts";
 
 /** Severity, lowest first. */
@@ -176,7 +176,8 @@ class LogSink {
   #pendingBytes = 0;
   /**
    * File-only lines not masked, stamped nor encoded yet (see {@link write}), in order, with their UTF-16
-   * units: formatted when the write after the coalescing wait starts, at most {@link #bufferBytes} of them.
+   * units (and {@link WAITING_LINE_OVERHEAD_CHARS} each): formatted when the write after the coalescing wait
+   * starts, at most {@link #bufferBytes} of them.
    */
   #unformatted: Array<{ level: LogLevel; scope: string; head: string; isCut: boolean; atMs: number }> = [];
   #unformattedChars = 0;
@@ -225,13 +226,15 @@ class LogSink {
     const toFile = this.#takesFileLines();
     if (!toStderr && !toFile) return; // Nothing would see it: skip the formatting.
     const maxLineChars = this.#maxLineChars;
-    // Cut before masking: masking is linear, but a 64 MiB line would still cost time for nothing.
-    const head = message.length > maxLineChars + 256 ? message.slice(0, maxLineChars + 256) : message;
+    // Cut before masking: masking is linear, but a 64 MiB line would still cost time for nothing. The cut
+    // leaves room for the longest secret, so that one straddling `maxLineChars` is masked whole, not its prefix.
+    const reach = maxLineChars + Math.max(256, processSecrets.longestChars);
+    const head = message.length > reach ? message.slice(0, reach) : message;
     const atMs = this.#now();
     if (!toStderr && this.#coalesceMs > 0) {
       if (!this.#ensureFile()) return; // the file is created with the first line, as ever
-      this.#unformatted.push({ level, scope, head, isCut: head !== message, atMs });
-      this.#unformattedChars += head.length;
+      this.#unformatted.push({ level, scope, head: detached(head), isCut: head !== message, atMs });
+      this.#unformattedChars += head.length + WAITING_LINE_OVERHEAD_CHARS;
       if (this.#unformattedChars > this.#bufferBytes) this.#formatWaiting();
       else this.#writing ??= this.#drainSoon();
       return;
@@ -509,4 +512,20 @@ export function createMemoryLogger(lines: string[] = [], scope = ""): MemoryLogg
     error: push("error"),
     child: (s) => createMemoryLogger(lines, scope ? `${scope}:${s}` : s),
   };
+}
+
+/**
+ * What a file-only line waiting to be formatted costs besides its text, counted in UTF-16 units against the
+ * buffer (its record, its time, its slot: ~100 bytes): a burst of millions of empty lines held 266 MiB.
+ */
+const WAITING_LINE_OVERHEAD_CHARS = 64;
+
+/**
+ * A copy of `text` that keeps no larger string alive: V8 makes a slice (or a template's part) of a long
+ * string a view that holds the whole of it, so a line cut from a 64 MiB message, kept until the coalesced
+ * write, would keep the 64 MiB (measured: 40 waiting debug lines of 16 MiB held 640 MiB). Slicing a
+ * concatenation copies it flat (linear in `text`, a few µs for a cut line).
+ */
+function detached(text: string): string {
+  return ` ${text}`.slice(1);
 }

@@ -258,3 +258,60 @@ Deno.test("createLogger() formats a file-only line when it is written out: stamp
   );
   await Deno.remove(root, { recursive: true });
 });
+
+Deno.test("createLogger() masks a long secret that straddles the line's cut (no prefix of it is written)", async () => {
+  const root = await Deno.makeTempDir();
+  const lines: string[] = [];
+  // A long token (an OAuth access token, a JWT without its shape) read from `${VAR}`.
+  const secret = Array.from({ length: 25 }, () => crypto.randomUUID().replaceAll("-", "")).join("");
+  processSecrets.register(secret);
+  const logger = createLogger({
+    logDir: `${root}/logs`,
+    sessionName: "s.log",
+    writeErr: (t) => void lines.push(t),
+    maxLineChars: 64,
+  });
+  logger.info(`sent ${secret} and more`);
+  logger.debug(`sent ${secret} and more`);
+  await logger.close();
+  const text = await Deno.readTextFile(`${root}/logs/s.log`);
+  const prefix = secret.slice(0, 12);
+  assert.ok(!lines[0]!.includes(prefix), lines[0]);
+  assert.ok(!text.includes(prefix), text);
+  assert.match(lines[0]!, /^\[info\] sent \*\*\* and more\n$/);
+  await Deno.remove(root, { recursive: true });
+});
+
+/** The live heap (MiB) of a process of its own, with V8's gc exposed, after `body` logged to a waiting file. */
+async function liveHeapMiBAfter(body: string): Promise<number> {
+  const script = `
+    import { createLogger } from ${JSON.stringify(new URL("../lib/log.ts", import.meta.url).href)};
+    const root = await Deno.makeTempDir();
+    const logger = createLogger({ logDir: root + "/logs", sessionName: "s.log", coalesceMs: 60_000 });
+    ${body}
+    globalThis.gc();
+    console.log(Math.round(Deno.memoryUsage().heapUsed / 1048576));
+    await logger.close();
+    await Deno.remove(root, { recursive: true });`;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--v8-flags=--expose-gc", script],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  assert.ok(output.success);
+  return Number(new TextDecoder().decode(output.stdout).trim());
+}
+
+Deno.test("createLogger() holds only the cut head of a huge file-only line while it waits to be written", async () => {
+  const heapMiB = await liveHeapMiBAfter(
+    `for (let i = 0; i < 40; i++) logger.debug(i + "x".repeat(16 << 20));`,
+  );
+  // Each waiting line is cut at ~4.4 KB: the 640 MiB of messages are not all kept alive until the write.
+  assert.ok(heapMiB < 200, `${heapMiB} MiB live while 40 lines waited`);
+});
+
+Deno.test("createLogger() bounds a burst of millions of short file-only lines waiting to be written", async () => {
+  const heapMiB = await liveHeapMiBAfter(`for (let i = 0; i < 3_000_000; i++) logger.debug("");`);
+  // Each waiting line counts its record against the 1 MiB buffer, not its text alone (0 units here).
+  assert.ok(heapMiB < 100, `${heapMiB} MiB live while 3,000,000 empty lines waited`);
+});

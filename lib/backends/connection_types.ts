@@ -22,6 +22,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/client";
 import { UserError } from "../diagnostics.ts";
+import { maskSecrets, processSecrets } from "../secrets/mod.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 
 /**
@@ -120,10 +121,18 @@ export class BackendError extends UserError {
  */
 export const MAX_ERROR_DETAIL_CHARS = 2_000;
 
-/** `text` cut to {@link MAX_ERROR_DETAIL_CHARS}, saying how many characters were left out. */
+/**
+ * `text` with secrets masked, cut to {@link MAX_ERROR_DETAIL_CHARS}, saying how many characters were left out.
+ * Masked before it is cut: a long secret (a token over 256 characters) at the cut is masked whole, not shown
+ * in part.
+ */
 export function clipErrorDetail(text: string): string {
-  if (text.length <= MAX_ERROR_DETAIL_CHARS) return text;
-  return `${text.slice(0, MAX_ERROR_DETAIL_CHARS)}… ${text.length - MAX_ERROR_DETAIL_CHARS} more characters`;
+  const reach = MAX_ERROR_DETAIL_CHARS + Math.max(256, processSecrets.longestChars);
+  const masked = maskSecrets(text.length > reach ? text.slice(0, reach) : text);
+  if (masked.length <= MAX_ERROR_DETAIL_CHARS && text.length <= reach) return masked;
+  return `${masked.slice(0, MAX_ERROR_DETAIL_CHARS)}… ${
+    Math.max(0, text.length - MAX_ERROR_DETAIL_CHARS)
+  } more characters`;
 }
 
 /**

@@ -16,7 +16,7 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import type { StdioServerSpec } from "../plugins/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
-import { maskSecrets } from "../secrets/mod.ts";
+import { maskSecrets, processSecrets } from "../secrets/mod.ts";
 import { DESCENDANT_SCAN_INTERVAL_MS, DescendantTracker, signalGroup } from "./process_tree.ts";
 import {
   type BackendConnection,
@@ -132,10 +132,13 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
 
   /**
    * The last `chars` characters (at most) the child wrote to stderr, from the start of a line,
-   * with registered secrets and credential shapes masked (it goes into messages for the agent).
+   * with registered secrets and credential shapes masked (it goes into messages for the agent). Masked
+   * before it is cut: a long secret the cut would split (one long line) is masked whole, not shown in part.
    */
   stderrTail(chars = STDERR_TAIL_IN_ERRORS_CHARS): string {
-    return maskSecrets(this.#stderr.tail(chars));
+    const masked = new TailBuffer(chars + processSecrets.longestChars);
+    masked.push(maskSecrets(this.#stderr.tail(chars + processSecrets.longestChars)));
+    return masked.tail(chars);
   }
 
   /** The descendants recorded so far (empty where the process table cannot be read), for tests. */

@@ -46,7 +46,8 @@ export const SYNC_CHECKED_MAX = 64;
 
 /**
  * Time after a folder's last change from which it is settled, ms (2 s: more than any file system's time
- * granularity, FAT's included). A file created in a settled folder gives it a later modification time.
+ * granularity, FAT's included). A file created in a settled folder gives it a later modification time and a
+ * later status change time (which, unlike the former, `touch -d` cannot set back).
  */
 export const SETTLED_FOLDER_MS = 2_000;
 
@@ -55,21 +56,42 @@ export const SETTLED_FOLDER_MS = 2_000;
  * `SYMPOSIUM.toml`, …). Creating, renaming or deleting a file changes its folder's modification time, so a
  * file found missing while its folder was settled ({@link SETTLED_FOLDER_MS}) is missing still while the
  * folder keeps that time: a look stats the folder (a few µs) instead of failing to stat the file (a thrown
- * NotFound, 15–70 µs in `mcp-serve`). One per change detector; paths are absolute.
+ * NotFound, 15–70 µs in `mcp-serve`). A dangling link is not remembered (its target appears elsewhere). One
+ * per change detector; paths are absolute.
  */
 export class MissingFiles {
-  /** Missing file → its folder's modification time (ms since the epoch) when it was found missing. */
-  readonly #known = new Map<string, number>();
+  /** Missing file → its folder's {@link FolderTime} key when it was found missing. */
+  readonly #known = new Map<string, string>();
 
-  /** The folder time a missing `path` was found with, if it is known to be missing. */
-  folderTimeOf(path: string): number | undefined {
+  /** The folder time key a missing `path` was found with, if it is known to be missing. */
+  folderTimeOf(path: string): string | undefined {
     return this.#known.get(path);
   }
 
-  /** `path` was found missing while its folder had time `folderMs` (kept only when settled at `nowMs`). */
-  found(path: string, folderMs: number | undefined, nowMs: number): void {
-    if (folderMs !== undefined && folderMs <= nowMs - SETTLED_FOLDER_MS) this.#known.set(path, folderMs);
-    else this.#known.delete(path);
+  /** `path` was found missing while its folder had time `folder` (kept only when settled at `nowMs`). */
+  found(path: string, folder: FolderTime | undefined, nowMs: number): void {
+    if (folder !== undefined && folder.latestMs <= nowMs - SETTLED_FOLDER_MS) {
+      this.#known.set(path, folder.key);
+    } else this.#known.delete(path);
+  }
+}
+
+/** A folder's modification and status change times: `key` tells them apart, `latestMs` is the later one. */
+export interface FolderTime {
+  key: string;
+  latestMs: number;
+}
+
+/** The {@link FolderTime} of `folder`; `undefined` when it cannot be stat'ed or has no modification time. */
+function folderTimeOf(folder: string): FolderTime | undefined {
+  try {
+    const info = Deno.statSync(folder);
+    const mtimeMs = info.mtime?.getTime(), ctimeMs = info.ctime?.getTime() ?? 0;
+    return mtimeMs === undefined
+      ? undefined
+      : { key: `${mtimeMs}:${ctimeMs}`, latestMs: Math.max(mtimeMs, ctimeMs) };
+  } catch {
+    return undefined; // no folder: its files are stat'ed (and missing)
   }
 }
 
@@ -91,34 +113,41 @@ export function filesFingerprintSync(
   nowMs: number = Date.now(),
 ): string {
   const { files, topCount } = syncChecked(loaded, cwd);
-  const folderTimes = new Map<string, number | undefined>();
-  const folderTime = (folder: string): number | undefined => {
-    if (!folderTimes.has(folder)) {
-      let ms: number | undefined;
-      try {
-        ms = Deno.statSync(folder).mtime?.getTime();
-      } catch {
-        ms = undefined; // no folder: its files are stat'ed (and missing)
-      }
-      folderTimes.set(folder, ms);
-    }
+  const folderTimes = new Map<string, FolderTime | undefined>();
+  const folderTime = (folder: string): FolderTime | undefined => {
+    if (!folderTimes.has(folder)) folderTimes.set(folder, folderTimeOf(folder));
     return folderTimes.get(folder);
   };
   return files.map((path, index) => {
     const folder = index < topCount && missing ? path.slice(0, path.lastIndexOf("/")) : undefined;
     if (folder !== undefined) {
-      const knownMs = missing!.folderTimeOf(path);
-      if (knownMs !== undefined && folderTime(folder) === knownMs) return `${path}:missing`;
+      const known = missing!.folderTimeOf(path);
+      if (known !== undefined && folderTime(folder)?.key === known) return `${path}:missing`;
     }
     try {
       const info = Deno.statSync(path);
       if (folder !== undefined) missing!.found(path, undefined, nowMs);
       return `${path}:${info.mtime?.getTime() ?? 0}:${info.size}`;
-    } catch {
-      if (folder !== undefined) missing!.found(path, folderTime(folder), nowMs);
+    } catch (error) {
+      // Only a name with no entry at all is remembered: a dangling link's target (or a file behind a folder
+      // that cannot be searched) appears without a change to this folder's time.
+      if (folder !== undefined) {
+        missing!.found(path, hasNoEntry(path, error) ? folderTime(folder) : undefined, nowMs);
+      }
       return `${path}:missing`; // A missing file is a state too: its appearance is a change.
     }
   }).join("|");
+}
+
+/** Whether `path`, which `stat` failed on with `error`, has no directory entry (not a dangling link, say). */
+function hasNoEntry(path: string, error: unknown): boolean {
+  if (!(error instanceof Deno.errors.NotFound)) return false;
+  try {
+    Deno.lstatSync(path);
+    return false;
+  } catch (lstatError) {
+    return lstatError instanceof Deno.errors.NotFound;
+  }
 }
 
 /**

@@ -53,10 +53,16 @@ export class SecretRegistry {
   readonly #names = new Set<string>();
   /** Whether a registered value is all digits, so numbers are checked too. */
   #hasNumericValue = false;
+  #longestChars = 0;
 
   /** How many distinct forms are registered. */
   get size(): number {
     return this.#values.size;
+  }
+
+  /** UTF-16 units of the longest registered form (0 when none): a text cut shorter may split one. */
+  get longestChars(): number {
+    return this.#longestChars;
   }
 
   /**
@@ -75,6 +81,7 @@ export class SecretRegistry {
     for (const form of forms) {
       if (form.length < MIN_SECRET_CHARS || this.#values.has(form)) continue;
       this.#values.add(form);
+      this.#longestChars = Math.max(this.#longestChars, form.length);
       this.#pattern = undefined;
       if (/^-?\d[\d.eE+-]*$/.test(form)) this.#hasNumericValue = true;
     }

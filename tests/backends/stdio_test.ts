@@ -87,6 +87,25 @@ Deno.test("StdioProcessTransport.stderrTail() starts at a line boundary", async 
   await transport.close();
 });
 
+Deno.test("StdioProcessTransport.stderrTail() masks a long secret its cut would split (a token on one long line)", async () => {
+  // A server that prints its long token (600 characters, no credential shape) on one line before it fails.
+  const secret = Array.from({ length: 19 }, () => crypto.randomUUID().replaceAll("-", "")).join("").slice(
+    0,
+    600,
+  );
+  processSecrets.register(secret);
+  const transport = new StdioProcessTransport(
+    { command: "sh", args: ["-c", `echo "auth failed for ${secret} END" >&2; sleep 5`], env: {}, cwd: "/" },
+    { shutdownGraceMs: 200 },
+  );
+  await transport.start();
+  assert.ok(await waitFor(() => transport.stderrTail(1000).includes("END")));
+  const tail = transport.stderrTail(400);
+  assert.ok(!tail.includes(secret.slice(-40)), `the end of the secret was shown: ${tail}`);
+  assert.match(tail, /\*\*\* END\n$/);
+  await transport.close();
+});
+
 Deno.test("connectStdio() fails with START_FAILED when the command does not exist", async () => {
   const spec = { ...fixtureSpec("ghost"), command: "/nonexistent/mcp-server", args: [] };
   await assert.rejects(connectStdio(spec, ctx()), {
@@ -331,6 +350,21 @@ Deno.test("listTools() over stdio: a server's long error text is cut in the mess
   assert.match(error.message, /^junk tools\/list failed: .*eee/);
   assert.ok(error.message.length <= MAX_ERROR_DETAIL_CHARS + 200, `${error.message.length} chars`);
   assert.match(error.message, /… \d+ more characters$/);
+  await conn.close();
+});
+
+Deno.test("listTools() over stdio: a long secret in a server's error text is masked whole where the text is cut", async () => {
+  const secret = Array.from({ length: 19 }, () => crypto.randomUUID().replaceAll("-", "")).join("").slice(
+    0,
+    600,
+  );
+  processSecrets.register(secret);
+  const text = `${"e".repeat(MAX_ERROR_DETAIL_CHARS - 300)} bad token ${secret}`;
+  const conn = await connectStdio(fixtureSpec("junk", [`--fail-lists=${text}`]), ctx());
+  const error = await conn.listTools({ timeoutMs: 10_000 }).then(() => undefined, (e: unknown) => e);
+  assert.ok(error instanceof BackendError);
+  assert.ok(!error.message.includes(secret.slice(0, 40)), "the start of the secret was shown");
+  assert.match(error.message, /bad token \*\*\*$/);
   await conn.close();
 });
 

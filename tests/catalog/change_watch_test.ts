@@ -171,27 +171,29 @@ Deno.test("a request's look stats a settled folder instead of its missing files,
   const hourAgo = new Date(Date.now() - 3_600_000);
   Deno.utimeSync(ws, hourAgo, hourAgo);
   Deno.utimeSync(home, hourAgo, hourAgo);
+  // Setting the times is a status change now (which `touch -d` cannot set back): looks as if 3 s on.
+  const later = Date.now() + 3_000;
   const { statSync } = Deno;
   const stated: string[] = [];
   try {
     const missing = new MissingFiles();
-    const first = filesFingerprintSync(loaded, ws, missing);
+    const first = filesFingerprintSync(loaded, ws, missing, later);
     assert.equal(first, filesFingerprintSync(loaded, ws), "the text differs from an exact look's");
     assert.match(first, /trusted\.toml:missing/);
     Object.assign(Deno, { statSync: (path: string | URL) => (stated.push(String(path)), statSync(path)) });
-    assert.equal(filesFingerprintSync(loaded, ws, missing), first);
+    assert.equal(filesFingerprintSync(loaded, ws, missing, later), first);
     assert.ok(!stated.includes(`${home}/trusted.toml`), `stat'ed ${stated.join(", ")}`);
     assert.ok(!stated.includes(`${ws}/SYMPOSIUM.toml`), `stat'ed ${stated.join(", ")}`);
     assert.ok(stated.includes(home) && stated.includes(ws), `stat'ed ${stated.join(", ")}`);
     // Created just before a request: its folder's time changed, so the file is stat'ed and seen.
     await Deno.writeTextFile(`${home}/trusted.toml`, "");
-    const next = filesFingerprintSync(loaded, ws, missing);
+    const next = filesFingerprintSync(loaded, ws, missing, later);
     assert.notEqual(next, first);
     assert.equal(next, filesFingerprintSync(loaded, ws));
     // A folder that changed just now is not settled: its missing files are stat'ed at every look.
     stated.length = 0;
-    filesFingerprintSync(loaded, ws, missing);
-    filesFingerprintSync(loaded, ws, missing);
+    filesFingerprintSync(loaded, ws, missing, later);
+    filesFingerprintSync(loaded, ws, missing, later);
     assert.equal(
       stated.filter((p) => p === `${ws}/SYMPOSIUM.toml`).length,
       0,
@@ -208,6 +210,69 @@ Deno.test("a request's look stats a settled folder instead of its missing files,
     );
   } finally {
     Object.assign(Deno, { statSync });
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a request's look sees the target of a dangling link at a top folder's file appear (config.toml → dotfiles)", async () => {
+  const dirs = await makeDirs();
+  await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
+  // A dotfiles manager links config.toml to a file that is not there yet (another branch, a later sync).
+  await Deno.mkdir(`${dirs.root}/dotfiles`);
+  await Deno.symlink(`${dirs.root}/dotfiles/config.toml`, `${dirs.home}/config.toml`);
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  Deno.utimeSync(dirs.home, hourAgo, hourAgo); // settled: its missing files are remembered
+  const catalog = await Catalog.open({
+    cwd: dirs.ws,
+    env: { SYMPOSIUM_HOME: dirs.home },
+    homeDir: dirs.root,
+  });
+  try {
+    assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false);
+    assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false);
+    // The link's target appears outside every watched folder: the config folder's time does not change.
+    await Deno.writeTextFile(`${dirs.root}/dotfiles/config.toml`, "[mcp]\nread-only = true\n");
+    assert.equal(
+      await catalog.refreshIfChanged({ trustWatch: true }),
+      true,
+      "the new config.toml went unseen",
+    );
+    assert.equal(catalog.config.readOnly, true);
+  } finally {
+    await catalog.close();
+    await dirs.remove();
+  }
+});
+
+Deno.test("a request's look sees a file created in a settled folder whose modification time was then set back (touch -d)", async () => {
+  const root = await Deno.makeTempDir();
+  const ws = `${root}/ws`, home = `${root}/home`;
+  await Deno.mkdir(ws);
+  await Deno.mkdir(home);
+  await Deno.writeTextFile(`${ws}/Cargo.toml`, '[package]\nname = "demo"\n');
+  const loaded = {
+    workspace: { root: ws, manifests: [`${ws}/Cargo.toml`] },
+    configDir: home,
+    sources: { watch: { files: [`${home}/trusted.toml`], flat: [], deep: [] } },
+  } as unknown as LoadedResolution;
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  Deno.utimeSync(home, hourAgo, hourAgo);
+  // The folder's status change time (read in whole seconds) cannot be set back: looks as if 3 s on find the
+  // folder settled, and the file is made in a later second than its last status change.
+  const changedMs = Deno.statSync(home).ctime!.getTime();
+  const later = Date.now() + 3_000;
+  try {
+    const missing = new MissingFiles();
+    const first = filesFingerprintSync(loaded, ws, missing, later);
+    assert.match(first, /trusted\.toml:missing/);
+    assert.equal(filesFingerprintSync(loaded, ws, missing, later), first);
+    while (Date.now() < changedMs + 1_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    await Deno.writeTextFile(`${home}/config.toml`, ""); // any file, then the folder's time set back
+    await Deno.writeTextFile(`${home}/trusted.toml`, "");
+    Deno.utimeSync(home, hourAgo, hourAgo);
+    const next = filesFingerprintSync(loaded, ws, missing, later);
+    assert.equal(next, filesFingerprintSync(loaded, ws), "the new trusted.toml went unseen");
+  } finally {
     await Deno.remove(root, { recursive: true });
   }
 });
