@@ -11,13 +11,19 @@ import { testLimits } from "../_fakes_sandbox.ts";
 
 /**
  * A session on a stand-in process that keeps what the host posts to it and, like `GuestProcess.post`, writes
- * what was posted in one turn a microtask later (`written`).
+ * what was posted in one turn a microtask later (`written`); `refuse` names the messages whose posting throws.
  */
-function session(hostCall: HostCall, onCallReplied?: (argsJson?: string, resultJson?: string) => void) {
+function session(
+  hostCall: HostCall,
+  onCallReplied?: (argsJson?: string, resultJson?: string) => void,
+  refuse?: (message: ToGuest) => string | undefined,
+) {
   const posted: ToGuest[] = [];
   const written: ToGuest[] = [];
   let outbox: ToGuest[] = [];
   const post = (message: ToGuest) => {
+    const refusal = refuse?.(message);
+    if (refusal !== undefined) throw new Error(refusal);
     posted.push(message);
     outbox.push(message);
     if (outbox.length === 1) {
@@ -109,6 +115,28 @@ Deno.test("the trace hears of a call's reply only once the reply was written to 
   run.receive(call(2, "{}"));
   await new Promise((resolve) => setTimeout(resolve, 0));
   assert.deepEqual(writtenWhenTold, [2, 2], "the trace was told before the replies left");
+  run.abandon();
+  await run.result;
+});
+
+Deno.test("a reply that cannot be sent (its frame refused) fails that call only, and the session goes on", async () => {
+  // The stand-in process refuses the first ok reply, as `GuestProcess.post` does a frame past its cap.
+  let refused = 0;
+  const refuse = (message: ToGuest) =>
+    message.type === "reply" && message.reply.ok && refused++ === 0 ? "frame too large" : undefined;
+  const { run, replies } = session(() => Promise.resolve("big"), undefined, refuse);
+  run.receive(call(1, "{}"));
+  run.receive(call(2, "{}"));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual(replies().map((m) => m.type === "reply" && [m.callId, m.reply.ok]), [[1, false], [
+    2,
+    true,
+  ]]);
+  const failed = replies()[0]!;
+  assert.match(
+    failed.type === "reply" && !failed.reply.ok ? failed.reply.message : "",
+    /could not be sent.*frame too large/,
+  );
   run.abandon();
   await run.result;
 });

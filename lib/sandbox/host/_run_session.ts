@@ -220,8 +220,19 @@ export class RunSession implements GuestSession {
     }
     answer.then((value) => {
       // The reply's JSON, for `onCallReplied`.
-      const json = this.#replyWith(callId, namespace, key, value);
-      this.#settled(chars, request, argsJson, json);
+      let json: string | undefined;
+      try {
+        json = this.#replyWith(callId, namespace, key, value);
+      } catch (error) {
+        // Sending it failed (a frame past the pipe's cap, no memory left to encode it): only this call fails.
+        json = undefined;
+        this.#reply(callId, {
+          ok: false,
+          message: `The tool result could not be sent to the script: ${messageOf(error)}`,
+        });
+      } finally {
+        this.#settled(chars, request, argsJson, json);
+      }
     }, (error: unknown) => {
       this.#reply(callId, { ok: false, message: messageOf(error) });
       this.#settled(chars, request, argsJson, undefined);
