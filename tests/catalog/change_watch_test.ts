@@ -157,17 +157,8 @@ Deno.test("a request's own look stats at most SYNC_CHECKED_MAX files however man
 });
 
 Deno.test("a request's look stats a settled folder instead of its missing files, and sees a file created there", async () => {
-  const root = await Deno.makeTempDir();
-  const ws = `${root}/ws`, home = `${root}/home`;
-  await Deno.mkdir(ws);
-  await Deno.mkdir(home);
-  await Deno.writeTextFile(`${ws}/Cargo.toml`, '[package]\nname = "demo"\n');
+  const { root, ws, home, loaded } = await settledWorld([`trusted.toml`, `SYMPOSIUM.toml`]);
   await Deno.writeTextFile(`${home}/config.toml`, "");
-  const loaded = {
-    workspace: { root: ws, manifests: [`${ws}/Cargo.toml`] },
-    configDir: home,
-    sources: { watch: { files: [`${home}/trusted.toml`, `${ws}/SYMPOSIUM.toml`], flat: [], deep: [] } },
-  } as unknown as LoadedResolution;
   const hourAgo = new Date(Date.now() - 3_600_000);
   Deno.utimeSync(ws, hourAgo, hourAgo);
   Deno.utimeSync(home, hourAgo, hourAgo);
@@ -245,16 +236,7 @@ Deno.test("a request's look sees the target of a dangling link at a top folder's
 });
 
 Deno.test("a request's look sees a file created in a settled folder whose modification time was then set back (touch -d)", async () => {
-  const root = await Deno.makeTempDir();
-  const ws = `${root}/ws`, home = `${root}/home`;
-  await Deno.mkdir(ws);
-  await Deno.mkdir(home);
-  await Deno.writeTextFile(`${ws}/Cargo.toml`, '[package]\nname = "demo"\n');
-  const loaded = {
-    workspace: { root: ws, manifests: [`${ws}/Cargo.toml`] },
-    configDir: home,
-    sources: { watch: { files: [`${home}/trusted.toml`], flat: [], deep: [] } },
-  } as unknown as LoadedResolution;
+  const { root, ws, home, loaded } = await settledWorld([`trusted.toml`]);
   const hourAgo = new Date(Date.now() - 3_600_000);
   Deno.utimeSync(home, hourAgo, hourAgo);
   // The folder's status change time (read in whole seconds) cannot be set back: looks as if 3 s on find the
@@ -276,3 +258,22 @@ Deno.test("a request's look sees a file created in a settled folder whose modifi
     await Deno.remove(root, { recursive: true });
   }
 });
+
+/**
+ * A workspace `ws` (with its `Cargo.toml`) and a config folder `home` under a new temp folder `root`, and a
+ * resolution that watches the top files `names` (`trusted.toml` in `home`, any other in `ws`).
+ */
+async function settledWorld(names: string[]) {
+  const root = await Deno.makeTempDir();
+  const ws = `${root}/ws`, home = `${root}/home`;
+  await Deno.mkdir(ws);
+  await Deno.mkdir(home);
+  await Deno.writeTextFile(`${ws}/Cargo.toml`, '[package]\nname = "demo"\n');
+  const files = names.map((name) => name === "trusted.toml" ? `${home}/${name}` : `${ws}/${name}`);
+  const loaded = {
+    workspace: { root: ws, manifests: [`${ws}/Cargo.toml`] },
+    configDir: home,
+    sources: { watch: { files, flat: [], deep: [] } },
+  } as unknown as LoadedResolution;
+  return { root, ws, home, loaded };
+}
