@@ -12,6 +12,7 @@ import type { Catalog } from "../catalog/mod.ts";
 import { SCRIPTS_GLOBAL } from "../sandbox/mod.ts";
 import { namespaceKey } from "../plugins/mod.ts";
 import { namedServers, startNamedServers } from "./named_servers.ts";
+import { type ExecutePlan, scriptPlan } from "./_execute_plan.ts";
 import { SavedScriptCompiler, type SavedScriptForms } from "./_saved_script_forms.ts";
 import type { ScriptSearchHit } from "./_script_search.ts";
 import { firstSentence } from "../declarations/mod.ts";
@@ -275,31 +276,11 @@ export class SavedScriptsHost {
 }
 
 /** The pieces `answerExecute` needs for one request: the script to run, and what to do with its answer. */
-export interface ExecutePlan {
-  script: string;
-  /** The script as the session log records it (a run's `args` left out, see {@link loggedScript}). */
-  logged: string;
-  /** Answers a `scripts.name()` call of this run. */
-  answerScripts(name: string): Promise<SavedScriptForms>;
-  /** The saved scripts a `symposium.search` of this run finds (see `SavedScriptsHost.searchHits`). */
-  searchScripts(args: unknown, limit: number): Promise<ScriptSearchHit[]>;
-  /** A refusal to answer at once, without running (a save under a name that cannot be used). */
-  refusal?: CallToolResult | undefined;
-  /** Turns the run's answer into the final one (saves on success). */
-  finish(result: CallToolResult): Promise<CallToolResult>;
-}
+export type { ExecutePlan } from "./_execute_plan.ts";
 
 /** Plans one `execute` (see {@link ExecutePlan}). */
 export function planExecute(host: SavedScriptsHost, request: ExecuteRequest): ExecutePlan {
-  if (request.kind === "script") {
-    return {
-      script: request.script,
-      logged: request.script,
-      answerScripts: (name) => host.answer(name, undefined),
-      searchScripts: (args, limit) => host.searchHits(args, limit),
-      finish: (result) => Promise.resolve(result),
-    };
-  }
+  if (request.kind === "script") return scriptPlan(request.script, () => Promise.resolve(host));
   if (request.kind === "run") {
     return {
       script: driverScript(request.name, request.args),

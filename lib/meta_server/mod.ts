@@ -24,7 +24,8 @@ import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { OutputShapeChecker } from "../catalog/result_unwrap.ts";
 import { executeDescription, type ExecuteOptions, runExecute, type ScriptRunner } from "./execute.ts";
-import type { ExecutePlan, SavedScriptsHost } from "./_saved_script_exec.ts";
+import type { SavedScriptsHost } from "./_saved_script_exec.ts";
+import { type ExecutePlan, scriptPlan } from "./_execute_plan.ts";
 import { AgentRelay } from "./agent_relay.ts";
 import { ToolConfirmer } from "./_confirm.ts";
 import { ProgressThrottle } from "./_progress.ts";
@@ -381,8 +382,8 @@ function executeOptions(session: ExecuteSession, meta?: Record<string, unknown>)
 
 /**
  * The plan of one `execute` (`_saved_script_exec.ts:planExecute`). Arguments that are a `script` string alone
- * (with `trace` or not) are planned here, as `planExecute` plans them, without loading the saved scripts;
- * any other arguments (`run`, `save_as`, `args`, `description`, a wrong one) load them, and are read there.
+ * (with `trace` or not) get `scriptPlan` without loading the saved scripts; any other arguments (`run`,
+ * `save_as`, `args`, `description`, a wrong one) load them, and are read there.
  */
 async function planOf(session: ExecuteSession, raw: unknown): Promise<ExecutePlan | { error: string }> {
   const a = typeof raw === "object" && raw !== null && !Array.isArray(raw)
@@ -390,16 +391,7 @@ async function planOf(session: ExecuteSession, raw: unknown): Promise<ExecutePla
     : {};
   const plain = typeof a.script === "string" && a.run === undefined && a.save_as === undefined &&
     a.description === undefined && a.args === undefined;
-  if (plain) {
-    const script = a.script as string;
-    return {
-      script,
-      logged: script,
-      answerScripts: async (name) => (await session.saved()).answer(name, undefined),
-      searchScripts: async (args, limit) => (await session.saved()).searchHits(args, limit),
-      finish: (result) => Promise.resolve(result),
-    };
-  }
+  if (plain) return scriptPlan(a.script as string, session.saved);
   const [{ planExecute, readExecuteRequest }, host] = await Promise.all([
     import("./_saved_script_exec.ts"),
     session.saved(),
