@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { installPeer } from "../../bench/_peers_install.ts";
 
 /** One npm package to install. */
 export interface PinnedPackage {
@@ -15,8 +16,8 @@ export interface PinnedPackage {
   version: string;
 }
 
-/** Longest wait for one `npm install`, in ms (Cline's dependency tree takes about a minute). */
-export const NPM_INSTALL_TIMEOUT_MS = 6 * 60_000;
+// The longest wait for one `npm install` (Cline's dependency tree takes about a minute).
+export { NPM_INSTALL_TIMEOUT_MS } from "../../bench/_peers_install.ts";
 
 /**
  * The cache directory: `$CARGO_AGENTS_AGENT_CACHE`, else `$XDG_CACHE_HOME/cargo-agents/agent-clis`,
@@ -32,16 +33,6 @@ export function agentCacheDir(env: Record<string, string | undefined>): string {
   throw new Error("Cannot choose a cache directory for the agent CLIs: HOME is not set");
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
-
 /**
  * Installs `pkg` under `cacheDir` unless already there.
  *
@@ -51,40 +42,6 @@ async function exists(path: string): Promise<boolean> {
  */
 export async function installPinned(pkg: PinnedPackage, cacheDir: string): Promise<string> {
   const dirName = `${pkg.name.replace("/", "+")}@${pkg.version}`;
-  const dir = `${cacheDir}/${dirName}`;
-  const binDir = `${dir}/node_modules/.bin`;
-  if (await exists(`${dir}/.installed`)) return binDir;
-  await Deno.mkdir(cacheDir, { recursive: true });
-  const staging = await Deno.makeTempDir({ dir: cacheDir, prefix: `.${dirName}-` });
-  try {
-    const npm = new Deno.Command("npm", {
-      args: [
-        "install",
-        "--prefix",
-        staging,
-        "--no-audit",
-        "--no-fund",
-        "--no-update-notifier",
-        "--loglevel=error",
-        `${pkg.name}@${pkg.version}`,
-      ],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      signal: AbortSignal.timeout(NPM_INSTALL_TIMEOUT_MS),
-    });
-    const out = await npm.output();
-    if (!out.success) {
-      const tail = new TextDecoder().decode(out.stderr).trim().split("\n").slice(-8).join("\n");
-      throw new Error(`Cannot install ${pkg.name}@${pkg.version} from npm: exit ${out.code}\n${tail}`);
-    }
-    await Deno.writeTextFile(`${staging}/.installed`, `${pkg.name}@${pkg.version}\n`);
-    await Deno.remove(dir, { recursive: true }).catch(() => {}); // An unfinished earlier install, if any.
-    await Deno.rename(staging, dir);
-  } catch (error) {
-    await Deno.remove(staging, { recursive: true }).catch(() => {}); // Best effort; the error matters.
-    if (await exists(`${dir}/.installed`)) return binDir; // Another run finished it meanwhile.
-    throw error;
-  }
-  return binDir;
+  const dir = await installPeer({ dirName, packages: [`${pkg.name}@${pkg.version}`] }, cacheDir);
+  return `${dir}/node_modules/.bin`;
 }
