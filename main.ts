@@ -1,5 +1,5 @@
 /**
- * `cargo-agents`: argv → the command table of `lib/commands/mod.ts` → exit code.
+ * `cargo-agents`: argv -> the command table of `lib/commands/mod.ts` -> exit code.
  * The only file that reads `Deno.args`/`Deno.env`, prints on its own, or exits.
  *
  * Exit codes: 0 ok, 1 user error (diagnostic shown), 2 usage error, 70 internal bug.
@@ -22,7 +22,7 @@ export type MainDeps = Omit<CommandContext, "verbose">;
  * Runs the CLI.
  *
  * @param argv Arguments without the program name; a leading `agents` (as
- *   passed by `cargo agents …`) is dropped.
+ *   passed by `cargo agents ...`) is dropped.
  * @returns The exit code: 0 ok, 1 user error, 2 usage error, 70 internal error.
  */
 export async function main(argv: string[], deps: MainDeps): Promise<number> {

@@ -136,7 +136,7 @@ export function troubleshootingAnchor(code: string): string {
 
 /**
  * Returns the candidate closest to `word` by edit distance, if it is close
- * enough to be a plausible typo (distance ≤ max(2, a third of the length)).
+ * enough to be a plausible typo (distance <= max(2, a third of the length)).
  *
  * @param word What the user wrote, e.g. `"comand"`.
  * @param candidates Valid spellings.
@@ -177,12 +177,12 @@ function editDistance(a: string, b: string): number {
 /**
  * What a printed line must not hold raw: C0 controls but tab (line breaks, `ESC`, `CR`), DEL, C1
  * controls, line and paragraph separators, zero-width and bidirectional marks, embeddings,
- * overrides and isolates (U+061C, U+200B–U+200F, U+202A–U+202E, U+2066–U+2069), the BOM, and the
+ * overrides and isolates (U+061C, U+200B-U+200F, U+202A-U+202E, U+2066-U+2069), the BOM, and the
  * other characters that show as nothing: the soft hyphen, combining grapheme joiner, Hangul fillers,
  * Khmer and Mongolian invisible vowels and separators, the word joiner and invisible operators
- * (U+2060–U+206F), variation selectors, interlinear annotation marks and specials (U+FFF0–U+FFFB),
- * tag characters (U+E0000–U+E007F, which a model reads as text that a person never sees) and
- * variation selectors supplement (U+E0100–U+E01EF), and lone surrogates.
+ * (U+2060-U+206F), variation selectors, interlinear annotation marks and specials (U+FFF0-U+FFFB),
+ * tag characters (U+E0000-U+E007F, which a model reads as text that a person never sees) and
+ * variation selectors supplement (U+E0100-U+E01EF), and lone surrogates.
  */
 const UNPRINTABLE =
   // deno-lint-ignore no-control-regex -- matching control characters is the point

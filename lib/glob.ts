@@ -12,13 +12,13 @@
 /** Longest glob accepted, in characters (code points). Longer ones are refused with {@link GlobError}. */
 export const MAX_GLOB_CHARS = 256;
 
-/** A glob that cannot be used: too long, or (with classes) a malformed `[…]`. Code `GLOB_TOO_LONG`. */
+/** A glob that cannot be used: too long, or (with classes) a malformed `[...]`. Code `GLOB_TOO_LONG`. */
 export class GlobError extends RangeError {
   override name = "GlobError";
   readonly code = "GLOB_TOO_LONG";
 }
 
-/** One character position of a segment: a literal, `?` (any one character) or a `[…]` class. */
+/** One character position of a segment: a literal, `?` (any one character) or a `[...]` class. */
 type Token =
   | { kind: "char"; char: string }
   | { kind: "any" }
@@ -39,7 +39,7 @@ export interface GlobOptions {
 }
 
 /**
- * Compiles `glob` (`*` = any run of characters, `?` = one character, optional `[…]` classes;
+ * Compiles `glob` (`*` = any run of characters, `?` = one character, optional `[...]` classes;
  * everything else literal, case-sensitive, over code points).
  *
  * @param glob The pattern, at most {@link MAX_GLOB_CHARS} code points.
@@ -88,7 +88,7 @@ function parseSegments(chars: string[], classes: boolean, question: boolean): To
   return segments;
 }
 
-/** A `[…]` class starting at `start`, or `undefined` when it is not closed (then `[` is literal). */
+/** A `[...]` class starting at `start`, or `undefined` when it is not closed (then `[` is literal). */
 function parseClass(chars: string[], start: number): { token: Token; end: number } | undefined {
   let i = start + 1;
   const negated = chars[i] === "!" || chars[i] === "^";

@@ -89,7 +89,7 @@ export interface LoggerOptions {
   sessionName?: string | undefined;
   /** Session files kept in `logDir` (this one included); older ones of ours are deleted. @default MAX_SESSION_LOGS */
   keepLogs?: number | undefined;
-  /** Longest line written, in UTF-16 code units; longer lines are cut with `…`. @default 4096 */
+  /** Longest line written, in UTF-16 code units; longer lines are cut with `...`. @default 4096 */
   maxLineChars?: number | undefined;
   /** Largest session file, bytes. @default MAX_SESSION_LOG_BYTES */
   maxFileBytes?: number | undefined;
@@ -218,7 +218,7 @@ class LogSink {
   /**
    * A line for stderr (at once) and the file. A line only the file takes (debug, as a rule) is kept as it
    * came (cut) and masked, stamped (with the time it was written) and encoded when the coalesced write starts:
-   * an `execute`'s answer does not wait for its log lines (~40–70 µs each, measured in `mcp-serve`). With
+   * an `execute`'s answer does not wait for its log lines (~40-70 µs each, measured in `mcp-serve`). With
    * `coalesceMs` 0, or more than `bufferBytes` UTF-16 units of such lines waiting, they are formatted now.
    */
   write(level: LogLevel, scope: string, message: string): void {
@@ -247,11 +247,11 @@ class LogSink {
     if (toStderr) this.#options.writeErr!(`[${level}] ${line}\n`);
   }
 
-  /** The line as written: masked, on one line, cut at `maxLineChars` (`…` when cut), with its scope. */
+  /** The line as written: masked, on one line, cut at `maxLineChars` (`...` when cut), with its scope. */
   #lineOf(scope: string, head: string, isCut: boolean): string {
     // One line per message, and no control or bidi character reaches a terminal raw (a forged line, `ESC[2K`).
     let text = maskSecrets(head).replace(UNSAFE_IN_LINE, escapeInLine);
-    if (text.length > this.#maxLineChars || isCut) text = `${text.slice(0, this.#maxLineChars)}…`;
+    if (text.length > this.#maxLineChars || isCut) text = `${text.slice(0, this.#maxLineChars)}\u2026`;
     return `${scope ? `[${scope}] ` : ""}${text}`;
   }
 
@@ -348,7 +348,7 @@ class LogSink {
       this.#isFileDone = true;
       const marker = this.#encoder.encode(this.#stamped(
         "warn",
-        `… log cut at ${this.#maxFileBytes} bytes (the session log budget); later lines go to stderr only`,
+        `\u2026 log cut at ${this.#maxFileBytes} bytes (the session log budget); later lines go to stderr only`,
       ));
       this.#pending.push(marker);
       this.#pendingBytes += marker.length;
@@ -394,7 +394,7 @@ class LogSink {
           const { lines, bytes } = this.#dropped;
           const marker = this.#stamped(
             "warn",
-            `… ${lines} log line(s) (${bytes} bytes) dropped: the log could not keep up`,
+            `\u2026 ${lines} log line(s) (${bytes} bytes) dropped: the log could not keep up`,
           );
           this.#dropped = { lines: 0, bytes: 0 };
           this.#enqueue(this.#encoder.encode(marker));
@@ -430,7 +430,7 @@ class LogSink {
 
 /**
  * Creates the session file `name` in `logDir` (0600, never through an existing file or link); when
- * the name is taken, `-1` … `-9` is added before `.log`.
+ * the name is taken, `-1` ... `-9` is added before `.log`.
  */
 function openSessionFile(logDir: string, name: string): { handle: Deno.FsFile; name: string } {
   for (let attempt = 0;; attempt++) {

@@ -9,7 +9,7 @@
 
 /**
  * Flags of `deno run` that make it behave as `deno compile` does (the compile task passes the same).
- * `-q` keeps Deno's own lines (the "permissions in the config file" warning, `Download …` lines of
+ * `-q` keeps Deno's own lines (the "permissions in the config file" warning, `Download ...` lines of
  * a fresh cache) off stderr, which agents show to users as server errors. `--stack-size` is in
  * KiB: 1800 keeps a deep parse inside QuickJS from aborting the process (the sandbox process gets it too).
  * `--max-semi-space-size` is in MiB: V8 otherwise grows its young generation to 3 × 16 MiB after a
@@ -28,7 +28,7 @@
  * 5-7 MiB less RSS after 1,000 `execute`s (growth from 50 executes 1.09-1.10x -> 1.06x), ~0.04 ms of
  * sandbox CPU per `execute`. Scripts run in QuickJS and cannot reach it.
  * `--unstable-lazy-dynamic-imports` (run only; the compile task does not pass it, a binary carries its
- * whole module graph): `deno run` otherwise reads and resolves the module graph of every `import("…")`
+ * whole module graph): `deno run` otherwise reads and resolves the module graph of every `import("...")`
  * with a literal specifier before `main.ts` runs, i.e. of every command, the HTTP backend and OAuth,
  * which made `main.ts` start ~80 ms later (`bench/cold_start.ts`); with it, a module loads when it is
  * first imported.

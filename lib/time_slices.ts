@@ -9,7 +9,7 @@
 /** Default length of a slice, ms. */
 export const DEFAULT_SLICE_MS = 20;
 
-/** Waits for one macrotask boundary (a `setTimeout(…, 0)`): everything queued meanwhile runs first. */
+/** Waits for one macrotask boundary (a `setTimeout(..., 0)`): everything queued meanwhile runs first. */
 export function nextMacrotask(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }

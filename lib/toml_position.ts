@@ -60,7 +60,7 @@ export function isTable(value: unknown): value is TomlTable {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }
 
-/** The TOML type of a parsed value, for messages: `"string"`, `"integer"`, `"table"`, `"array"`… */
+/** The TOML type of a parsed value, for messages: `"string"`, `"integer"`, `"table"`, `"array"`... */
 export function tomlTypeName(value: unknown): string {
   if (Array.isArray(value)) return "array";
   if (value instanceof Date) return "date";
@@ -359,7 +359,7 @@ export function decodeBasicString(raw: string): string {
 
 /**
  * The known key a misspelled one most likely meant: the closest by edit distance, else one that
- * the key is a prefix of (`script-timeout` → `script-timeout-secs`) or that is a prefix of it.
+ * the key is a prefix of (`script-timeout` -> `script-timeout-secs`) or that is a prefix of it.
  */
 export function suggestKey(key: string, known: readonly string[]): string | undefined {
   return closestMatch(key, known) ??

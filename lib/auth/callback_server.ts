@@ -82,11 +82,11 @@ export interface CallbackServerOptions {
 /**
  * Binds the listener on `127.0.0.1` at once (so the port is known before the authorization URL is
  * built; `preferredPort` if free, else a random one) and answers: a `Host` other than `127.0.0.1:<port>` with 400; `GET
- * /callback?state=<expected>&code=…` with the outcome the caller reports through
+ * /callback?state=<expected>&code=...` with the outcome the caller reports through
  * {@link CallbackServer.finish} ("Signed in", or what failed and that the terminal has details; if
  * none comes within `outcomeWaitMs`, that the outcome is not known yet); a redirect whose `iss` fails
  * the check {@link CallbackServer.expectIssuer} set up with a refusal that shows nothing of it (the
- * wait then ends with `LOGIN_ISSUER_MISMATCH`); `…&error=…` with a failure
+ * wait then ends with `LOGIN_ISSUER_MISMATCH`); `...&error=...` with a failure
  * page (the wait then ends with that error); any other path (a browser's `/favicon.ico`) with 404;
  * a wrong or missing `state` with 400; other methods with 405.
  */

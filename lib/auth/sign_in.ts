@@ -94,11 +94,11 @@ export interface SignInResult {
 /**
  * Signs in to `server` interactively and stores the result in its credential file.
  *
- * Order: bind `127.0.0.1:0` → probe the server without a token for its `WWW-Authenticate`
- * challenge → discovery (RFC 9728, then RFC 8414 / OIDC) → refuse without PKCE S256 or without a
- * way to get a client → SDK `auth()` (registration, authorization URL with PKCE, `state`,
- * `resource`) → `onAuthorizationUrl` → wait for `/callback` → SDK `auth()` with the code (`iss`
- * checked, code exchanged with the verifier and `resource`) → file written under the lock → the
+ * Order: bind `127.0.0.1:0` -> probe the server without a token for its `WWW-Authenticate`
+ * challenge -> discovery (RFC 9728, then RFC 8414 / OIDC) -> refuse without PKCE S256 or without a
+ * way to get a client -> SDK `auth()` (registration, authorization URL with PKCE, `state`,
+ * `resource`) -> `onAuthorizationUrl` -> wait for `/callback` -> SDK `auth()` with the code (`iss`
+ * checked, code exchanged with the verifier and `resource`) -> file written under the lock -> the
  * browser's page says "Signed in" (on any failure it says what failed and that the terminal has
  * the details).
  *

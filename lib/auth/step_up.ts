@@ -1,6 +1,6 @@
 /**
  * Step-up authorization (MCP 2025-11-25 "Scope challenge handling"): a `403` with
- * `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` means the token lacks scopes. The
+ * `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` means the token lacks scopes. The
  * meta-server cannot open a browser, so it remembers the scopes asked for in the server's credential
  * file, and the next `mcp login` requests their union with the scopes already granted.
  *

@@ -16,7 +16,7 @@ export const CALL_RESULT_ENVELOPE: StandardSchemaV1<unknown, CallToolResult> = e
 
 /**
  * As {@link CALL_RESULT_ENVELOPE} for a modern (2026-07-28) server, whose `structuredContent` may be any
- * JSON value (an array, a string, a number…), not only an object.
+ * JSON value (an array, a string, a number...), not only an object.
  */
 export const MODERN_CALL_RESULT_ENVELOPE: StandardSchemaV1<unknown, CallToolResult> = envelope(true);
 

@@ -186,7 +186,7 @@ export function guardListAnswers(transport: Transport, options: { maxListingChar
 /**
  * Items past which a listing page reaches the SDK a macrotask after it was read: parsing a page of
  * 5,000 tools, looking at it here, and the SDK's schema check of it were one turn of the event loop
- * (100–250 ms of mcp-serve's thread per page of a 50,000-tool server, pings waiting); split, each
+ * (100-250 ms of mcp-serve's thread per page of a 50,000-tool server, pings waiting); split, each
  * turn is about half that.
  */
 export const LARGE_PAGE_ITEMS = 500;

@@ -3,7 +3,7 @@
  * `inputSchema` may mark primitive parameters to be mirrored into `Mcp-Param-{Name}` request headers.
  * {@link scanParamHeaders} checks a schema's marks by the spec's constraints (a tool with an invalid one is
  * excluded from the listing of an HTTP server); {@link paramHeaders} builds the headers of one call,
- * encoding a value that is not plain visible ASCII as `=?base64?…?=`.
+ * encoding a value that is not plain visible ASCII as `=?base64?...?=`.
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * The SDK's own check of a listing page (`tools/list`, `resources/list`), a slice of items at a time. Given
  * no schema, the SDK checks a whole page with one zod parse in the turn of the event loop that read it: a
- * page of 5,000 tools of a 50,000-tool server held mcp-serve's thread 50–150 ms per page (pings waited).
+ * page of 5,000 tools of a 50,000-tool server held mcp-serve's thread 50-150 ms per page (pings waited).
  * Here the envelope is checked with the page's MCP schema and each item with the item's
  * (`specTypeSchemas`, the same schemas), and the event loop turns whenever a slice has run
  * {@link CHECK_SLICE_MS}.

@@ -193,7 +193,7 @@ export async function pumpStderr(
     for (const event of events) {
       const line = event.kind === "line"
         ? event.text
-        : `${event.head.slice(0, 1024)}… (a line of ${event.bytes} bytes, cut)`;
+        : `${event.head.slice(0, 1024)}\u2026 (a line of ${event.bytes} bytes, cut)`;
       if (line.length === 0) continue;
       if (queueChars + line.length > STDERR_QUEUE_CHARS) {
         dropped.lines++;
@@ -232,7 +232,7 @@ export async function pumpStderr(
     if (line === undefined) {
       if (dropped.lines > 0) {
         logger.warn(
-          `stderr: … ${dropped.lines} line(s) (${dropped.bytes} bytes) not logged: the server wrote ` +
+          `stderr: \u2026 ${dropped.lines} line(s) (${dropped.bytes} bytes) not logged: the server wrote ` +
             "faster than the log could take them",
         );
         dropped = { lines: 0, bytes: 0 };

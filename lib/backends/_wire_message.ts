@@ -11,7 +11,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 
 /**
  * Parses one stdout line into a JSON-RPC message, exactly as the SDK's `deserializeMessage` would
- * accept it. A line of the form `{"jsonrpc":"2.0","id":<string or safe integer>,"result":{…}}` with
+ * accept it. A line of the form `{"jsonrpc":"2.0","id":<string or safe integer>,"result":{...}}` with
  * no other member and no `_meta` in the result is taken as it is (the SDK's schema for it is a strict
  * envelope around a loose object, so it would accept the same message unchanged); every other line
  * (requests, notifications, errors, a result carrying `_meta`, a `"__proto__"` member anywhere, a `\u` escape

@@ -2,8 +2,8 @@
  * The environment a stdio backing server receives. Plugins from many authors run in every session,
  * so a server does not get the user's whole environment (a `GITHUB_TOKEN` meant for one server's
  * header must not reach another): it gets a minimal base (where programs and caches are, locale,
- * temp, proxy and certificate settings that package runners need), plus what its manifest names —
- * `env` values, `env-passthrough` names — or everything with `inherit-env = true`.
+ * temp, proxy and certificate settings that package runners need), plus what its manifest names -
+ * `env` values, `env-passthrough` names - or everything with `inherit-env = true`.
  *
  * Upstream hands every server the whole environment; this is the deliberate difference.
  *
@@ -110,7 +110,7 @@ export const BASE_ENV_NAMES: readonly string[] = Object.freeze([
   "JAVA_HOME",
 ]);
 
-/** Name prefixes of base variables: the locale categories (`LC_ALL`, `LC_CTYPE`, …). */
+/** Name prefixes of base variables: the locale categories (`LC_ALL`, `LC_CTYPE`, ...). */
 export const BASE_ENV_PREFIXES: readonly string[] = Object.freeze(["LC_"]);
 
 /** Where a variable of a child's environment comes from. */

@@ -115,7 +115,7 @@ export class BackendError extends UserError {
 
 /**
  * Longest part of a backing server's error text kept in a {@link BackendError} message, in characters
- * (2,000): past it the text ends with `… <n> more characters`. The server's JSON-RPC error message, or
+ * (2,000): past it the text ends with `... <n> more characters`. The server's JSON-RPC error message, or
  * the SDK's list of schema issues with an answer (one pretty-printed issue per bad field: a 220 KB
  * `tools/list` of 20,000 bad tools made 7.8 MB), would otherwise reach the script, the agent and the log whole.
  */
@@ -130,7 +130,7 @@ export function clipErrorDetail(text: string): string {
   const reach = MAX_ERROR_DETAIL_CHARS + Math.max(256, processSecrets.longestChars);
   const masked = maskSecrets(text.length > reach ? text.slice(0, reach) : text);
   if (masked.length <= MAX_ERROR_DETAIL_CHARS && text.length <= reach) return masked;
-  return `${masked.slice(0, MAX_ERROR_DETAIL_CHARS)}… ${
+  return `${masked.slice(0, MAX_ERROR_DETAIL_CHARS)}\u2026 ${
     Math.max(0, text.length - MAX_ERROR_DETAIL_CHARS)
   } more characters`;
 }

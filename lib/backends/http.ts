@@ -86,7 +86,7 @@ export const HTTP_ERROR_SCAN_CHARS = 16 * 1024;
 /**
  * One line of an HTTP error body, for a message: `<script>`/`<style>` blocks and tags dropped
  * (a 404 page is HTML), entities for spaces and angle brackets decoded, whitespace collapsed,
- * cut at {@link HTTP_ERROR_EXCERPT_CHARS} with `…`.
+ * cut at {@link HTTP_ERROR_EXCERPT_CHARS} with `...`.
  */
 export function httpBodyExcerpt(body: string): string {
   // The patterns are linear per match, but a lazy `[\s\S]*?` per `<script` is quadratic on a page of
@@ -97,7 +97,7 @@ export function httpBodyExcerpt(body: string): string {
     .replace(/&nbsp;/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")
     .replace(/\s+/g, " ")
     .trim();
-  return text.length > HTTP_ERROR_EXCERPT_CHARS ? `${text.slice(0, HTTP_ERROR_EXCERPT_CHARS)}…` : text;
+  return text.length > HTTP_ERROR_EXCERPT_CHARS ? `${text.slice(0, HTTP_ERROR_EXCERPT_CHARS)}\u2026` : text;
 }
 
 /**
@@ -342,7 +342,7 @@ class HttpConnection implements BackendConnection {
       throw error;
     }
     this.#logger.debug(
-      `${init?.method ?? "GET"} ${isEndpoint ? this.#shownUrl : url.origin} → ${response.status}`,
+      `${init?.method ?? "GET"} ${isEndpoint ? this.#shownUrl : url.origin} \u2192 ${response.status}`,
     );
     response = failOversizeEvents(
       response,

@@ -35,7 +35,7 @@ export interface ProcessTable {
   /** Whether the table can be read on this platform. */
   readonly isSupported: boolean;
   /**
-   * Every process now: pid → parent and start time; `undefined` when the table cannot be read.
+   * Every process now: pid -> parent and start time; `undefined` when the table cannot be read.
    *
    * @param options.fresh Read the table now, never a reused snapshot. @default false
    */

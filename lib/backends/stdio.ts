@@ -5,7 +5,7 @@
  * log through a bounded queue (a chatty server never blocks nor grows our memory; the tail shown in
  * messages is masked by the secret registry), non-JSON stdout lines are logged and skipped, a stdout
  * message over `[mcp] max-message-mb` is skipped unread and the request it answers fails as too
- * large (not as "did not answer"), and shutdown escalates: close stdin → SIGTERM →
+ * large (not as "did not answer"), and shutdown escalates: close stdin -> SIGTERM ->
  * SIGKILL to the whole group and to every descendant recorded while it ran (on Linux also those
  * that left the group; see `process_tree.ts`).
  *
@@ -264,7 +264,7 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
     } catch {
       this.#noiseLines++;
       if (this.#noiseLines <= MAX_NOISE_WARNINGS) {
-        const shown = line.length > 200 ? `${line.slice(0, 200)}…` : line;
+        const shown = line.length > 200 ? `${line.slice(0, 200)}\u2026` : line;
         this.#logger.warn(`stdout line is not JSON-RPC, skipped: ${shown}`);
       }
       return;

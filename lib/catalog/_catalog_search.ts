@@ -48,7 +48,7 @@ export interface CatalogSearchAnswer<T extends SearchedServer> {
 
 /** Options of {@link CatalogSearch.search}. */
 export interface CatalogSearchOptions {
-  /** Most results (1…50). @default 10 */
+  /** Most results (1...50). @default 10 */
   limit?: number | undefined;
   /** Only these servers (raw names). @default all in scope */
   servers?: ReadonlySet<string> | undefined;

@@ -53,14 +53,14 @@ export const SETTLED_FOLDER_MS = 2_000;
 
 /**
  * What a request's looks learned about missing files of the top folders (`trusted.toml`, the root
- * `SYMPOSIUM.toml`, …). Creating, renaming or deleting a file changes its folder's modification time, so a
+ * `SYMPOSIUM.toml`, ...). Creating, renaming or deleting a file changes its folder's modification time, so a
  * file found missing while its folder was settled ({@link SETTLED_FOLDER_MS}) is missing still while the
  * folder keeps that time: a look stats the folder (a few µs) instead of failing to stat the file (a thrown
- * NotFound, 15–70 µs in `mcp-serve`). A dangling link is not remembered (its target appears elsewhere). One
+ * NotFound, 15-70 µs in `mcp-serve`). A dangling link is not remembered (its target appears elsewhere). One
  * per change detector; paths are absolute.
  */
 export class MissingFiles {
-  /** Missing file → its folder's {@link FolderTime} key when it was found missing. */
+  /** Missing file -> its folder's {@link FolderTime} key when it was found missing. */
   readonly #known = new Map<string, string>();
 
   /** The folder time key a missing `path` was found with, if it is known to be missing. */

@@ -1,7 +1,7 @@
 /**
  * The names a tool listing holds (tool names and the property names of their schemas), recorded with
  * the secret registry so that the credential shapes never rewrite them in what we print: a tool named
- * `npm_package_info` stayed `npm_***(…)` in its declaration, which no longer parses.
+ * `npm_package_info` stayed `npm_***(...)` in its declaration, which no longer parses.
  *
  * @module
  */
@@ -18,7 +18,7 @@ const SLICE_MS = 20;
 /**
  * Records every tool name of `listing.tools`, its script key (`-` and other characters as `_`), and every
  * property name in its `inputSchema` and `outputSchema` (32 levels deep) with `registry`, letting the
- * event loop turn every {@link SLICE_MS} ms (50,000 tools recorded at once held the thread 60–150 ms).
+ * event loop turn every {@link SLICE_MS} ms (50,000 tools recorded at once held the thread 60-150 ms).
  *
  * @param registry @default processSecrets
  * @returns `listing`, as it was.

@@ -36,7 +36,7 @@ export interface Segment {
   lengths: Uint32Array;
   /** Sum of `lengths` per field. */
   totalLengths: number[];
-  /** Term id → its slot: its postings are `docs[offsets[slot] … offsets[slot + 1]]`. */
+  /** Term id -> its slot: its postings are `docs[offsets[slot] ... offsets[slot + 1]]`. */
   slots: Map<number, number>;
   offsets: Int32Array;
   /** Local document numbers, ascending within a term. */

@@ -1,9 +1,9 @@
 /**
  * How tool text becomes search terms, the same way for the catalog and for a query: identifiers
  * split at camelCase, snake_case and kebab-case boundaries, lower-cased, common English words
- * dropped, a few developer abbreviations spelled out (`pr` → `pull request`, `repo` →
- * `repository`, `folder` → `directory`), and every word reduced to its Porter stem (`issues` and
- * `issue` → `issu`), so singular, plural and verb forms meet.
+ * dropped, a few developer abbreviations spelled out (`pr` -> `pull request`, `repo` ->
+ * `repository`, `folder` -> `directory`), and every word reduced to its Porter stem (`issues` and
+ * `issue` -> `issu`), so singular, plural and verb forms meet.
  *
  * @module
  */
@@ -71,7 +71,7 @@ const MAX_WORD_LENGTH = 40;
 
 /**
  * Calls `onWord(start, end)` for each word of `text` (UTF-16 offsets, end exclusive): runs of ASCII
- * letters and digits, split again at camelCase boundaries (`getUser` → get|User, `HTTPResponse` →
+ * letters and digits, split again at camelCase boundaries (`getUser` -> get|User, `HTTPResponse` ->
  * HTTP|Response). Words longer than {@link MAX_WORD_LENGTH} are skipped. One pass, no allocation.
  *
  * @param maxChars Look at the first `maxChars` UTF-16 units only. @default all
@@ -110,7 +110,7 @@ export function scanWords(
 
 /**
  * Splits text into lower-case words at non-alphanumerics and at camelCase boundaries
- * (`getHTTPResponse` → `get`, `http`, `response`; `list_issues` → `list`, `issues`).
+ * (`getHTTPResponse` -> `get`, `http`, `response`; `list_issues` -> `list`, `issues`).
  *
  * @example
  * ```ts
@@ -133,7 +133,7 @@ const MAX_MEMO_WORDS = 100_000;
  * the memo is cleared past {@link MAX_MEMO_WORDS}).
  *
  * @param word A lower-case word from {@link splitWords}.
- * @param memo Word → terms, shared by one index.
+ * @param memo Word -> terms, shared by one index.
  */
 export function wordTerms(word: string, memo: Map<string, string[]>): string[] {
   let terms = memo.get(word);

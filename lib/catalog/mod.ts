@@ -7,7 +7,7 @@
  * - `resolve.ts`: the resolution alone (which servers apply, and why not), for the commands that read it
  *   without a live catalog (`status`, `trust`, `plugin`, `mcp login`);
  * - `tool_cache.ts`: the tool cache on disk, which `status` reads without the catalog;
- * - `result_unwrap.ts`: a tool result → the script's value, loaded with `execute` after the catalog
+ * - `result_unwrap.ts`: a tool result -> the script's value, loaded with `execute` after the catalog
  *   (a cold start resolves the catalog and starts the named servers before it loads this).
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * Plugins + workspace + `[mcp]` → the servers that apply here ({@link ServerSpec}), the ones
+ * Plugins + workspace + `[mcp]` -> the servers that apply here ({@link ServerSpec}), the ones
  * refused and the ones dormant, each with a reason (for `status` and `list_tools` Problems).
  * {@link loadResolution} is the one call the meta-server and the commands make.
  *
@@ -56,7 +56,7 @@ export interface ResolveInput {
  *
  * In order, a server is: refused (`SERVER_RESERVED_NAME`) when named `list_tools` or `execute`;
  * dormant when the plugin's gate (`depends-on` and `predicates`, and a crate plugin's `[[plugins]]`
- * entry) or its own does not hold, or uses a predicate this program does not evaluate (`shell(…)`:
+ * entry) or its own does not hold, or uses a predicate this program does not evaluate (`shell(...)`:
  * dormant, never run); refused (`SERVER_UNTRUSTED`) when its plugin needs trust (a workspace
  * manifest, a path or git crate's) and the file is not trusted with its current content; refused when
  * another applicable server has the same name (`SERVER_DUPLICATE`) or the same script global
@@ -66,7 +66,7 @@ export interface ResolveInput {
  * when `url`, a header value, `client-secret` or a stdio `env` value names an unset variable
  * (`ENV_VAR_UNSET`), or when the expanded URL is not http(s) (`SERVER_BAD_URL`). Otherwise it becomes
  * a {@link ServerSpec}: timeouts from the manifest or `[mcp]` (the tool-call timeout clamped to at
- * most `script-timeout-secs − 1`), stdio `cwd` joined to the workspace root (default: the root, or
+ * most `script-timeout-secs - 1`), stdio `cwd` joined to the workspace root (default: the root, or
  * `cwd` outside a workspace), stdio `env` the complete child environment (`childEnvironment()`).
  * Every value read from `input.env` for an expansion or a passthrough is registered with
  * `input.secrets`.

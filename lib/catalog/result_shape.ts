@@ -52,7 +52,7 @@ function mergeFlags(a: number, b: number | undefined, across: boolean): number {
 const BLOCK_TYPES = new Set(["text", "image", "audio", "resource", "resource_link"]);
 /**
  * The fields the MCP specification requires of each content block; its other fields (`annotations`,
- * `_meta`, a link's `title`…) are optional, whatever one answer showed.
+ * `_meta`, a link's `title`...) are optional, whatever one answer showed.
  */
 const BLOCK_REQUIRED: Readonly<Record<string, readonly string[]>> = {
   text: ["type", "text"],
@@ -162,7 +162,7 @@ function deriveObject(value: object, depth: number, walk: Walk): Shape {
     : undefined;
   const required = isResource ? RESOURCE_REQUIRED : tag === undefined ? undefined : BLOCK_REQUIRED[tag];
   const seen = isBlock || isResource ? SURE : SEEN_ONCE;
-  // A tagged variant (`{ type: "database_id", database_id: … }`, a Notion block's `paragraph`): the
+  // A tagged variant (`{ type: "database_id", database_id: ... }`, a Notion block's `paragraph`): the
   // property the `type` tag names is the variant's own, another variant has another (only whether a
   // key equals the tag is looked at; the tag itself is not kept).
   const variant = tag === undefined && typeof record.type === "string" && record.type !== "type"
@@ -189,7 +189,7 @@ export const SHAPE_COLLECTION_KEYS = 8;
 
 /**
  * Whether an object's properties look like the entries of a collection keyed by name or id
- * (`{ alice: { id, email }, bob: { id, email }, … }`) rather than fields: at least
+ * (`{ alice: { id, email }, bob: { id, email }, ... }`) rather than fields: at least
  * {@link SHAPE_COLLECTION_KEYS} of them, every value an object with the same keys in the same order.
  * Fields with heterogeneous values, or primitive ones (`{ "+1": 3, laugh: 0 }`), stay fields.
  */

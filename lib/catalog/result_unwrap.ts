@@ -29,12 +29,12 @@ function isTextBlock(block: unknown): block is TextBlock {
 
 /**
  * Unwraps a `tools/call` result, in this order:
- * 1. `isError: true` → failure whose message is the text blocks joined by `\n`
+ * 1. `isError: true` -> failure whose message is the text blocks joined by `\n`
  *    (`"the tool reported an error"` when there is no text);
- * 2. `structuredContent` → that value; an object whose only key is `result` (the FastMCP
+ * 2. `structuredContent` -> that value; an object whose only key is `result` (the FastMCP
  *    envelope) becomes its inner value;
- * 3. only text blocks (at least one) → joined by `\n`, then `JSON.parse`d when that succeeds;
- * 4. anything else (images, audio, resources, mixed, empty) → the content blocks as they are.
+ * 3. only text blocks (at least one) -> joined by `\n`, then `JSON.parse`d when that succeeds;
+ * 4. anything else (images, audio, resources, mixed, empty) -> the content blocks as they are.
  *
  * @example
  * ```ts

@@ -56,7 +56,7 @@ export interface ToolMatch {
 
 /** Options of {@link ToolSearchIndex.search}. */
 export interface SearchOptions {
-  /** Most results, clamped to 1…{@link SEARCH_MAX_LIMIT}. @default SEARCH_DEFAULT_LIMIT */
+  /** Most results, clamped to 1...{@link SEARCH_MAX_LIMIT}. @default SEARCH_DEFAULT_LIMIT */
   limit?: number | undefined;
   /** Only tools of these servers (raw names). @default every indexed server */
   servers?: ReadonlySet<string> | undefined;
@@ -75,7 +75,7 @@ export class SearchQueryError extends RangeError {
 export class ToolSearchIndex {
   readonly #vocabulary = new Vocabulary();
   readonly #segments = new Map<string, Segment>();
-  /** Term id → documents containing it, over all segments. */
+  /** Term id -> documents containing it, over all segments. */
   readonly #df = new Map<number, number>();
   readonly #totalLengths: number[] = new Array(FIELD_COUNT).fill(0);
   #docCount = 0;
@@ -220,7 +220,7 @@ export class ToolSearchIndex {
 }
 
 /**
- * `limit` as a search uses it: a whole number in 1…{@link SEARCH_MAX_LIMIT}; anything else
+ * `limit` as a search uses it: a whole number in 1...{@link SEARCH_MAX_LIMIT}; anything else
  * (missing, not a finite number) is {@link SEARCH_DEFAULT_LIMIT}.
  */
 export function clampLimit(limit: number | undefined): number {

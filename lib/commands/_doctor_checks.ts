@@ -20,7 +20,7 @@ import {
 } from "../sync/mod.ts";
 import { userServerCommand } from "./sync.ts";
 
-/** `ok` ✓, `warn` ! (worth knowing; does not fail the run), `fail` ✗ (exit code 1). */
+/** `ok` (a check mark), `warn` `!` (worth knowing; does not fail the run), `fail` (a cross; exit code 1). */
 export type DoctorState = "ok" | "warn" | "fail";
 
 /** One line of `doctor`, and one entry of `doctor --json`'s `checks`. */
@@ -290,7 +290,7 @@ export function toolCacheCheck(report: StatusReport): DoctorCheck[] {
 
 /**
  * The project-level files (`sync --project`) of the detected agents that hold a `symposium` entry:
- * ✓ when it is what `sync --project` (or `--via-cargo`) writes, ✗ when it starts something else.
+ * A check mark when it is what `sync --project` (or `--via-cargo`) writes, a cross when it starts something else.
  * A project without such files, or outside a Cargo workspace, gives no line: they are optional.
  */
 export async function projectAgentChecks(ctx: CommandContext): Promise<DoctorCheck[]> {

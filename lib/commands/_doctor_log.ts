@@ -15,7 +15,7 @@ export const MAX_LOG_TAIL_BYTES = 1024 * 1024;
 /** Longest last error line shown, in characters. */
 const MAX_LINE_CHARS = 300;
 
-/** A log line's level: `<ISO time> <LEVEL> …` (see `lib/log.ts`). */
+/** A log line's level: `<ISO time> <LEVEL> ...` (see `lib/log.ts`). */
 const LEVEL = /^\S+ (ERROR|WARN) /;
 
 /**
@@ -54,7 +54,9 @@ export async function lastSessionLogCheck(configDir: string): Promise<DoctorChec
   }
   const counts = `${errors} error(s), ${warnings} warning(s)`;
   if (errors === 0) return [{ area: "log", subject: path, state: "ok", message: `last session: ${counts}` }];
-  const shown = lastError!.length > MAX_LINE_CHARS ? `${lastError!.slice(0, MAX_LINE_CHARS)}…` : lastError!;
+  const shown = lastError!.length > MAX_LINE_CHARS
+    ? `${lastError!.slice(0, MAX_LINE_CHARS)}\u2026`
+    : lastError!;
   return [{
     area: "log",
     subject: path,

@@ -116,7 +116,9 @@ function lateCheck(spec: ServerSpec, elapsedMs: number, timeoutMs: number, where
 function cut(text: string): string {
   return text.length <= MAX_PROBE_MESSAGE_CHARS
     ? text
-    : `${text.slice(0, MAX_PROBE_MESSAGE_CHARS)}… ${text.length - MAX_PROBE_MESSAGE_CHARS} more characters`;
+    : `${text.slice(0, MAX_PROBE_MESSAGE_CHARS)}\u2026 ${
+      text.length - MAX_PROBE_MESSAGE_CHARS
+    } more characters`;
 }
 
 /**

@@ -37,7 +37,7 @@ export function sourceLabel(source: string): string {
   return source === "workspace" || source.startsWith("crate ") ? source : `registry ${source}`;
 }
 
-/** One source as `status` lists it: `team: git https://… (3 plugins, fetched …); <note>`. */
+/** One source as `status` lists it: `team: git https://... (3 plugins, fetched ...); <note>`. */
 export function sourceLine(src: StatusSource, report: { plugins: { source: string }[] }): string {
   const where = src.kind === "git" ? `git ${src.git}` : src.kind === "path" ? `path ${src.dir}` : src.dir;
   const fetched = src.fetchedAtMs === undefined ? "" : `, fetched ${new Date(src.fetchedAtMs).toISOString()}`;
@@ -80,7 +80,7 @@ export function dueRegistries(loaded: LoadedResolution, nowMs: number): string[]
 }
 
 /**
- * Starts `cargo-agents plugin sync --due NAME…` detached (no stdio, not waited for), so `status` and
+ * Starts `cargo-agents plugin sync --due NAME...` detached (no stdio, not waited for), so `status` and
  * `sync` answer at once while the copies update; the next run sees them.
  */
 export function startBackgroundSync(names: readonly string[], ctx: CommandContext): void {

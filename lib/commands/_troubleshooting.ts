@@ -55,6 +55,6 @@ export async function troubleshootingEntry(code: string): Promise<string> {
   throw new UsageError(`Cannot show help for "${code}": it is neither a command nor an error code`, {
     hint: near
       ? `did you mean \`cargo-agents help ${near}\`? (\`cargo-agents --help\` lists the commands)`
-      : "`cargo-agents --help` lists the commands; an error's code is the word in error[…]",
+      : "`cargo-agents --help` lists the commands; an error's code is the word in error[\u2026]",
   });
 }

@@ -1,7 +1,7 @@
 /**
  * What `trust` shows before the user says yes (private to `lib/commands/`): each server as data, every
  * field quoted and escaped (a `cwd` holding `CR` and erase codes cannot paint a harmless line over a
- * `curl … | sh`), with what reaches the process (environment, headers) and when it starts (gates).
+ * `curl ... | sh`), with what reaches the process (environment, headers) and when it starts (gates).
  *
  * @module
  */
@@ -43,7 +43,7 @@ function namesWithReferences(table: Readonly<Record<string, string>>, showCodeLo
   return names.length > 0 ? names.join(", ") : "none";
 }
 
-/** `depends-on […]; predicates […]` of one level, or `undefined` when that level has no gate. */
+/** `depends-on [...]; predicates [...]` of one level, or `undefined` when that level has no gate. */
 function gateText(
   dependsOn: readonly string[] | undefined,
   predicates: readonly string[] | undefined,

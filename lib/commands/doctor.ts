@@ -1,7 +1,7 @@
 /**
  * `cargo-agents doctor [--json] [--timeout-secs N]`: the first thing to run when something does not
- * work. Without a model and in seconds, it checks and prints one line per finding, each ✓ (fine),
- * `!` (worth knowing) or ✗ (to fix, with the fix on the next line):
+ * work. Without a model and in seconds, it checks and prints one line per finding, each a check mark (fine),
+ * `!` (worth knowing) or a cross (to fix, with the fix on the next line):
  *
  * - the program and its version;
  * - `config.toml` (loads without a Problem), the workspace, and every Problem `status` lists (plugins
@@ -26,7 +26,7 @@
  * ```json
  * { "schema": 1, "ok": false, "version": "0.9.0",
  *   "checks": [ { "area": "server", "subject": "broken", "state": "fail", "code": "START_FAILED",
- *                 "message": "broken failed to start: …", "fix": "check its declaration at …",
+ *                 "message": "broken failed to start: ...", "fix": "check its declaration at ...",
  *                 "elapsedMs": 41 } ] }
  * ```
  *
@@ -169,7 +169,7 @@ async function liveChecks(
   }
 }
 
-const MARKS: Record<DoctorState, string> = { ok: "✓", warn: "!", fail: "✗" };
+const MARKS: Record<DoctorState, string> = { ok: "\u2713", warn: "!", fail: "\u2717" };
 
 /** The text form: one line per check, its fix indented below, then a summary line. Every line printable. */
 export function renderDoctorText(checks: readonly DoctorCheck[]): string {
@@ -186,7 +186,7 @@ export function renderDoctorText(checks: readonly DoctorCheck[]): string {
     failed === 0
       ? `All is well${warned > 0 ? ` (${plural(warned, "warning")})` : ""}.`
       : `${plural(failed, "problem")}${warned > 0 ? `, ${plural(warned, "warning")}` : ""}: ` +
-        "fix the ✗ lines above and run `cargo agents doctor` again.",
+        "fix the \u2717 lines above and run `cargo agents doctor` again.",
   );
   return lines.join("\n") + "\n";
 }

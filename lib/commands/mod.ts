@@ -72,8 +72,8 @@ The first thing to run when something does not work: checks, without a model,
 the program, config.toml, the workspace and its plugins (trust), git registries,
 each detected agent's MCP entry (as \`sync\` would write it), each server in scope
 (started at once and asked tools/list, each bounded), remote sign-ins, the
-sandbox and the last session's log. One line each, ✓, ! (worth knowing) or ✗
-with the fix. Exit 1 when any check fails (✗).
+sandbox and the last session's log. One line each, \u2713, ! (worth knowing) or \u2717
+with the fix. Exit 1 when any check fails (\u2717).
 
 Options:
   --json             Print one JSON document instead of text. Default: off

@@ -183,7 +183,7 @@ export async function runPluginShow(
   return 0;
 }
 
-/** Upstream keys not acted on, once each: `note: skills (line 5): handled by …`. */
+/** Upstream keys not acted on, once each: `note: skills (line 5): handled by ...`. */
 function noteLines(notes: readonly ManifestNote[]): string[] {
   const seen = new Set<string>();
   return notes.filter((n) => !seen.has(n.key) && seen.add(n.key)).map((n) =>
@@ -192,7 +192,7 @@ function noteLines(notes: readonly ManifestNote[]): string[] {
 }
 
 /**
- * `plugin sync [NAME…]`: fetches git registries (by name; without one, every registry with
+ * `plugin sync [NAME...]`: fetches git registries (by name; without one, every registry with
  * `auto-update = true`, as upstream does). `due`: only those whose copy exists and whose last fetch is
  * a day old (the background update of `status`).
  *

@@ -1,5 +1,5 @@
 /**
- * `cargo-agents status [--json]`: what the meta-server would serve in this workspace and why —
+ * `cargo-agents status [--json]`: what the meta-server would serve in this workspace and why -
  * config, workspace, every plugin and server (applies / dormant / refused, with the reason), the
  * transport, the tool-cache state and, for remote servers, the sign-in state and whether the
  * endpoint policy refuses the URL (checked offline: no name is looked up). It starts nothing and
@@ -69,7 +69,7 @@ export async function runStatus(
  *
  * @param options.nowMs The current time, ms since the epoch (tool-cache ages). @default Date.now()
  * @param options.updating Git registries being fetched in the background now. Default none.
- * @param options.env The environment `env(…)` predicates read (for the "applies because" line). Default `{}`.
+ * @param options.env The environment `env(...)` predicates read (for the "applies because" line). Default `{}`.
  */
 export async function buildStatusReport(
   loaded: LoadedResolution,

@@ -46,7 +46,7 @@ export interface SyncOptions {
 
 /**
  * The program a user-level entry starts: `ctx.selfCommand` (the absolute path of the compiled
- * binary, or `deno run -q … main.ts` from source) with `mcp-serve`, plus `--config-dir DIR` when
+ * binary, or `deno run -q ... main.ts` from source) with `mcp-serve`, plus `--config-dir DIR` when
  * the config dir is not the default `~/.symposium` (agents such as Codex pass MCP servers only a
  * short list of environment variables, so `SYMPOSIUM_HOME`/`XDG_CONFIG_HOME` would be lost).
  */

@@ -1,5 +1,5 @@
 /**
- * `cargo-agents mcp tools [server…] [--detail …] [--pattern …] [--query … [--limit …]]`: what
+ * `cargo-agents mcp tools [server...] [--detail ...] [--pattern ...] [--query ... [--limit ...]]`: what
  * `list_tools` would answer.
  *
  * @module
@@ -18,7 +18,7 @@ export interface ToolsOptions {
   pattern?: string | undefined;
   /** Ranked search words (`list_tools` `query`); starts no server. */
   query?: string | undefined;
-  /** Most search results (1…50). @default 10 */
+  /** Most search results (1...50). @default 10 */
   limit?: number | undefined;
 }
 

@@ -163,7 +163,7 @@ export class SchemaDocument {
   }
 }
 
-/** The last segment of a pointer, unescaped: `/$defs/a~1b` → `a/b`. */
+/** The last segment of a pointer, unescaped: `/$defs/a~1b` -> `a/b`. */
 export function lastPointerSegment(pointer: string): string {
   const raw = pointer.slice(pointer.lastIndexOf("/") + 1);
   return raw.replace(/~1/g, "/").replace(/~0/g, "~");
@@ -189,10 +189,10 @@ function walkSchemas(node: unknown, pointer: string, visit: (node: unknown, poin
   }
 }
 
-/** JSON with sorted keys; values nested deeper than {@link MAX_WALK_DEPTH} are summarised as `"…"`. */
+/** JSON with sorted keys; values nested deeper than {@link MAX_WALK_DEPTH} are summarised as `"..."`. */
 function canonicalJson(value: unknown, depth: number): string {
   if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
-  if (depth >= MAX_WALK_DEPTH) return '"…"';
+  if (depth >= MAX_WALK_DEPTH) return '"\u2026"';
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(",")}]`;
   const keys = Object.keys(value).sort();
   const record = value as Record<string, unknown>;

@@ -130,7 +130,7 @@ export function mergeSchemas(
   return out;
 }
 
-/** The `type` names both sides allow (`integer` ∩ `number` = `integer`). */
+/** The `type` names both sides allow (`integer` & `number` = `integer`). */
 export function intersectTypes(a: unknown, b: unknown): string[] {
   const list = (t: unknown) => (Array.isArray(t) ? t : [t]).filter((x): x is string => typeof x === "string");
   const right = list(b);

@@ -1,5 +1,5 @@
 /**
- * JSON Schema → TypeScript type text for agent-facing declarations. Never
+ * JSON Schema -> TypeScript type text for agent-facing declarations. Never
  * throws: a construct that cannot be typed becomes `unknown` and adds a
  * warning. One {@link TypeRenderer} serves one server, so named types
  * (`$defs`, `definitions`, any local `$ref` target) are hoisted once per
@@ -82,7 +82,7 @@ export interface RenderTarget {
   path: string;
   /** Name for the root when a `$ref: "#"` needs it, e.g. `SearchInput`. */
   rootName: string;
-  /** Prefix for a `$defs` name already taken by a different body, e.g. `Search` → `Search_Config`. */
+  /** Prefix for a `$defs` name already taken by a different body, e.g. `Search` -> `Search_Config`. */
   toolPrefix: string;
 }
 
@@ -349,7 +349,7 @@ export class TypeRenderer {
       const description = isPlainObject(sub) && typeof sub.description === "string" ? sub.description : "";
       // `{ __proto__: x }` in an object literal sets the prototype: the argument would never be sent.
       const note = name === "__proto__"
-        ? 'Write it as `["__proto__"]: …` in an object literal: a plain `__proto__: …` sets the prototype and is not sent.'
+        ? 'Write it as `["__proto__"]: \u2026` in an object literal: a plain `__proto__: \u2026` sets the prototype and is not sent.'
         : "";
       const docText = [this.#withDocs ? description : "", note].filter((t) => t !== "").join("\n");
       const doc = docText === "" ? "" : renderJsDoc(docText, ctx.indent + 1);

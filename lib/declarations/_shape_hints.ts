@@ -7,7 +7,7 @@
  * @module
  */
 
-/** A field name lower-cased, without `_` and `-` (`custom_fields`, `customFields` → `customfields`). */
+/** A field name lower-cased, without `_` and `-` (`custom_fields`, `customFields` -> `customfields`). */
 function normalized(key: string): string {
   return key.toLowerCase().replace(/[-_]/g, "");
 }
@@ -47,7 +47,7 @@ const OPEN_OBJECT_NAMES = new Set([
 
 /**
  * Whether an object under `key` is open (its observed properties are rendered optional, with an
- * index signature): `metadata`, `extra`, `attributes`, `payload`, `settings`… (see
+ * index signature): `metadata`, `extra`, `attributes`, `payload`, `settings`... (see
  * {@link OPEN_OBJECT_NAMES}).
  */
 export function isOpenObjectKey(key: string): boolean {

@@ -129,7 +129,7 @@ export function sanitizeTypeName(raw: string): string {
   return out;
 }
 
-/** `"get-sum"` → `"GetSum"`, `"API-post-search"` → `"APIPostSearch"`; used to prefix colliding type names. */
+/** `"get-sum"` -> `"GetSum"`, `"API-post-search"` -> `"APIPostSearch"`; used to prefix colliding type names. */
 export function pascalCase(raw: string): string {
   const words = raw.split(/[^A-Za-z0-9]+/).filter((w) => w !== "");
   const joined = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
@@ -161,8 +161,8 @@ export function renderLiteral(value: unknown): string {
 }
 
 /**
- * Makes text safe inside a `/* … *\/` comment: `*\/` is written `*\\/` so the
- * comment cannot close early. Backticks, fences and `${…}` are inert inside a
+ * Makes text safe inside a `/* ... *\/` comment: `*\/` is written `*\\/` so the
+ * comment cannot close early. Backticks, fences and `${...}` are inert inside a
  * comment and are kept as written (each comment line starts with ` * `, so a
  * fence in a description can never open or close a Markdown code block that
  * wraps the declarations).
@@ -173,9 +173,9 @@ export function escapeComment(text: string): string {
 
 /**
  * Renders a description as a JSDoc comment at `indent` levels of two spaces,
- * with a trailing newline. One line → `/** text *\/`; several lines keep their
+ * with a trailing newline. One line -> `/** text *\/`; several lines keep their
  * shape (trailing blanks trimmed, runs of blank lines collapsed, CR/LF/U+2028/
- * U+2029 all treated as line breaks). Empty or whitespace-only text → `""`.
+ * U+2029 all treated as line breaks). Empty or whitespace-only text -> `""`.
  */
 export function renderJsDoc(text: string, indent: number): string {
   const pad = "  ".repeat(indent);

@@ -11,7 +11,7 @@
 export const PREC_UNION = 0;
 /** Binding strength of an intersection (`A & B`). */
 export const PREC_INTERSECTION = 1;
-/** Binding strength of anything that needs no parentheses (names, literals, `{…}`, `T[]`). */
+/** Binding strength of anything that needs no parentheses (names, literals, `{...}`, `T[]`). */
 export const PREC_ATOM = 2;
 
 /** A rendered type: its text, how tightly it binds, whether it names a hoisted type. */

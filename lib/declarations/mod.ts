@@ -1,9 +1,9 @@
 /**
- * Area `declarations/`: pure text from JSON Schemas — no I/O, no servers, no sandbox; it imports only
+ * Area `declarations/`: pure text from JSON Schemas - no I/O, no servers, no sandbox; it imports only
  * `plugins/server_spec.ts` and the top level.
  *
- * `list_tools`' engine: a server's `tools/list` answer → an index, or
- * TypeScript declarations (`declare const <server>: { … }`) with a list of
+ * `list_tools`' engine: a server's `tools/list` answer -> an index, or
+ * TypeScript declarations (`declare const <server>: { ... }`) with a list of
  * what degraded to `unknown`. Keys come from the binding table, so what is
  * declared is exactly what dispatch resolves.
  *
@@ -134,7 +134,7 @@ export const RESOURCES_MEMBER_DOCS =
 
 /**
  * The declarations of one server: hoisted named types (sorted, each followed
- * by a blank line), then one `declare const <namespaceKey(server)>: { … };`
+ * by a blank line), then one `declare const <namespaceKey(server)>: { ... };`
  * with a method per binding-table key, e.g.
  * `  "get-sum"(params: { a: number; b: number; }): Promise<unknown>;` and its
  * alias `  get_sum: (typeof everything)["get-sum"];`.
@@ -150,7 +150,7 @@ export const RESOURCES_MEMBER_DOCS =
  *   comment-safe; `signatures` has the same types and no comments.
  *
  * Never throws: constructs that cannot be typed become `unknown`, each adding
- * a warning such as `tools.search.input.filter: external $ref "https://…"
+ * a warning such as `tools.search.input.filter: external $ref "https://..."
  * replaced by unknown`.
  *
  * @param server Raw server name; the declared constant is `namespaceKey(server)`.
@@ -301,12 +301,12 @@ export const SIGNATURE_MAX_CHARS = 1_500;
 
 /**
  * One tool's call signature as a script writes it, e.g.
- * `github.list_issues(params: {\n  owner: string;\n  …\n}): Promise<unknown>` (types only, no
+ * `github.list_issues(params: {\n  owner: string;\n  ...\n}): Promise<unknown>` (types only, no
  * JSDoc), preceded by the named types it uses (each followed by a blank line). The key is the
- * identifier spelling from the binding table (`notion.API_patch_block_children(…)`), else the
- * quoted wire name (`s["x.y"](…)`).
+ * identifier spelling from the binding table (`notion.API_patch_block_children(...)`), else the
+ * quoted wire name (`s["x.y"](...)`).
  *
- * Past `maxChars` the types are left out: `github.projects_write(params: { method: …; owner?: … }):
+ * Past `maxChars` the types are left out: `github.projects_write(params: { method: ...; owner?: ... }):
  * Promise<unknown>` with `cut: true`, so a search answer of many tools stays small; the whole
  * declaration is one `list_tools` call away.
  *
@@ -343,9 +343,11 @@ export function renderToolSignature(
   const properties = schema?.properties;
   const names = typeof properties === "object" && properties !== null ? Object.keys(properties) : [];
   const required = Array.isArray(schema?.required) ? schema.required : [];
-  const params = names.map((n) => `${renderKey(n)}${required.includes(n) ? "" : "?"}: …`).join("; ");
+  const params = names.map((n) => `${renderKey(n)}${required.includes(n) ? "" : "?"}: \u2026`).join("; ");
   const [, marker = "", returns = "unknown"] = /\): (\/\*\* [^*]*\*\/ )?Promise<([\s\S]*)>$/.exec(body) ?? [];
-  const brief = `${access}(params: { ${params} }): ${marker}Promise<${returns.length > 60 ? "…" : returns}>`;
+  const brief = `${access}(params: { ${params} }): ${marker}Promise<${
+    returns.length > 60 ? "\u2026" : returns
+  }>`;
   return { text: brief, cut: true, warnings: renderer.warnings };
 }
 

@@ -123,9 +123,9 @@ const INLINE_OBJECT_MAX_CHARS = 90;
  *   its type otherwise); beside other members it stays `null`, listed last;
  * - **null later**: a property seen not `null` fewer than {@link SHAPE_SURE_SIGHTINGS} times whose
  *   shape is a string, object or map (nullable in many APIs; ids, counts and flags rarely) gets
- *   `| null`, and a pagination cursor (`endCursor`, `next_cursor`, `next`…) always does;
+ *   `| null`, and a pagination cursor (`endCursor`, `next_cursor`, `next`...) always does;
  * - **missing later**: the object of a free-form field (`metadata`, `extra`, `attributes`,
- *   `payload`, `settings`…) whose values are all primitives or arrays of primitives keeps its
+ *   `payload`, `settings`...) whose values are all primitives or arrays of primitives keeps its
  *   property names and types, but each is optional and an index signature `[key: string]: unknown`
  *   follows: which keys one answer shows says nothing of the next (an object holding arrays or
  *   objects there, such as a connection's `labels: { nodes }`, is a structure and stays as seen);
@@ -135,7 +135,7 @@ const INLINE_OBJECT_MAX_CHARS = 90;
  * - **block kind**: content blocks with an embedded `resource` also admit a `resource_link`, and
  *   the other way round (the same resource, linked or embedded, often by an argument's choice).
  *
- * An optional property named like a member every object inherits (`toString`, `constructor`…) also
+ * An optional property named like a member every object inherits (`toString`, `constructor`...) also
  * admits that member (`toString?: boolean | Object["toString"]`): TypeScript checks an answer without
  * the property against the inherited member.
  *
@@ -233,7 +233,7 @@ function renderObject(shape: ObjectShape, indent: number, mode: ObjectMode): str
 /**
  * An object (or objects, or `null`) whose properties are all strings, numbers, booleans, `null` or
  * arrays of them: a free-form field's bag of values (`{ title, value, filename }`), not a structure
- * such as a connection's `{ nodes: […] }` under `labels`.
+ * such as a connection's `{ nodes: [...] }` under `labels`.
  */
 function isFlatObject(shape: Shape): boolean {
   if (typeof shape !== "object") return false;
@@ -334,7 +334,7 @@ function siblingBlocks(members: readonly Shape[]): string[] {
 /**
  * The type of a tool's observed results as declared: {@link renderShape}, except that a tool seen
  * answering text alone whose input schema has a switch that adds media (`includeImage: boolean`)
- * is declared `string | ({ type: "text"; text: string } | { type: "image"; … })[]` (**text vs
+ * is declared `string | ({ type: "text"; text: string } | { type: "image"; ... })[]` (**text vs
  * media**: with the switch on, the answer is content blocks, which the script receives as they are).
  *
  * @param observed The tool's observed result.

@@ -14,11 +14,11 @@ const ABBREVIATIONS: ReadonlySet<string> = new Set(["e.g", "i.e", "etc", "vs", "
 
 /**
  * The first sentence of a description: its first non-empty line, up to the first `.`, `!` or `?`
- * followed by a space (not after `e.g.`, `i.e.`, `etc.`…), whitespace runs collapsed, and cut on a
- * word boundary with `…` when still longer than `maxChars`. `""` for no description.
+ * followed by a space (not after `e.g.`, `i.e.`, `etc.`...), whitespace runs collapsed, and cut on a
+ * word boundary with `...` when still longer than `maxChars`. `""` for no description.
  *
  * @param description The tool's description (anything: a non-string gives `""`).
- * @param maxChars Longest result in UTF-16 units, `…` included. @default SUMMARY_MAX_CHARS
+ * @param maxChars Longest result in UTF-16 units, `...` included. @default SUMMARY_MAX_CHARS
  * @example
  * ```ts
  * import { firstSentence } from "./summary.ts";
@@ -42,7 +42,7 @@ export function firstSentence(description: unknown, maxChars = SUMMARY_MAX_CHARS
 
 /**
  * `text` if it fits in `maxChars` UTF-16 units, else its longest prefix ending at a word boundary
- * (a cut mid-word when the first word alone is too long) followed by `…`, within `maxChars`.
+ * (a cut mid-word when the first word alone is too long) followed by `...`, within `maxChars`.
  */
 export function cutAtWord(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
@@ -51,5 +51,5 @@ export function cutAtWord(text: string, maxChars: number): string {
   if (cut < room / 2) cut = room;
   // Never split a surrogate pair.
   if (cut > 0 && /[\uD800-\uDBFF]/.test(text[cut - 1]!)) cut--;
-  return `${text.slice(0, cut).trimEnd()}…`;
+  return `${text.slice(0, cut).trimEnd()}\u2026`;
 }

@@ -12,7 +12,7 @@ import { isIdentifierName, sanitizeIdentifier } from "./_ts_text.ts";
 
 /** One declared key. */
 export interface BindingEntry {
-  /** The property name a script writes: `server[key](…)` or `server.key(…)`. */
+  /** The property name a script writes: `server[key](...)` or `server.key(...)`. */
   key: string;
   /** The tool's name on the wire (`tools/call` `name`). */
   wire: string;
@@ -20,11 +20,11 @@ export interface BindingEntry {
   isAlias: boolean;
 }
 
-/** Declared key → wire tool name, in declaration order (each primary key directly followed by its alias). */
+/** Declared key -> wire tool name, in declaration order (each primary key directly followed by its alias). */
 export interface BindingTable {
   readonly entries: ReadonlyArray<BindingEntry>;
   /**
-   * Wire name → the index in `entries` of its primary key (its alias, if any, is the next entry), so
+   * Wire name -> the index in `entries` of its primary key (its alias, if any, is the next entry), so
    * the keys of a few tools of a 50,000-tool table are found without walking the whole table.
    */
   readonly indexByWire: ReadonlyMap<string, number>;
@@ -45,7 +45,7 @@ const UNREACHABLE_KEYS: ReadonlySet<string> = new Set(["then", "__proto__"]);
  * name that is not an identifier (`[A-Za-z_$][A-Za-z0-9_$]*`) also gets an
  * alias: characters outside `[A-Za-z0-9_$]` become `_`, a leading digit gets a
  * `_` prefix, and a clash with any primary key or earlier alias is resolved
- * with `_2`, `_3`, … — so a real `get_sum` keeps its name and `get-sum`'s alias
+ * with `_2`, `_3`, ... - so a real `get_sum` keeps its name and `get-sum`'s alias
  * becomes `get_sum_2`. A tool named `then` or `__proto__` (which a script cannot call)
  * gets the alias `then_` / `__proto___`.
  *
@@ -54,7 +54,7 @@ const UNREACHABLE_KEYS: ReadonlySet<string> = new Set(["then", "__proto__"]);
  * ```ts
  * import { buildBindingTable } from "./tool_binding.ts";
  * const table = buildBindingTable(["get-sum", "echo"]);
- * // [{key:"get-sum",wire:"get-sum",isAlias:false},{key:"get_sum",wire:"get-sum",isAlias:true},{key:"echo",…}]
+ * // [{key:"get-sum",wire:"get-sum",isAlias:false},{key:"get_sum",wire:"get-sum",isAlias:true},{key:"echo",...}]
  * ```
  */
 export function buildBindingTable(wireNames: readonly string[]): BindingTable {
@@ -107,7 +107,7 @@ export function entriesOf(table: BindingTable, wires: Iterable<string>): Binding
  *
  * Order: an exact declared key (primary or alias) wins; otherwise the key is
  * normalised (ASCII letters and digits only, lower-cased) and compared with
- * every declared key normalised the same way — one tool matching is the
+ * every declared key normalised the same way - one tool matching is the
  * answer (`createEntities` and `create-entities` reach `create_entities`).
  *
  * @param table From {@link buildBindingTable}.
@@ -115,8 +115,8 @@ export function entriesOf(table: BindingTable, wires: Iterable<string>): Binding
  * @param key The property the script called.
  * @returns `{ ok: true, value: wireName }`, or a `UserError` with code
  *   `TOOL_AMBIGUOUS` (several tools spelled alike; message names them all) or
- *   `TOOL_UNKNOWN` (nothing matches; message names the closest key — a
- *   plausible typo by edit distance, else the longest shared prefix — or says
+ *   `TOOL_UNKNOWN` (nothing matches; message names the closest key - a
+ *   plausible typo by edit distance, else the longest shared prefix - or says
  *   the server has no tools).
  */
 export function resolveToolKey(table: BindingTable, server: string, key: string): Result<string, UserError> {
@@ -160,14 +160,14 @@ export function resolveToolKey(table: BindingTable, server: string, key: string)
   };
 }
 
-/** ASCII letters and digits of `key`, lower-cased: `"Create-Entities"` → `"createentities"`. */
+/** ASCII letters and digits of `key`, lower-cased: `"Create-Entities"` -> `"createentities"`. */
 export function normalizeKey(key: string): string {
   return key.replace(/[^A-Za-z0-9]/g, "").toLowerCase();
 }
 
 /**
  * The key sharing the longest prefix with `key` once both are lower-cased
- * without `-`/`_` (ties → the shorter key, then table order); it must share at
+ * without `-`/`_` (ties -> the shorter key, then table order); it must share at
  * least the first character.
  */
 function closestKey(key: string, candidates: readonly string[]): string | undefined {

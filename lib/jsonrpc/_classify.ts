@@ -54,7 +54,7 @@ function isValidId(id: unknown): id is RequestId {
   return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));
 }
 
-/** Shortest readable description of a zod failure: `params: expected object` … */
+/** Shortest readable description of a zod failure: `params: expected object` ... */
 function describeSchemaError(error: unknown): string {
   const issues = (error as { issues?: { path?: unknown[]; message?: string }[] }).issues;
   if (!Array.isArray(issues) || issues.length === 0) {
@@ -212,14 +212,14 @@ function describeValue(v: unknown): string {
   if (v === null) return "null";
   const shown = JSON.stringify(v) ?? String(v);
   return `${Array.isArray(v) ? "an array" : `a ${typeof v}`} (${
-    shown.length > 60 ? `${shown.slice(0, 59)}…` : shown
+    shown.length > 60 ? `${shown.slice(0, 59)}\u2026` : shown
   })`;
 }
 
 /**
  * Checks a request's `params` against the MCP schema of its method ({@link CHECKED_PARAMS}).
  *
- * @returns `undefined` when valid, else one line: `params.level: expected one of "debug", …; got a string ("bogus")`.
+ * @returns `undefined` when valid, else one line: `params.level: expected one of "debug", ...; got a string ("bogus")`.
  */
 function checkParams(method: string, request: Record<string, unknown>): string | undefined {
   const schema = specTypeSchemas[CHECKED_PARAMS[method]!] as unknown as {

@@ -125,7 +125,7 @@ function readValue(text: string, from: number): RequestId | null {
   return Number.isSafeInteger(value) ? value : null;
 }
 
-/** `…"id":<value>}` at the very end: the object's last key, at depth 1 (one closing brace). */
+/** `..."id":<value>}` at the very end: the object's last key, at depth 1 (one closing brace). */
 function idFromTail(text: string): RequestId | null {
   let end = text.length - 1;
   while (end >= 0 && isSpace(text[end]!)) end--;

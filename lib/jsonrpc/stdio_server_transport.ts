@@ -88,8 +88,8 @@ export interface LineStdioServerTransportOptions {
   /**
    * Where messages go. @default Deno.stdout, written synchronously (up to {@link SYNC_WRITE_MAX_BYTES}
    * per message), as Node writes `process.stdout` to a pipe on Linux: Deno's asynchronous stdout write
-   * hands each message to a blocking thread and back (50–80 µs per message on this 2-core machine;
-   * `writeSync` takes 2–6 µs).
+   * hands each message to a blocking thread and back (50-80 µs per message on this 2-core machine;
+   * `writeSync` takes 2-6 µs).
    */
   output?: WritableStream<Uint8Array> | SyncSink | undefined;
   /** Largest message accepted, bytes (without the newline). @default DEFAULT_MAX_MESSAGE_BYTES */
@@ -100,7 +100,7 @@ export interface LineStdioServerTransportOptions {
 
 /**
  * Longest wait, after stdin ends, for the answers to requests already read, in milliseconds: an agent
- * that writes its requests and closes stdin (`echo … | mcp-serve`) still gets them, and a request
+ * that writes its requests and closes stdin (`echo ... | mcp-serve`) still gets them, and a request
  * that never finishes (a long `execute`) does not hold the process much past the agent's goodbye.
  */
 export const DRAIN_AFTER_EOF_MS = 10_000;

@@ -25,7 +25,7 @@ export function byteLength(text: string): number {
   return encoder.encode(text).length;
 }
 
-/** `1234567` → `"1,234,567"` (fixed locale, so answers do not vary by machine). */
+/** `1234567` -> `"1,234,567"` (fixed locale, so answers do not vary by machine). */
 export function formatCount(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
@@ -72,7 +72,7 @@ export function summarizeIndex(
   for (let i = 0; i < shown.length; i++) {
     const { server, tools } = shown[i]!;
     const names = tools.slice(0, SUMMARY_NAMES_PER_SERVER).map((t) => t.name);
-    const more = tools.length > names.length ? ", …" : "";
+    const more = tools.length > names.length ? ", \u2026" : "";
     const line = cutAtWord(
       `${serverLabel(server)} (${formatCount(tools.length)} tool${tools.length === 1 ? "" : "s"}): ${
         names.join(", ")
@@ -82,7 +82,7 @@ export function summarizeIndex(
     if (used + byteLength(line) + 1 > maxBytes) {
       const rest = shown.length - i;
       lines.push(
-        `… and ${formatCount(rest)} more servers; name them in \`servers\` or search with \`query\``,
+        `\u2026 and ${formatCount(rest)} more servers; name them in \`servers\` or search with \`query\``,
       );
       break;
     }
@@ -94,7 +94,7 @@ export function summarizeIndex(
 
 /** Room for the marker of a simplified declaration (what was simplified, ~250 bytes, and the tool's name). */
 const SIMPLIFIED_MARKER_BYTES = 600;
-/** Longest list of names a `// …` marker shows, UTF-8 bytes (cut at a word, with "…"). */
+/** Longest list of names a `// ...` marker shows, UTF-8 bytes (cut at a word, with "..."). */
 const MARKER_NAMES_BYTES = 600;
 /**
  * Room kept below the cap for the markers, bytes: the tools left out of one server and the servers left
@@ -117,7 +117,7 @@ function namesWithin(names: readonly string[], maxBytes: number): string {
 
 /**
  * Declarations of the given servers' tools within `maxBytes`: whole servers while they fit, then
- * as many whole tools of the next server as fit, and a `// …` marker naming what was left out
+ * as many whole tools of the next server as fit, and a `// ...` marker naming what was left out
  * (tools of that server, then the servers not shown at all). The first tool is always shown: when its
  * declaration alone passes `maxBytes` it is simplified until it fits (`renderToolWithin`: still valid
  * TypeScript), with a marker saying what was simplified.
@@ -178,7 +178,7 @@ export function boundedDeclarations(
         resources,
         observed,
       });
-      const marker = `\n// … the declaration of ${server}.${namesWithin([shown[0]!.name], 200)} is ${
+      const marker = `\n// \u2026 the declaration of ${server}.${namesWithin([shown[0]!.name], 200)} is ${
         formatBytes(one.wholeBytes)
       }: simplified to fit the answer cap (${formatBytes(maxBytes)}): ${one.simplified.join("; ")}`;
       sections.push(one.text + marker);
@@ -194,7 +194,9 @@ export function boundedDeclarations(
       const rest = shown.slice(count).map((t) => t.name);
       const names = namesWithin(rest, MARKER_NAMES_BYTES);
       sections.push(
-        `// … ${formatCount(rest.length)} more tool${rest.length === 1 ? "" : "s"} of ${server} left out ` +
+        `// \u2026 ${formatCount(rest.length)} more tool${
+          rest.length === 1 ? "" : "s"
+        } of ${server} left out ` +
           `(answer cap ${formatBytes(maxBytes)}): ${names}\n` +
           `// Name them in \`tools\` (a few at a time) or find one with \`query\`.`,
       );
@@ -204,7 +206,7 @@ export function boundedDeclarations(
   const servers = left.filter((s) => s !== "");
   if (servers.length > 0) {
     sections.push(
-      `// … servers left out (answer cap ${formatBytes(maxBytes)}): ${
+      `// \u2026 servers left out (answer cap ${formatBytes(maxBytes)}): ${
         namesWithin(servers, MARKER_NAMES_BYTES)
       }\n` +
         "// Name them in `servers` to see their declarations.",

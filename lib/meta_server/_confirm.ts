@@ -15,11 +15,11 @@ import { buildBindingTable, resolveToolKey } from "../declarations/tool_binding.
 
 /** Most argument keys a confirmation shows (40): a call with more is not made (every key must be seen). */
 export const MAX_CONFIRMED_ARGUMENT_KEYS = 40;
-/** Longest key shown, in UTF-16 code units (longer ones are cut with `…`, escaped as JSON). */
+/** Longest key shown, in UTF-16 code units (longer ones are cut with `...`, escaped as JSON). */
 export const MAX_SUMMARY_KEY_CHARS = 60;
-/** Longest string value shown inside the summary, in UTF-16 code units (longer ones are cut with `…`). */
+/** Longest string value shown inside the summary, in UTF-16 code units (longer ones are cut with `...`). */
 export const MAX_SUMMARY_VALUE_CHARS = 60;
-/** Longest summary of one argument's value, in UTF-16 code units (nested values are cut with `…`). */
+/** Longest summary of one argument's value, in UTF-16 code units (nested values are cut with `...`). */
 export const MAX_SUMMARY_LINE_CHARS = 200;
 /** What replaces a value that looks secret. */
 export const MASKED_VALUE = "***";
@@ -45,15 +45,17 @@ function quoted(text: string): string {
 /** A key as the user sees it: an identifier as it is, anything else quoted (newlines and all escaped). */
 function shownKey(key: string): string {
   if (/^[A-Za-z_$][\w$]{0,59}$/.test(key)) return key;
-  return key.length > MAX_SUMMARY_KEY_CHARS ? `${quoted(key.slice(0, MAX_SUMMARY_KEY_CHARS))}…` : quoted(key);
+  return key.length > MAX_SUMMARY_KEY_CHARS
+    ? `${quoted(key.slice(0, MAX_SUMMARY_KEY_CHARS))}\u2026`
+    : quoted(key);
 }
 
 /**
- * Whether a call to `tool` of `spec` needs the user's confirmation under `mode`: `"writes"` → every
+ * Whether a call to `tool` of `spec` needs the user's confirmation under `mode`: `"writes"` -> every
  * tool not annotated `readOnlyHint: true`, and those the manifest lists in `confirm-tools`;
- * `"destructive"` → tools whose `destructiveHint` is not `false` (MCP's default for a missing hint is
+ * `"destructive"` -> tools whose `destructiveHint` is not `false` (MCP's default for a missing hint is
  * `true`) and not `readOnlyHint: true` (under which `destructiveHint` means nothing), and those the
- * manifest lists; `"never"` → none. Manifest entries are resolved as a script's call is (exact, then
+ * manifest lists; `"never"` -> none. Manifest entries are resolved as a script's call is (exact, then
  * tolerant spelling: `Writer`, `write-r`, `writer `, `fx.writer` all name `writer`).
  *
  * @param toolNames Every tool the server lists (to resolve manifest entries). @default [tool.name]
@@ -133,26 +135,28 @@ export function summarizeArguments(args: Record<string, unknown>): string {
     if (typeof value === "string") {
       if (SECRET_VALUE.test(value)) return MASKED_VALUE;
       return value.length > MAX_SUMMARY_VALUE_CHARS
-        ? `${quoted(value.slice(0, MAX_SUMMARY_VALUE_CHARS))}…`
+        ? `${quoted(value.slice(0, MAX_SUMMARY_VALUE_CHARS))}\u2026`
         : quoted(value);
     }
     if (value === null || typeof value !== "object") return String(value);
     if (Array.isArray(value)) {
       if (depth >= 2) return `[${value.length} items]`;
       return `[${value.slice(0, 5).map((v) => show(v, undefined, depth + 1)).join(", ")}${
-        value.length > 5 ? `, … ${value.length - 5} more` : ""
+        value.length > 5 ? `, \u2026 ${value.length - 5} more` : ""
       }]`;
     }
     const entries = Object.entries(value as Record<string, unknown>);
     if (depth >= 2) return `{${entries.length} keys}`;
     return `{${entries.slice(0, 8).map(([k, v]) => `${shownKey(k)}: ${show(v, k, depth + 1)}`).join(", ")}${
-      entries.length > 8 ? `, … ${entries.length - 8} more keys` : ""
+      entries.length > 8 ? `, \u2026 ${entries.length - 8} more keys` : ""
     }}`;
   };
   return keys.map((key) => {
     // Also masks every registered secret value (`${VAR}` expansions, tokens) and the common credential shapes.
     const value = maskSecrets(show(args[key], key, 0));
-    const cut = value.length > MAX_SUMMARY_LINE_CHARS ? `${value.slice(0, MAX_SUMMARY_LINE_CHARS)}…` : value;
+    const cut = value.length > MAX_SUMMARY_LINE_CHARS
+      ? `${value.slice(0, MAX_SUMMARY_LINE_CHARS)}\u2026`
+      : value;
     return `  ${shownKey(key)}: ${cut}`;
   }).join("\n");
 }

@@ -105,7 +105,8 @@ export function boundDirectResult(result: CallToolResult, options: BoundOptions)
       ? ["marked an error since a cut result cannot match the tool's outputSchema"]
       : []),
   ];
-  const note = `[${parts.join("; ")}. Call ${options.label}(…) from execute and return only what you need, ` +
+  const note =
+    `[${parts.join("; ")}. Call ${options.label}(\u2026) from execute and return only what you need, ` +
     `or raise max-result-bytes in config.toml]`;
   return { content: [...kept, { type: "text", text: note }], ...(isError ? { isError: true } : {}) };
 }

@@ -2,7 +2,7 @@
  * What the agent's stdio connection must hold to in the modern era (MCP 2026-07-28) beyond what the SDK's
  * `serveStdio` does: the protocol version of every request is checked (an unsupported one gets `-32022`
  * whether it comes first or later), a `notifications/message` goes out only for a request whose `_meta`
- * asked for logs at that level, and no server→client request is ever written to a modern agent.
+ * asked for logs at that level, and no server->client request is ever written to a modern agent.
  *
  * @module
  */
@@ -103,7 +103,7 @@ export function guardModernWire(
   eraOf: () => Era | undefined,
   options: { retryFields?: RetryFieldsKeeper } = {},
 ): void {
-  /** Modern requests not answered yet → the log level their `_meta` asked for (`null`: none). */
+  /** Modern requests not answered yet -> the log level their `_meta` asked for (`null`: none). */
   const inFlight = new Map<string, LoggingLevel | null>();
   /** Open `subscriptions/listen` requests (their ids as JSON), until answered. */
   const listening = new Set<string>();
@@ -149,7 +149,7 @@ export function guardModernWire(
       listening.delete(id);
     } else if (eraOf() === "modern") {
       if ("id" in m) {
-        // The 2026-07-28 revision has no server→client request: its questions travel in `input_required` results.
+        // The 2026-07-28 revision has no server->client request: its questions travel in `input_required` results.
         return Promise.reject(
           new Error(`Cannot send ${String(m.method)} to a modern (2026-07-28) agent: it takes no requests`),
         );

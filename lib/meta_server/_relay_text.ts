@@ -8,8 +8,8 @@
 
 /**
  * Characters removed from relayed text: C0 controls but tab and line feed, DEL, C1 controls, and the
- * bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E, U+200F, U+202A–U+202E,
- * U+2066–U+2069), and the brackets of {@link OWN_QUESTION_MARK}, which only our own questions carry.
+ * bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E, U+200F, U+202A-U+202E,
+ * U+2066-U+2069), and the brackets of {@link OWN_QUESTION_MARK}, which only our own questions carry.
  */
 const UNSAFE_CHARS =
   // deno-lint-ignore no-control-regex -- matching control characters is the point

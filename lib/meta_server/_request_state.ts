@@ -69,7 +69,7 @@ export class RequestStateCodec {
     );
   }
 
-  /** The state for `claims`, e.g. `eyJz…In0.Qm9n…` (279 characters for ours). */
+  /** The state for `claims`, e.g. `eyJz...In0.Qm9n...` (279 characters for ours). */
   async issue(claims: RequestStateClaims): Promise<string> {
     const payload = encoder.encode(
       JSON.stringify({ s: claims.session, r: claims.run, d: claims.request, e: claims.expiresAtMs }),

@@ -1,8 +1,8 @@
 /**
- * A saved script's text → the JavaScript the guest compiles when a script calls it
+ * A saved script's text -> the JavaScript the guest compiles when a script calls it
  * (`await scripts.name(input)`): the same reading as a script sent to `execute` (fences, `export default`,
  * expression first, then statement body; TypeScript stripped only when the JavaScript does not parse), each
- * form wrapped as `(function (scripts) { return async (input) => …; })`, so the saved script reads its input
+ * form wrapped as `(function (scripts) { return async (input) => ...; })`, so the saved script reads its input
  * as `input` and its own calls of saved scripts are counted one level deeper. Also whether a saved script
  * still compiles at all, for `list_tools` Problems.
  *
@@ -17,7 +17,7 @@ import {
 
 /** What the host answers a `scripts.name()` call with: sources to try in order, and whose error to show. */
 export interface SavedScriptForms {
-  /** Each evaluates to `(scripts) => async (input) => …`; the guest calls the first that compiles. */
+  /** Each evaluates to `(scripts) => async (input) => ...`; the guest calls the first that compiles. */
   forms: string[];
   /** Index of the form whose syntax error is shown when none compiles (the JavaScript statement body). */
   report: number;

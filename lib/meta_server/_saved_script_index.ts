@@ -84,7 +84,7 @@ export async function listSavedScripts(
     const named = more.slice(0, UNTRUSTED_NAMES_MAX).map((s) => `\`${s.name}\``).join(", ");
     problems.push(
       `${more.length} more workspace scripts are not trusted (or changed since), so they are not listed: ${named}${
-        more.length > UNTRUSTED_NAMES_MAX ? ", …" : ""
+        more.length > UNTRUSTED_NAMES_MAX ? ", \u2026" : ""
       }; a person runs \`cargo agents scripts trust\` after reading them`,
     );
   }
@@ -99,7 +99,7 @@ export function savedScriptSignature(script: SavedScript): string {
   return `${SCRIPTS_GLOBAL}.${script.name}(${input}): Promise<unknown>`;
 }
 
-/** The index of saved scripts: `scripts (saved; …):` then `  name - first sentence` per script. */
+/** The index of saved scripts: `scripts (saved; ...):` then `  name - first sentence` per script. */
 export function renderSavedScriptsIndex(scripts: readonly SavedScript[]): string {
   if (scripts.length === 0) return "";
   const head =

@@ -17,7 +17,7 @@ function sizeText(bytes: number): string {
 
 /**
  * The index line of the session state, e.g.
- * `$session (2 keys, 1.2 KB of 64.0 MB): "todo_files" 1.1 KB, "count" 1 B — read with await $session.get(key)`,
+ * `$session (2 keys, 1.2 KB of 64.0 MB): "todo_files" 1.1 KB, "count" 1 B - read with await $session.get(key)`,
  * or `""` when no key is kept. The last {@link SESSION_INDEX_MAX_KEYS} keys set are named, the rest counted.
  *
  * @param store The session's store, tied to `workspace` first (a changed workspace empties it).
@@ -32,7 +32,9 @@ export function sessionIndexLine(store: SessionStore, workspace: string): string
   const named = shown.map((s) => `${JSON.stringify(s.key)} ${sizeText(s.bytes)}`).join(", ");
   return `$session (${sizes.length} key${sizes.length === 1 ? "" : "s"}, ${sizeText(store.usedBytes)} of ${
     sizeText(store.maxStoreBytes)
-  }): ${earlier > 0 ? `${earlier} earlier keys, then ` : ""}${named} — read with await $session.get(key)`;
+  }): ${
+    earlier > 0 ? `${earlier} earlier keys, then ` : ""
+  }${named} \u2014 read with await $session.get(key)`;
 }
 
 /**

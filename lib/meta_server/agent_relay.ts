@@ -405,7 +405,7 @@ export function ownQuestion(params: ElicitRequestParams): ElicitRequestParams {
   };
 }
 
-/** `_meta` without the keys we set (`symposium/…`): a server cannot speak for another. */
+/** `_meta` without the keys we set (`symposium/...`): a server cannot speak for another. */
 function withoutOurMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(meta ?? {})) if (!key.startsWith("symposium/")) out[key] = value;

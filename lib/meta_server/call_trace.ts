@@ -32,7 +32,7 @@ export interface TracedCall {
   resultBytes: number;
   ok: boolean;
   /**
-   * Why it failed: the backing error's code (`CALL_TIMEOUT`, `CONNECTION_LOST`, `START_FAILED`, …),
+   * Why it failed: the backing error's code (`CALL_TIMEOUT`, `CONNECTION_LOST`, `START_FAILED`, ...),
    * `TOOL_ERROR` (the server answered `isError`), `CANCELLED`, `UNFINISHED` (still running when the
    * script ended) or `FAILED` (anything else, e.g. no such tool). Absent when `ok`.
    */
@@ -186,7 +186,7 @@ function answerBytes(answer: CallToolResult): number {
 /**
  * `answer` with `trace` added, for `execute { trace: true }`: on success a `trace` member of the answer
  * object, in `structuredContent` and in its text block alike (the text stays exactly the serialized
- * object); on failure (no structured content) a second text block `{"trace":…}`.
+ * object); on failure (no structured content) a second text block `{"trace":...}`.
  */
 export function withTrace(answer: CallToolResult, trace: ExecuteTrace): CallToolResult {
   const json = JSON.stringify(trace);

@@ -148,7 +148,7 @@ export async function answerDirectRequest(
 function offShape(result: CallToolResult, label: string): CallToolResult {
   const { structuredContent: _left, ...rest } = result;
   const note = `[${label} answered a structuredContent that does not match its outputSchema, or that ` +
-    `cannot be checked; it is left out and the result marked an error. Call ${label}(…) from execute to use ` +
+    `cannot be checked; it is left out and the result marked an error. Call ${label}(\u2026) from execute to use ` +
     `the value]`;
   return { ...rest, content: [...(result.content ?? []), { type: "text", text: note }], isError: true };
 }

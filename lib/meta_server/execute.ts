@@ -43,7 +43,7 @@ export function executeDescription(catalog: Catalog): string {
     'in a script: `await symposium.search("create issue", { limit: 5 })` returns `[{ server, tool, ' +
     "description }]`, and `globalThis[server][tool](args)` calls one.\n\n" +
     "Keep a script that worked: add `save_as` and `description` (it reads its input as `input`, declared at " +
-    "its top as `type Input = { … };`, given as `args`); run it later with `run` and `args`, or with " +
+    "its top as `type Input = { \u2026 };`, given as `args`); run it later with `run` and `args`, or with " +
     "`await scripts.name(input)` in a script. `list_tools` lists saved scripts under `scripts`." +
     " Keep data for a later execute of this session with `await $session.set(key, value)` (JSON, in " +
     "memory only) and read it back with `await $session.get(key)`; `list_tools` lists the keys kept.";
@@ -159,7 +159,7 @@ export function mediaBlockProblem(block: Record<string, unknown>, where: string)
  * first such block is described in `problem` (the run then fails with that message).
  *
  * @returns The value with placeholders (the input when nothing was found), the blocks in order,
- *   and the first invalid block's description, e.g. `the image block at result.shot has mimeType …`.
+ *   and the first invalid block's description, e.g. `the image block at result.shot has mimeType ...`.
  */
 export function extractMedia(value: unknown): { value: unknown; blocks: MediaBlock[]; problem?: string } {
   const blocks: MediaBlock[] = [];
@@ -262,7 +262,7 @@ export interface ExecuteOptions {
    */
   answerScripts?: ((name: string) => Promise<unknown>) | undefined;
   /**
-   * The saved scripts a `symposium.search(query, { limit })` finds (`{ server: "scripts", tool, … }`), put
+   * The saved scripts a `symposium.search(query, { limit })` finds (`{ server: "scripts", tool, ... }`), put
    * before the tools it finds, the whole cut at its limit. Default: none (tools only).
    */
   searchScripts?: ((args: unknown, limit: number) => Promise<unknown[]>) | undefined;
@@ -441,7 +441,7 @@ function recordExecute(
   return returnTrace ? withTrace(answer, trace) : answer;
 }
 
-/** The `limit` of a `symposium.search` call as the catalog's search takes it (1…max, default 10). */
+/** The `limit` of a `symposium.search` call as the catalog's search takes it (1...max, default 10). */
 function helperLimit(args: unknown): number {
   const limit = (typeof args === "object" && args !== null ? args as Record<string, unknown> : {}).limit;
   return typeof limit === "number" && limit >= 1

@@ -49,7 +49,7 @@ export interface ListToolsQuery {
   detail?: "names" | "signatures" | "full" | undefined;
   /** Ranked search: the best tools for these words (see `_search_answer.ts`). */
   query?: string | undefined;
-  /** Most search results (1…50). @default 10 */
+  /** Most search results (1...50). @default 10 */
   limit?: number | undefined;
   /** Arguments not used as given (wrong type, out of range): shown under `Problems:`. */
   problems?: string[] | undefined;
@@ -61,7 +61,7 @@ export interface ListToolsQuery {
  * argument, what it expects and what was used instead (shown under `Problems:`). Rules:
  * `servers`/`tools` arrays of strings (non-string items dropped, said so); `pattern` a string;
  * `detail` one of `names`/`signatures`/`full`; `query` a string (blank means none); `limit` a whole
- * number 1…{@link SEARCH_MAX_LIMIT} or a numeric string (default {@link SEARCH_DEFAULT_LIMIT}).
+ * number 1...{@link SEARCH_MAX_LIMIT} or a numeric string (default {@link SEARCH_DEFAULT_LIMIT}).
  *
  * @param args The raw `arguments` of the tool call (any JSON value; non-objects mean `{}`).
  * @returns The query; `problems` is set only when some argument was not used as given.
@@ -127,10 +127,12 @@ export function parseListToolsArgs(args: unknown): ListToolsQuery {
     if (Number.isInteger(n) && n >= 1 && n <= SEARCH_MAX_LIMIT) limit = n;
     else if (Number.isFinite(n) && n >= 1) {
       limit = Math.min(SEARCH_MAX_LIMIT, Math.floor(n));
-      problems.push(`\`limit\`: expected a whole number 1…${SEARCH_MAX_LIMIT}, got ${got(v)}; used ${limit}`);
+      problems.push(
+        `\`limit\`: expected a whole number 1\u2026${SEARCH_MAX_LIMIT}, got ${got(v)}; used ${limit}`,
+      );
     } else {
       problems.push(
-        `\`limit\`: expected a whole number 1…${SEARCH_MAX_LIMIT}, got ${
+        `\`limit\`: expected a whole number 1\u2026${SEARCH_MAX_LIMIT}, got ${
           got(v)
         }; used the default ${SEARCH_DEFAULT_LIMIT}`,
       );

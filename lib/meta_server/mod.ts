@@ -132,7 +132,7 @@ const EXECUTE_SCHEMA = {
     save_as: {
       type: "string",
       description: "Save the script under this name once it ran without error (needs `script`); it reads " +
-        "its input as `input`, declared at its top as `type Input = { … };`.",
+        "its input as `input`, declared at its top as `type Input = { \u2026 };`.",
     },
     description: { type: "string", description: "What the saved script does (with `save_as`)." },
     run: { type: "string", description: "Run this saved script instead of `script`." },

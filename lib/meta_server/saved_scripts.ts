@@ -16,7 +16,7 @@
  * const listing = await filesystem.list_directory({ path: input.dir });
  * ```
  * The first doc comment is the description (its `@servers` line: the servers the script named when
- * saved); `type Input = …;` (or `interface Input {…}`) at the top is the input's type, and the script reads
+ * saved); `type Input = ...;` (or `interface Input {...}`) at the top is the input's type, and the script reads
  * its input as `input`.
  *
  * This module is a face of its own (the CLI's `cargo agents scripts` loads it without the meta-server).
@@ -86,7 +86,7 @@ export interface SavedScriptPlaces {
 /**
  * Why `name` cannot be a saved script's name, or `undefined` when it can: an identifier (letters, digits,
  * `_`, not starting with a digit) of at most {@link MAX_SCRIPT_NAME_CHARS} characters that is no reserved
- * word nor global a script relies on (`console`, `symposium`, `scripts`, …), and not the global of a
+ * word nor global a script relies on (`console`, `symposium`, `scripts`, ...), and not the global of a
  * server in scope (`servers`, their script globals).
  */
 export function scriptNameProblem(name: string, servers: readonly string[] = []): string | undefined {
@@ -112,7 +112,7 @@ export function scriptNameProblem(name: string, servers: readonly string[] = [])
  *
  * @param text The file's text.
  * @returns Its description (the first doc comment's lines without `@` tags), its `@servers` list and its
- *   `type Input = …` / `interface Input {…}` body, if declared at the top (after the header and comments).
+ *   `type Input = ...` / `interface Input {...}` body, if declared at the top (after the header and comments).
  */
 export function parseSavedScript(
   text: string,

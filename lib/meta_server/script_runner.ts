@@ -87,7 +87,7 @@ export function createSandboxRunner(
  * Moves image/audio blocks out of a successful result's value (see `extractMedia`; an invalid
  * block turns the result into a `script_error` naming it and how to fix it), then cuts a value whose JSON
  * passes `maxResultBytes` on a character boundary so that the cut text, as the JSON string the agent
- * receives it in (`{"result":"…"}`, quotes and escapes counted), is at most `maxResultBytes`. The size in
+ * receives it in (`{"result":"..."}`, quotes and escapes counted), is at most `maxResultBytes`. The size in
  * the truncation marker is that of the value without its media. A value already cut by the sandbox (over
  * {@link MAX_RESULT_TRANSFER_BYTES}) is only cut further, keeping its original size.
  */

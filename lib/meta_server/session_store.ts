@@ -231,7 +231,7 @@ function checkKey(key: unknown, method: string): string {
       `Cannot ${method} a $session key: ${rule}, not ${key === null ? "null" : typeof key}`,
     );
   }
-  const shown = JSON.stringify(key.slice(0, 40)) + (key.length > 40 ? "…" : "");
+  const shown = JSON.stringify(key.slice(0, 40)) + (key.length > 40 ? "\u2026" : "");
   if (key.length === 0 || key.length > SESSION_KEY_MAX_CHARS) {
     throw new TypeError(`Cannot ${method} $session key ${shown}: ${rule}, this one has ${key.length}`);
   }

@@ -56,7 +56,7 @@ export { type Era, MODERN_PROTOCOL_VERSIONS, SERVED_PROTOCOL_VERSIONS } from "./
 export interface CallEra {
   /**
    * `"modern"`: the request carried `_meta["io.modelcontextprotocol/protocolVersion"]` (2026-07-28): the
-   * agent takes no server→client request; input is asked by returning an {@link InputRequiredToolResult}.
+   * agent takes no server->client request; input is asked by returning an {@link InputRequiredToolResult}.
    * `"legacy"`: the agent opened with `initialize`; input is asked with `elicitation/create` as before.
    */
   era: Era;
@@ -335,11 +335,11 @@ export const FIRST_ANSWER_WAIT_MS = 1_000;
  * `_meta` (`server/discover` first, as Claude Code and Copilot CLI open) pins the modern era, where every
  * request is served by its own metadata, `server/discover` and `subscriptions/listen` are answered and our
  * `notifications/tools/list_changed` goes to the agent's subscriptions. {@link guardModernWire} adds the
- * version check on every request, the log gate and the refusal of server→client requests.
+ * version check on every request, the log gate and the refusal of server->client requests.
  *
  * @param signal Ends {@link ConnectedShell.closed} early (SIGINT/SIGTERM).
  * @param options.onError Told what the SDK's era entry refused or failed at (a 2025-era request on a
- *   connection pinned modern, a message before the era was chosen…); reporting only. @default none
+ *   connection pinned modern, a message before the era was chosen...); reporting only. @default none
  */
 export async function connectServerShell(
   transport: Transport,

@@ -48,7 +48,7 @@ export interface DispatchOptions {
  * @returns The catalog's outcome (the raw result, the definition it was sent with), the result
  *   unwrapped to a script's value (`ok: false` with the server's message for an error result), and
  *   for a successful one, whether it matches the tool's `outputSchema` (`shape`).
- * @throws What `Catalog.call` throws (`UserError` `TOOL_UNKNOWN`…, `BackendError`) and the confirmer's
+ * @throws What `Catalog.call` throws (`UserError` `TOOL_UNKNOWN`..., `BackendError`) and the confirmer's
  *   refusal (the user declined, or no way to ask).
  */
 export async function dispatchToolCall(

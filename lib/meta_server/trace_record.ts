@@ -5,7 +5,7 @@
  * of JSON, each well under the log's line cap, written at once so they stay together; usually one:
  *
  * ```text
- * 2026-12-07T17:00:00.000Z DEBUG [trace] {"v":1,"id":"3f9c0a1b","part":"end","text":"const a = …","calls":[["everything","echo",41.2,3.1,19,20,null]],"at":1765126800000,"outcome":"ok",…}
+ * 2026-12-07T17:00:00.000Z DEBUG [trace] {"v":1,"id":"3f9c0a1b","part":"end","text":"const a = ...","calls":[["everything","echo",41.2,3.1,19,20,null]],"at":1765126800000,"outcome":"ok",...}
  * ```
  *
  * A longer one has `script` lines (`text`: the script's next piece), `calls` lines (`calls`: the next
@@ -13,7 +13,7 @@
  *
  * A call is `[server, tool, startMs, ms, argsBytes, resultBytes, errorCode | null]`; the `end` line holds
  * `at` (epoch ms of the start), `outcome` (`ok`, or the failure's kind: `script_error`, `script_timeout`,
- * …), `traced` (the agent asked for the trace), `scriptChars`, `scriptCut`, `omittedCalls` and `totals`
+ * ...), `traced` (the agent asked for the trace), `scriptChars`, `scriptCut`, `omittedCalls` and `totals`
  * (see `call_trace.ts:TraceTotals`).
  *
  * @module
@@ -42,7 +42,7 @@ export interface ExecuteRecord {
   id: string;
   /** When the `execute` started, epoch ms. */
   startedAtEpochMs: number;
-  /** `ok`, or the failure's kind (`script_error`, `script_timeout`, `memory_exhausted`, …; `error` when unknown). */
+  /** `ok`, or the failure's kind (`script_error`, `script_timeout`, `memory_exhausted`, ...; `error` when unknown). */
   outcome: string;
   /** The agent asked for the trace (`trace: true`). */
   traced: boolean;
@@ -108,7 +108,7 @@ export function logExecuteRecord(
   log.debug(`${head("end")},${end}}`);
 }
 
-/** The calls as `"calls":[…]` fields, each within a line's budget. */
+/** The calls as `"calls":[...]` fields, each within a line's budget. */
 function callBatches(calls: TracedCall[]): string[] {
   const batches: string[] = [];
   let batch: string[] = [], batchChars = 0;

@@ -98,7 +98,7 @@ export class EndpointPolicyError extends UserError {
   readonly url: string;
   /** The offending address, when the refusal is about one. */
   readonly address: string | undefined;
-  /** The rule's verdict alone (the message after `Cannot connect to …: `). */
+  /** The rule's verdict alone (the message after `Cannot connect to ...: `). */
   readonly reason: string;
 
   constructor(
@@ -233,7 +233,7 @@ export function checkEndpointUrl(raw: string, options: CheckOptions = {}): Parse
   return { url, hostname, port, literal, isExplicitLoopback };
 }
 
-/** Throws the {@link EndpointPolicyError} of one URL: its code, the state after "Cannot …:", a hint. */
+/** Throws the {@link EndpointPolicyError} of one URL: its code, the state after "Cannot ...:", a hint. */
 type Refuse = (code: EndpointPolicyCode, state: string, hint?: string, address?: string) => never;
 
 /**

@@ -244,7 +244,7 @@ function describeRedirectTarget(location: string, base: URL): string {
  *
  * @returns A {@link GuardedFetch}; call `close()` when the owner (a server connection, a login) ends.
  * @throws (from the returned fetch) {EndpointPolicyError} any policy code, and `ENDPOINT_REDIRECT`
- *   naming the `Location` of a 3xx; {TypeError} `fetch failed: …` when the exchange fails. Reading
+ *   naming the `Location` of a 3xx; {TypeError} `fetch failed: ...` when the exchange fails. Reading
  *   the body rejects with `MessageTooLargeError` (code `MESSAGE_TOO_LARGE`) past the budget.
  * @example
  * ```ts ignore

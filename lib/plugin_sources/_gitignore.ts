@@ -78,7 +78,7 @@ const MAX_GIT_FILE_BYTES = 1024 * 1024;
 
 /**
  * `core.excludesFile` and `core.ignorecase` of one git configuration file (INI-like: `[core]`,
- * `key = value`, `#`/`;` comments, `"…"` quoting), over `into`.
+ * `key = value`, `#`/`;` comments, `"..."` quoting), over `into`.
  */
 function readCoreSettings(text: string, into: GitIgnoreSettings, homeDir: string): void {
   let inCore = false;
@@ -102,7 +102,7 @@ function readCoreSettings(text: string, into: GitIgnoreSettings, homeDir: string
   }
 }
 
-/** A git config value: `"…"` parts unquoted (with `\\`, `\"`, `\n`, `\t`), a comment outside quotes dropped. */
+/** A git config value: `"..."` parts unquoted (with `\\`, `\"`, `\n`, `\t`), a comment outside quotes dropped. */
 function gitValue(raw: string): string {
   let out = "";
   let quoted = false;

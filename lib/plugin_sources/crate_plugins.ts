@@ -1,7 +1,7 @@
 /**
  * Crate plugins: a plugin's `[[plugins]] source.cargo = "name"` entry chains to the crate's own
- * manifest, layered as upstream does (defaults → `[package.metadata.symposium]` of the crate's
- * `Cargo.toml` → its `SYMPOSIUM.toml`: lists such as `mcp_servers` append, metadata first), from the crate's folder on this machine
+ * manifest, layered as upstream does (defaults -> `[package.metadata.symposium]` of the crate's
+ * `Cargo.toml` -> its `SYMPOSIUM.toml`: lists such as `mcp_servers` append, metadata first), from the crate's folder on this machine
  * (`locateCrate()`). Only trusted plugins chain. A crate from crates.io needs no trust of its own
  * (the plugin that names it is trusted, and the registry's content is checksummed by Cargo), and a
  * crate counts as crates.io's only when Cargo.lock says so, it lies in crates.io's own folder under

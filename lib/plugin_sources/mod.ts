@@ -1,5 +1,5 @@
 /**
- * Area `plugin_sources/`: where plugins come from — the user's `<config>/plugins`, registries
+ * Area `plugin_sources/`: where plugins come from - the user's `<config>/plugins`, registries
  * (`[[registry]]` folders and git repositories cloned into the cache, the recommendations registry),
  * the workspace itself (behind trust) and its crates (`[[plugins]] source.cargo`). Loading reads
  * files only: it starts no process and touches no network (`git.ts` does, for `plugin sync` alone).

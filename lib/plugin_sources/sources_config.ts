@@ -173,7 +173,7 @@ export function readSourcesConfig(
   }
   const fromEnv = options.env[RECOMMENDATIONS_URL_ENV];
   if (fromEnv !== undefined && fromEnv !== "") {
-    // The same checks as the config file's URLs: never an option (`-…`) nor a remote helper (`ext::`).
+    // The same checks as the config file's URLs: never an option (`-...`) nor a remote helper (`ext::`).
     if (isAcceptableGitUrl(fromEnv)) recommendationsUrl = fromEnv;
     else {
       problems.push(
@@ -262,7 +262,7 @@ function readRegistry(
       "CONFIG_BAD_VALUE",
       path,
       `${table} "${String(name)}" must set exactly one of \`git\` and \`path\``,
-      'write git = "https://…" for a repository or path = "…" for a folder',
+      'write git = "https://\u2026" for a repository or path = "\u2026" for a folder',
     );
     ok = false;
   }

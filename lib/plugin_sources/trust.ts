@@ -191,7 +191,7 @@ export async function trustStateOf(
 
 /**
  * {@link trustStateOf} with what changed: `changes` holds one phrase per file whose content differs
- * from what was trusted (`/ws/scripts/server.sh changed`, `… is gone`); empty unless `changed`.
+ * from what was trusted (`/ws/scripts/server.sh changed`, `... is gone`); empty unless `changed`.
  */
 export async function trustDetailOf(
   store: TrustStore,

@@ -198,7 +198,9 @@ export class Checker {
         return this.#fail(
           "MANIFEST_BAD_VALUE",
           at("source", "cargo"),
-          `\`source.cargo\` must be a crate name or { name = "…", version = "…" }, not ${describe(cargo)}`,
+          `\`source.cargo\` must be a crate name or { name = "\u2026", version = "\u2026" }, not ${
+            describe(cargo)
+          }`,
         );
       });
       const dependsOn = this.#dependsOn(entry["depends-on"], at("depends-on"));
@@ -326,7 +328,7 @@ export class Checker {
         if (remote) this.#conflict(at(remote), `${label} sets \`${remote}\` without a \`url\``);
         if (!has("command") && keysOk) {
           this.#fail("MANIFEST_MISSING_KEY", at(), `${label} needs a \`command\` or a \`url\``, {
-            hint: 'add command = "<program>" for a local server or url = "https://…" for a remote one',
+            hint: 'add command = "<program>" for a local server or url = "https://\u2026" for a remote one',
           });
         }
       }
@@ -491,7 +493,7 @@ export class Checker {
   }
 
   /**
-   * A server name is its label before every question and log line it relays (`[github] …`) and its
+   * A server name is its label before every question and log line it relays (`[github] ...`) and its
    * script global: {@link SERVER_NAME} only, and never the meta-server's own `symposium`.
    */
   #serverName(name: string, path: TomlPath): string {
@@ -520,7 +522,7 @@ export class Checker {
     if (value === undefined) return undefined;
     if (!Array.isArray(value)) {
       this.#fail("MANIFEST_BAD_VALUE", path, `\`${key}\` must be a list of strings, not ${describe(value)}`, {
-        hint: `write ${key} = ["…", "…"]`,
+        hint: `write ${key} = ["\u2026", "\u2026"]`,
       });
     }
     (value as unknown[]).forEach((item, i) => {

@@ -145,7 +145,7 @@ export interface McpConfigReport {
 /**
  * Validates the `[mcp]` table of a `config.toml` text, strictly: the first problem is thrown.
  * Missing keys take their defaults ({@link DEFAULT_MCP_CONFIG}); other top-level tables (upstream's
- * `[defaults]`, `auto-sync`, `[[registry]]`…) are left to the rest of Symposium, except a near-miss
+ * `[defaults]`, `auto-sync`, `[[registry]]`...) are left to the rest of Symposium, except a near-miss
  * of `mcp` such as `[mpc]`. See {@link readMcpConfig} for the lenient form the meta-server uses.
  *
  * @param text The file's content.
@@ -174,9 +174,9 @@ function isConfirmToolsLike(key: string): boolean {
  * Reads the `[mcp]` table of a `config.toml` text leniently: a bad key costs only that key (it keeps its
  * default, except `confirm-tools`, which falls back to the strictest mode, `"writes"`).
  * When `tool-call-timeout-secs` is not below `script-timeout-secs` and was not written, it follows:
- * `script-timeout-secs − 1` (upstream's clamp), with a warning. Written explicitly and not below, it is
+ * `script-timeout-secs - 1` (upstream's clamp), with a warning. Written explicitly and not below, it is
  * one problem of that key saying what applies instead: its default when that is below the script
- * timeout, else `script-timeout-secs − 1` (no warning beside it).
+ * timeout, else `script-timeout-secs - 1` (no warning beside it).
  *
  * @param text The file's content.
  * @param file The path shown in diagnostics.
@@ -212,7 +212,7 @@ export function readMcpConfig(text: string, file: string): McpConfigReport {
       new UserError(
         "CONFIG_UNKNOWN_KEY",
         `Cannot apply ${where}: it is not [mcp] confirm-tools, but looks like it, so confirm-tools = "${CONFIRM_TOOLS_STRICTEST}" applies until it is fixed`,
-        { hint: 'write confirm-tools = "…" in the [mcp] table', location: at(path) },
+        { hint: 'write confirm-tools = "\u2026" in the [mcp] table', location: at(path) },
       ),
     );
   };

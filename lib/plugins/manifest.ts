@@ -1,5 +1,5 @@
 /**
- * `SYMPOSIUM.toml` text → a validated {@link PluginManifest} (`docs/configuration.md`, "`SYMPOSIUM.toml`"). Every
+ * `SYMPOSIUM.toml` text -> a validated {@link PluginManifest} (`docs/configuration.md`, "`SYMPOSIUM.toml`"). Every
  * problem is a {@link ManifestError} naming the key with file:line:col and how to fix it.
  *
  * @module

@@ -11,9 +11,9 @@ export interface ServerDeclBase {
   name: string;
   /** Server-level `depends-on` atoms (validated); `undefined` = not written (only the plugin gate applies). */
   dependsOn: string[] | undefined;
-  /** Per-server `startup-timeout-secs` (1–86400 s). */
+  /** Per-server `startup-timeout-secs` (1-86400 s). */
   startupTimeoutSecs: number | undefined;
-  /** Per-server `tool-call-timeout-secs` (1–86400 s; clamped below the script deadline at resolution). */
+  /** Per-server `tool-call-timeout-secs` (1-86400 s; clamped below the script deadline at resolution). */
   toolCallTimeoutSecs: number | undefined;
   /** `enabled-tools` allow-list (`[]` exposes nothing). */
   enabledTools: string[] | undefined;
@@ -64,9 +64,9 @@ export type McpServerDecl = StdioServerDecl | RemoteServerDecl;
 
 /** One `[[plugins]]` entry: a chained reference to a crate's own plugin manifest (`source.cargo`). */
 export interface CrateReference {
-  /** The crate's package name (`source.cargo = "name"` or `{ name = "…" }`). */
+  /** The crate's package name (`source.cargo = "name"` or `{ name = "..." }`). */
   crate: string;
-  /** `source.cargo = { version = "…" }`: a Cargo version requirement the locked version must meet. */
+  /** `source.cargo = { version = "..." }`: a Cargo version requirement the locked version must meet. */
   version?: string | undefined;
   /** The entry's own `depends-on`; absent: the crate itself must be a dependency. */
   dependsOn?: string[] | undefined;
@@ -85,7 +85,7 @@ export interface ManifestNote {
   location: Location;
 }
 
-/** A validated `SYMPOSIUM.toml`. Keys that concern other parts of Symposium (skills, hooks…) are not kept. */
+/** A validated `SYMPOSIUM.toml`. Keys that concern other parts of Symposium (skills, hooks...) are not kept. */
 export interface PluginManifest {
   name: string;
   /** Plugin-level `depends-on` atoms; `undefined` = not written. */

@@ -1,5 +1,5 @@
 /**
- * Area `plugins/`: the user's files (`config.toml`, `SYMPOSIUM.toml`) → validated settings and server
+ * Area `plugins/`: the user's files (`config.toml`, `SYMPOSIUM.toml`) -> validated settings and server
  * specs. Parsing starts nothing (no process, no network); it imports only `workspace/` and the top level.
  *
  * Finds and loads the plugins of one source folder (`<config>/plugins`, a registry's folder or copy).

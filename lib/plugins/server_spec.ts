@@ -107,7 +107,7 @@ export interface Dormant {
 export interface Resolution {
   /** Applicable servers, sorted by name. */
   servers: ServerSpec[];
-  /** Declared servers that are refused (bad manifest, reserved or duplicate name, unset variable, sse…). */
+  /** Declared servers that are refused (bad manifest, reserved or duplicate name, unset variable, sse...). */
   refused: Refusal[];
   /** Declared servers whose `depends-on` does not hold here. */
   dormant: Dormant[];

@@ -16,7 +16,7 @@ export const MASK = "***";
  */
 const TOKEN_LIKE = String.raw`(?=[A-Za-z0-9._~+/%=-]*\d)[A-Za-z0-9._~+/%=-]{6,}|[A-Za-z0-9._~+/%=-]{16,}`;
 
-/** Keys whose value is a credential (`token=…`, `"client_secret": "…"`, `Password: …`). */
+/** Keys whose value is a credential (`token=...`, `"client_secret": "..."`, `Password: ...`). */
 const SECRET_KEYS = String
   .raw`access[_-]?token|refresh[_-]?token|id[_-]?token|auth[_-]?token|client[_-]?secret|api[_-]?key|apikey|secret[_-]?key|private[_-]?key|token|secret|password|passwd|pwd|authorization|x-api-key|session[_-]?token`;
 
@@ -49,13 +49,13 @@ function isSchemeCredential(head: string, value: string): boolean {
 export const SHAPES: readonly Shape[] = [
   {
     name: "authorization scheme (Bearer X, Basic X, Token X)",
-    // token68 not followed by `=` or `"`: `Bearer realm="x"` and `Bearer resource_metadata=…` are challenges.
+    // token68 not followed by `=` or `"`: `Bearer realm="x"` and `Bearer resource_metadata=...` are challenges.
     pattern: /\b((?:bearer|basic|token)\s+)([A-Za-z0-9._~+/-]{6,}=*)(?![A-Za-z0-9._~+/="-])/gi,
     replace: (match, head, value) => isSchemeCredential(head, value) ? keep(head) : match,
   },
   {
     name: "URL userinfo password (postgres://user:X@host)",
-    // The scheme is bounded (RFC 3986 schemes are short): unbounded, every word of `a.a.a…` rescanned the
+    // The scheme is bounded (RFC 3986 schemes are short): unbounded, every word of `a.a.a...` rescanned the
     // rest of the run, quadratic in a tool result's length.
     pattern: /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/:@?#]*:)([^\s@/?#]+)@/gi,
     replace: (_m, head) => `${head}${MASK}@`,
@@ -80,7 +80,7 @@ export const SHAPES: readonly Shape[] = [
   {
     name: 'credential key and value (token=X, "client_secret": "X", Password: X)',
     pattern: new RegExp(
-      // Bounded prefix words (`my_app_`): unbounded, `a-a-a…` made this quadratic in the text's length.
+      // Bounded prefix words (`my_app_`): unbounded, `a-a-a...` made this quadratic in the text's length.
       String
         .raw`(["']?\b(?:[A-Za-z0-9]{1,32}[_-]){0,6}(?:${SECRET_KEYS})\b["']?\s*[:=]\s*["']?)(${TOKEN_LIKE})`,
       "gi",

@@ -16,7 +16,7 @@ import { UserError } from "../diagnostics.ts";
 import { assertRegularFile, resolveConfigPath } from "./config_file.ts";
 import { denoWritableFileSystem, type PathStatus, type WritableFileSystem } from "./writable_file_system.ts";
 
-/** Suffix of the one backup kept of a replaced file: `settings.json` → `settings.json.bak`. */
+/** Suffix of the one backup kept of a replaced file: `settings.json` -> `settings.json.bak`. */
 export const BACKUP_SUFFIX = ".bak";
 
 /** Permission bits of a file that did not exist before (before the umask): `0o644`. */

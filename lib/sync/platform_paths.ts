@@ -15,7 +15,7 @@ export interface PathContext {
   platform: Platform;
   /** The user's home directory, absolute. */
   homeDir: string;
-  /** Environment snapshot: agents' own overrides (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, …) and `PATH`. */
+  /** Environment snapshot: agents' own overrides (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, ...) and `PATH`. */
   env: Readonly<Record<string, string>>;
   /** Working directory, absolute: relative override values resolve against it. */
   cwd: string;

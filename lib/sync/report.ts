@@ -64,7 +64,7 @@ function describe(o: SyncOutcome, options: ReportOptions): string {
   const where = displayPath(o.file, options.homeDir) +
     (loc === undefined ? "" : `:${loc.line}:${loc.column}`);
   if (o.status !== "error") return `${where} (${o.detail})`;
-  // The message repeats the path ('Cannot read "<file>": …'): keep only what follows it.
+  // The message repeats the path ('Cannot read "<file>": ...'): keep only what follows it.
   const reason = o.detail.replace(/^Cannot [^:]*"[^"]*": /, "");
   return `${where} (${reason})`;
 }

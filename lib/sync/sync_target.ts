@@ -33,7 +33,7 @@ export interface SyncOutcome {
   status: SyncStatus;
   /** The file concerned (absolute), when there is one. */
   file: string | undefined;
-  /** Why (for `skipped`) or what (`added the entry`, `replaced a stale entry`, `created the file`…). */
+  /** Why (for `skipped`) or what (`added the entry`, `replaced a stale entry`, `created the file`...). */
   detail: string;
   /** The unified diff, for a dry run that would change the file. */
   diff: string | undefined;
@@ -248,7 +248,7 @@ export function editConfigText(
   if (options.remove) {
     return { after: before === null ? "" : target.format.removeEntry(before, shape.address, file), hadEntry };
   }
-  // Only the program and transport fields are ours: the user's env, disabled, timeout… stay.
+  // Only the program and transport fields are ours: the user's env, disabled, timeout... stay.
   const value = mergeEntry(existing, shape.value, shape.owned);
   return { after: target.format.setEntry(before ?? "", shape.address, value, file), hadEntry };
 }

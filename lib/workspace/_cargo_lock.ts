@@ -105,7 +105,7 @@ function parseWhole(text: string, file: string, problems: UserError[]): LockPack
   );
 }
 
-/** A whole-line `"…"` TOML basic string (no unescaped quote inside), or a `'…'` literal one. */
+/** A whole-line `"..."` TOML basic string (no unescaped quote inside), or a `'...'` literal one. */
 const STRING = /^(?:"((?:[^"\\]|\\.)*)"|'([^']*)')$/;
 const KEY_VALUE = /^("(?:[^"\\]|\\.)*"|[A-Za-z0-9_-]+)\s*=\s*(.*)$/;
 

@@ -2,7 +2,7 @@
  * `workspace.members` globs expanded to existing folders (private to `lib/workspace/`), with the
  * backtracking-free matcher: a `Cargo.toml` may come from a cloned repository, and so may the folders
  * it globs over. `**` does not follow symbolic links (a link back up made `loop/**` a tree of
- * thousands of paths, and a deeper one overflowed the stack); `*`, `?` and `[…]` follow them one
+ * thousands of paths, and a deeper one overflowed the stack); `*`, `?` and `[...]` follow them one
  * level, as Cargo's glob does. Every folder is counted once by its real path, and the folders listed
  * are capped ({@link MAX_MEMBER_GLOB_FOLDERS}) across all of a workspace's globs.
  *

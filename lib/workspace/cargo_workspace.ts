@@ -45,7 +45,7 @@ export interface Workspace {
   manifests: string[];
   /** Direct dependencies of all members, members themselves excluded; sorted by name, member, kind. */
   dependencies: Dependency[];
-  /** Files that could not be read (broken TOML, a listed member without `Cargo.toml`…); what could be read is still used. */
+  /** Files that could not be read (broken TOML, a listed member without `Cargo.toml`...); what could be read is still used. */
   problems: UserError[];
   /** Every member: package name and absolute folder, sorted by folder. Absent outside a workspace. */
   members?: { name: string; dir: string }[];
@@ -59,7 +59,7 @@ export interface Workspace {
 export interface LockedPackage {
   name: string;
   version: string;
-  /** E.g. `registry+https://github.com/rust-lang/crates.io-index`, `git+https://…#<commit>`; `null` for path packages. */
+  /** E.g. `registry+https://github.com/rust-lang/crates.io-index`, `git+https://...#<commit>`; `null` for path packages. */
   source: string | null;
 }
 
@@ -109,9 +109,9 @@ interface Collected {
  * The root: the nearest `Cargo.toml` walking up from `cwd`; when it has no `[workspace]`, the
  * first ancestor `Cargo.toml` with `[workspace]` (or the one `package.workspace` names) if it
  * counts this package as a member, else the package alone. Members: `workspace.members` (globs
- * `*`, `?`, `[…]`, `**`; matches without `Cargo.toml` skipped), minus `workspace.exclude`
+ * `*`, `?`, `[...]`, `**`; matches without `Cargo.toml` skipped), minus `workspace.exclude`
  * (path prefixes), plus the root package and path dependencies inside the root. Dependencies:
- * `[dependencies]`, `[dev-dependencies]`, `[build-dependencies]` and their `[target.*.…]`
+ * `[dependencies]`, `[dev-dependencies]`, `[build-dependencies]` and their `[target.*....]`
  * variants, renamed ones by `package`, `workspace = true` taken from `[workspace.dependencies]`,
  * path dependencies on members left out. Versions: from `Cargo.lock` (the member's own lock entry
  * first, then any entry whose version meets the requirement, highest first).

@@ -30,7 +30,7 @@ export interface CrateLocation {
   origin: "member" | "path" | "registry" | "replaced" | "other-registry" | "git";
   /** The locked version, when it came from `Cargo.lock`. */
   version?: string | undefined;
-  /** `replaced`: why the crate is not taken as crates.io's, e.g. `crates.io is replaced in /w/.cargo/config.toml (…)`. */
+  /** `replaced`: why the crate is not taken as crates.io's, e.g. `crates.io is replaced in /w/.cargo/config.toml (...)`. */
   why?: string | undefined;
   /** Cargo configuration files read to decide the origin (their change means re-resolution). */
   configFiles?: string[] | undefined;

@@ -93,7 +93,7 @@ function validAtom(candidate: string): string | undefined {
 
 /**
  * The hint for an atom with spaces: the atom without them, with `^` (what a bare version means in
- * `Cargo.toml`) between a name and a version that has no operator (`serde 1` → `serde^1`, never
+ * `Cargo.toml`) between a name and a version that has no operator (`serde 1` -> `serde^1`, never
  * `serde1`, another crate); the generic one when that is still not a valid atom.
  */
 function spacesHint(atom: string): string | undefined {

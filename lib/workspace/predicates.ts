@@ -1,7 +1,7 @@
 /**
- * Upstream's `predicates` (`depends-on(…)`, `path_exists(…)`, `env(…)`, `workspace-member()`,
+ * Upstream's `predicates` (`depends-on(...)`, `path_exists(...)`, `env(...)`, `workspace-member()`,
  * `not`/`any`/`all`): parsed once, evaluated against the workspace with three values. A predicate
- * this program does not evaluate (`shell(…)`, a custom `[[predicate]]`) is "unknown" and leaves what
+ * this program does not evaluate (`shell(...)`, a custom `[[predicate]]`) is "unknown" and leaves what
  * it gates dormant: it fails closed and never runs a program to decide.
  *
  * @module
@@ -19,7 +19,7 @@ export type Predicate =
   | { kind: "workspace-member" }
   | { kind: "not"; arg: Predicate }
   | { kind: "any" | "all"; args: Predicate[] }
-  /** `shell(…)`, a custom predicate, or any other name: never evaluated. */
+  /** `shell(...)`, a custom predicate, or any other name: never evaluated. */
   | { kind: "unknown"; name: string; text: string };
 
 /** Longest predicate text read, in UTF-16 units (a manifest may come from a cloned repository). */
@@ -44,7 +44,7 @@ export function parsePredicate(text: string): Predicate {
   const fail = (why: string): never => {
     throw new UserError("PREDICATE_INVALID", `Cannot read predicate "${text}": ${why}`, {
       hint:
-        'write e.g. "depends-on(serde)", "env(CI)", "path_exists(Cargo.lock)", "not(…)", "any(…)", "all(…)"',
+        'write e.g. "depends-on(serde)", "env(CI)", "path_exists(Cargo.lock)", "not(\u2026)", "any(\u2026)", "all(\u2026)"',
     });
   };
   if (text.length > MAX_PREDICATE_CHARS) fail(`it is longer than ${MAX_PREDICATE_CHARS} characters`);
@@ -57,13 +57,13 @@ export function parsePredicate(text: string): Predicate {
     const name = trimmed.slice(0, open).trim().replaceAll("_", "-");
     const args = splitArguments(trimmed.slice(open + 1, -1), fail);
     const one = (): string => {
-      if (args.length !== 1 || args[0] === "") fail(`${name}(…) takes one argument`);
+      if (args.length !== 1 || args[0] === "") fail(`${name}(\u2026) takes one argument`);
       return unquote(args[0]!);
     };
     switch (name) {
       case "depends-on": {
         const atoms = args.map(unquote).filter((a) => a !== "");
-        if (atoms.length === 0) fail("depends-on(…) needs at least one crate");
+        if (atoms.length === 0) fail("depends-on(\u2026) needs at least one crate");
         for (const atom of atoms) {
           try {
             parseDependsOn(atom);
@@ -86,7 +86,7 @@ export function parsePredicate(text: string): Predicate {
         if (args.some((a) => a !== "")) fail("workspace-member() takes no argument");
         return { kind: "workspace-member" };
       case "not":
-        if (args.length !== 1) fail("not(…) takes one predicate");
+        if (args.length !== 1) fail("not(\u2026) takes one predicate");
         return { kind: "not", arg: parse(args[0]!, depth + 1) };
       case "any":
       case "all":
@@ -130,9 +130,9 @@ function splitArguments(inner: string, fail: (why: string) => never): string[] {
 /** What a predicate is evaluated against. */
 export interface PredicateContext {
   workspace: Workspace;
-  /** The environment `env(…)` reads. */
+  /** The environment `env(...)` reads. */
   env: Readonly<Record<string, string>>;
-  /** Folder relative `path_exists(…)` paths start from: the workspace root, else the working directory. */
+  /** Folder relative `path_exists(...)` paths start from: the workspace root, else the working directory. */
   baseDir: string;
   /** Whether the plugin comes from the workspace itself (a workspace plugin, or a member crate's). */
   isWorkspaceMember: boolean;
@@ -143,7 +143,7 @@ export interface PredicateContext {
 /** A predicate's value: `"unknown"` when it uses one this program does not evaluate. */
 export interface PredicateVerdict {
   holds: boolean | "unknown";
-  /** E.g. `env(CI) holds`, `not(env(CI)) does not hold`, `shell(…) is not evaluated`. */
+  /** E.g. `env(CI) holds`, `not(env(CI)) does not hold`, `shell(...) is not evaluated`. */
   reason: string;
 }
 
@@ -179,7 +179,7 @@ export function evaluatePredicate(predicate: Predicate, ctx: PredicateContext): 
       const holds = predicate.value === undefined
         ? value !== undefined && value !== ""
         : value === predicate.value;
-      const shown = predicate.value === undefined ? predicate.name : `${predicate.name}=…`;
+      const shown = predicate.value === undefined ? predicate.name : `${predicate.name}=\u2026`;
       return verdict(holds, `env(${shown})`);
     }
     case "workspace-member":

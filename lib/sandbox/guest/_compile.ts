@@ -49,7 +49,7 @@ export function compileScript(
 /** Where the text being compiled lies in the script as sent. */
 interface Within {
   script: string;
-  /** Index in the text being compiled → index in `script`. */
+  /** Index in the text being compiled -> index in `script`. */
   toScript(index: number): number;
 }
 
@@ -166,7 +166,7 @@ function isSyntaxError(ctx: QuickJSContext, error: QuickJSHandle): boolean {
 }
 
 /**
- * QuickJS's `SyntaxError: … at script.js:L:C` with the position in the script as sent. A position in the
+ * QuickJS's `SyntaxError: ... at script.js:L:C` with the position in the script as sent. A position in the
  * wrapper's closing text means the script ended early: the wrapper's own token is not named.
  */
 function describeSyntaxError(text: string, positions: PositionMap): string {
@@ -175,7 +175,7 @@ function describeSyntaxError(text: string, positions: PositionMap): string {
   const at = positions(Number(found[2]), Number(found[3]));
   const what = found[1]!;
   if (at !== "end") return `${what} at ${SCRIPT_FILE}:${at.line}:${at.column}`;
-  // `(async () => {…\n})`: an unexpected `}`/`)` there is the wrapper's; an expected `)` means a `}` of
+  // `(async () => {...\n})`: an unexpected `}`/`)` there is the wrapper's; an expected `)` means a `}` of
   // the script closed the function body early.
   if (/: unexpected token in expression: '[)}]'$/.test(what)) {
     return what.replace(/: unexpected token in expression: '[)}]'$/, ": unexpected end of the script");

@@ -20,7 +20,7 @@ export const MAX_ERROR_MESSAGE_CHARS = 4096;
 /** `text` cut to `max` code units with a marker naming how many were left out. */
 function cutMessage(text: string, max = MAX_ERROR_MESSAGE_CHARS): string {
   if (text.length <= max) return text;
-  return `${text.slice(0, max)}… [error message cut: ${text.length - max} more characters]`;
+  return `${text.slice(0, max)}\u2026 [error message cut: ${text.length - max} more characters]`;
 }
 
 /** A thrown value as read out of QuickJS. `name`/`message` are set for Error-like values only. */
@@ -83,7 +83,7 @@ export function readThrown(
  * The failure for a script that parses neither as JavaScript nor as TypeScript.
  *
  * @param syntaxError The syntax error of the statement-body form, its position already in the script as
- *   sent (`SyntaxError: … at script.js:2:7`, or `… at the end of the script`).
+ *   sent (`SyntaxError: ... at script.js:2:7`, or `... at the end of the script`).
  */
 export function syntaxFailure(syntaxError: string): SandboxFailure {
   return {

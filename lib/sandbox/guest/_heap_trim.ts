@@ -5,17 +5,17 @@
  * next full collection: a sandbox heap went from ~12 to ~18 MiB over 1,000 `execute`s at ~6 MiB live,
  * most of the host's RSS growth from 50 to 1,000 `execute`s. Collecting once the used heap has grown
  * {@link DEFAULT_TRIM_GROWTH_BYTES} past what the last collection left keeps it near 12 MiB: one
- * collection (~10–20 ms of the sandbox process's thread) per ~400 `return 1` runs, ~0.04 ms per run, or per ~10
+ * collection (~10-20 ms of the sandbox process's thread) per ~400 `return 1` runs, ~0.04 ms per run, or per ~10
  * runs of 200 calls each (~1 % of their CPU). The run that arrives during one waits for it.
  *
- * Those collections leave the heap's pages fragmented (10–11 MiB of V8 pages for ~6 MiB used after 1,000
+ * Those collections leave the heap's pages fragmented (10-11 MiB of V8 pages for ~6 MiB used after 1,000
  * `execute`s). Once the process has been idle for {@link IDLE_COMPACT_MS} and its committed heap grew
  * {@link DEFAULT_COMPACT_GROWTH_BYTES} since the last compaction, it compacts too: V8's memory-reducing
  * collection (`gc({ flavor: "last-resort" })`), which moves the live objects together and returns the
- * freed pages: V8's pages 10–11 → 4.5 MiB, ~5–6 MiB less private memory per idle sandbox process
- * (measured, `bench/guest_memory.ts`). It takes 30–60 ms of the process's thread (more under load) and drops
- * compiled JavaScript, so the first run after it takes ~0.8 ms more and the next few ~0.1–0.2 ms more;
- * done every ~300 runs it cost 0.3–0.5 ms of CPU per run, so it runs only while idle, never between runs
+ * freed pages: V8's pages 10-11 -> 4.5 MiB, ~5-6 MiB less private memory per idle sandbox process
+ * (measured, `bench/guest_memory.ts`). It takes 30-60 ms of the process's thread (more under load) and drops
+ * compiled JavaScript, so the first run after it takes ~0.8 ms more and the next few ~0.1-0.2 ms more;
+ * done every ~300 runs it cost 0.3-0.5 ms of CPU per run, so it runs only while idle, never between runs
  * that come back to back.
  *
  * @module
@@ -91,7 +91,7 @@ export class HeapTrim {
    * Compacts the heap (V8's memory-reducing collection, which also returns the freed pages) if its committed
    * size grew by the compaction growth bytes since the last compaction (or if it never compacted); does
    * nothing where `gc` is not exposed. Call it only when the process has been idle a while: it takes
-   * ~30–60 ms of this thread and drops compiled code.
+   * ~30-60 ms of this thread and drops compiled code.
    *
    * @returns Whether it compacted.
    */

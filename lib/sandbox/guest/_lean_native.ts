@@ -1,9 +1,9 @@
 /**
  * A host function for the prelude's `native` (every tool call, console line and timer of a script crosses it)
- * whose calls skip quickjs-emscripten's generic C → JS trampoline. That trampoline wraps each call in three
+ * whose calls skip quickjs-emscripten's generic C -> JS trampoline. That trampoline wraps each call in three
  * generators, a `Scope` (a `Set` and a lifetime) and a managed lifetime per argument, to support async host
  * functions we never make: measured in the sandbox (`bench` SEQ_200's script in process, 2026-12-07), it was
- * about 40 % of the guest's CPU per tool call (79 → 45 µs with this path). The lean path keeps its contract:
+ * about 40 % of the guest's CPU per tool call (79 -> 45 µs with this path). The lean path keeps its contract:
  * weak argument handles dead after the call, the returned handle duplicated for QuickJS and disposed, a
  * thrown error thrown in QuickJS as the generic path converts it. Any other host function of the context
  * still takes the generic path.

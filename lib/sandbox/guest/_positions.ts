@@ -1,6 +1,6 @@
 /**
  * Positions in the script as the agent sent it. QuickJS compiles a wrapper around the normalized code
- * (`(async () => {` … `\n})`), so the positions it reports (`script.js:L:C`, 1-based, columns in code
+ * (`(async () => {` ... `\n})`), so the positions it reports (`script.js:L:C`, 1-based, columns in code
  * points) count the wrapper's opening on line 1 and are lines of the normalized code, not of the script
  * (a Markdown fence line, prose around a fenced block and `export default ` are gone). These helpers
  * turn them back into the script's lines and columns, and say when a position lies in the wrapper.

@@ -28,8 +28,8 @@ export const PRELUDE_FILE = "sandbox-prelude.js";
 
 /**
  * The operations of the one native function the core is given (`native(op, a, b, c)`), by code:
- * `call(ns, key, argsJson) → id | error to reject with`, `log(line)`, `startTimer(id, delayMs) → boolean`,
- * `cancelTimer(id)`, `load(part) → factory` (the source of {@link PRELUDE_PART_SOURCES}`[part]`, evaluated).
+ * `call(ns, key, argsJson) -> id | error to reject with`, `log(line)`, `startTimer(id, delayMs) -> boolean`,
+ * `cancelTimer(id)`, `load(part) -> factory` (the source of {@link PRELUDE_PART_SOURCES}`[part]`, evaluated).
  */
 export const NativeOp = Object.freeze({ call: 0, log: 1, startTimer: 2, cancelTimer: 3, load: 4 });
 

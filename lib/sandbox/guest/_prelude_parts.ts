@@ -126,7 +126,7 @@ const CALLS = String.raw`(function (I) {
   const coercers = create(null);
   const madeResources = create(null);
   // Saved scripts (scripts.name(input)): the host answers the call with the script's JavaScript forms, each
-  // source of a function (scripts) => async (input) => …; the first that compiles is called in this context
+  // source of a function (scripts) => async (input) => ...; the first that compiles is called in this context
   // (under the run's deadline and budgets) with a copy of the input as JSON and a scripts whose calls are one
   // level deeper (a handler's depth is its callers' level; the global scripts has none, level 0).
   const nestedScripts = create(null);

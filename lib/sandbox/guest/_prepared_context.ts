@@ -1,6 +1,6 @@
 /**
  * A run's QuickJS runtime and context, made ahead of the run: a fresh runtime, a fresh context, the
- * native functions and the prelude evaluated (the 1.5–2 ms a run would otherwise spend before its
+ * native functions and the prelude evaluated (the 1.5-2 ms a run would otherwise spend before its
  * script), then handed to exactly one run, which binds its limits and effects to it and disposes it at
  * the end. A vessel is never reused: every script still gets a runtime and context no other script saw.
  *

@@ -43,7 +43,7 @@ export interface OutcomeSource {
   extractionInterrupted(): boolean;
   /** Emits one console line (within the run's console budget). */
   log(line: string): void;
-  /** Positions of the compiled source → the script as sent; absent before the script compiled. */
+  /** Positions of the compiled source -> the script as sent; absent before the script compiled. */
   readonly positions?: PositionMap | undefined;
 }
 

@@ -292,7 +292,7 @@ function tooLarge(argsJson: string, maxBytes: number): boolean {
 }
 
 /**
- * The refusal of a `$session.set` whose arguments (`{"key":…,"value":…}`, as the prelude writes them) are
+ * The refusal of a `$session.set` whose arguments (`{"key":...,"value":...}`, as the prelude writes them) are
  * past what it may carry: names the key and the value's size, as the host's store would.
  */
 function sessionArgsRefusal(argsJson: string): string {

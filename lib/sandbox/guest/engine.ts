@@ -100,7 +100,7 @@ export class QuickJSEngine {
   }
 
   /**
-   * Does one step of making vessels ahead (~0.8–1.3 ms of this thread): preloads one prelude part the last
+   * Does one step of making vessels ahead (~0.8-1.3 ms of this thread): preloads one prelude part the last
    * run used into a ready vessel that lacks it, else makes one new vessel core, unless
    * {@link SPARE_VESSELS} are ready (a script that called a tool is likely followed by one that does).
    * Call it from a macrotask: between two steps a run that arrived starts. Never throws: a failure (a WASM

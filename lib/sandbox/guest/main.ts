@@ -16,7 +16,7 @@
  * round trip, measured), asking the host for a `tick` when one of its timers is due. The two readers never
  * overlap: the asynchronous one is parked while a run is going.
  *
- * Run from source as this module (`deno run … lib/sandbox/guest/main.ts`) or, in the compiled binary, as
+ * Run from source as this module (`deno run ... lib/sandbox/guest/main.ts`) or, in the compiled binary, as
  * the hidden subcommand `cargo-agents __sandbox-guest` (`main.ts`); see `../host/guest_launch.ts`.
  *
  * @module
@@ -35,7 +35,7 @@ import {
   type ToGuest,
 } from "../protocol/messages.ts";
 
-/** Empty macrotask hops (~0.03–0.1 ms each) between a run's end and the first step making spare contexts. */
+/** Empty macrotask hops (~0.03-0.1 ms each) between a run's end and the first step making spare contexts. */
 const REFILL_YIELDS = 2;
 
 /** Bytes read from stdin at a time. */
@@ -206,7 +206,7 @@ export class GuestServer {
    */
   #waitForHost(entry: ActiveRun, timeoutMs: number): "woken" | "timeout" {
     // A timer is due (now or later): the host's tick wakes the read, and whatever the host sent before it
-    // (replies, a stop) is read on the way, so a loop of `setTimeout(…, 0)` still sees its tool results.
+    // (replies, a stop) is read on the way, so a loop of `setTimeout(..., 0)` still sees its tool results.
     if (Number.isFinite(timeoutMs)) {
       this.#write({ type: "wake", runId: entry.runId, delayMs: Math.max(0, Math.ceil(timeoutMs)) });
     }
@@ -344,7 +344,7 @@ export class GuestServer {
 
   // Spare contexts of the current engine are made one step per macrotask, so that a `run` message that
   // arrives meanwhile waits at most one step (~1 ms) instead of the whole making. Steps follow one another
-  // through a MessageChannel (setTimeout(0) waits 1–2 ms in Deno); after a run, REFILL_YIELDS empty hops
+  // through a MessageChannel (setTimeout(0) waits 1-2 ms in Deno); after a run, REFILL_YIELDS empty hops
   // come first, so that a `run` already queued behind the last result starts before any step. No step runs
   // while a run is going (its host-call answers would wait); the run's end starts them again.
   #scheduleRefill(afterRun: boolean): void {

@@ -1,5 +1,5 @@
 /**
- * Script text as agents send it → source QuickJS can compile (as the first implementation did): Markdown fences
+ * Script text as agents send it -> source QuickJS can compile (as the first implementation did): Markdown fences
  * and `export default` are removed, and the script is wrapped as an async arrow function in two forms,
  * expression first, then statement body (statement body alone when the script starts with a statement
  * keyword). TypeScript syntax is stripped with sucrase only when the plain
@@ -36,7 +36,7 @@ export function normalizeScript(script: string): string {
 /** {@link normalizeScript}'s code and where each of its characters came from in the script as sent. */
 export interface NormalizedScript {
   code: string;
-  /** Index in `code` (UTF-16 units) → index in the script as sent; `code.length` maps past its last character. */
+  /** Index in `code` (UTF-16 units) -> index in the script as sent; `code.length` maps past its last character. */
   origin(index: number): number;
 }
 

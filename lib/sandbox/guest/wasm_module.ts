@@ -27,7 +27,7 @@ export interface SandboxModule {
   /** Current size of the module's linear memory, bytes (it never shrinks). */
   wasmBytes(): number;
   /**
-   * How many times the C code aborted since the module was loaded (Emscripten's `Aborted(…)`, e.g. QuickJS's
+   * How many times the C code aborted since the module was loaded (Emscripten's `Aborted(...)`, e.g. QuickJS's
    * `list_empty(&rt->gc_obj_list)` assertion when a runtime is freed while objects of it are still alive):
    * the module is then poisoned. Tests assert it stays 0.
    */

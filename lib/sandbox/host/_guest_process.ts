@@ -46,7 +46,7 @@ export interface GuestProcessOptions {
 
 /**
  * One sandbox process: spawned at construction (a fork and exec, ~1 ms of the host thread; the guest then
- * loads QuickJS on its own, ~100–200 ms of its own CPU), it answers `ready` and then serves one run at a
+ * loads QuickJS on its own, ~100-200 ms of its own CPU), it answers `ready` and then serves one run at a
  * time. Nothing it sends is trusted: a frame past {@link MAX_GUEST_FRAME_BYTES}, or one that is not JSON,
  * kills it.
  */

@@ -180,7 +180,9 @@ export class RunSession implements GuestSession {
       return reply({
         ok: false,
         message:
-          `The tool name ${JSON.stringify(name)}… is ${namespace.length + key.length + 1} characters long; ` +
+          `The tool name ${JSON.stringify(name)}\u2026 is ${
+            namespace.length + key.length + 1
+          } characters long; ` +
           `a server name and a tool name are each at most ${MAX_TOOL_KEY_CHARS} characters`,
       });
     }

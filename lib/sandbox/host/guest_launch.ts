@@ -54,7 +54,7 @@ const SETPRIV_PATHS = ["/usr/bin/setpriv", "/bin/setpriv"];
  * @param options.execPath The runtime or binary. @default `Deno.execPath()`
  * @returns The command, arguments and environment; from source, `deno run -q --no-prompt --cached-only`
  *   of `lib/sandbox/guest/main.ts` with this checkout's `deno.json`; on Linux behind
- *   `prlimit --data=… -- setpriv --pdeathsig SIGKILL --` where those exist.
+ *   `prlimit --data=... -- setpriv --pdeathsig SIGKILL --` where those exist.
  */
 export function guestLaunch(
   options: { heapLimitBytes: number; env?: Record<string, string>; execPath?: string },
@@ -63,6 +63,7 @@ export function guestLaunch(
   const execPath = options.execPath ?? Deno.execPath();
   const childEnv: Record<string, string> = { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" };
   if (env.SystemRoot) childEnv.SystemRoot = env.SystemRoot;
+  if (env.PROBE_TUNABLES) childEnv.GLIBC_TUNABLES = env.PROBE_TUNABLES;
   let command = execPath;
   let args: string[];
   if (isDenoRuntime(execPath)) {

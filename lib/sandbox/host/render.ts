@@ -29,7 +29,7 @@ export interface ExecuteStructured {
  *
  * Success: `structured` is `{ result }` (the value parsed from `valueJson`, no `result` for `undefined`; the
  * cut text when it was cut,
- * with `truncated: "cut from N bytes. Return less data — filter or select fields inside the script."`),
+ * with `truncated: "cut from N bytes. Return less data - filter or select fields inside the script."`),
  * plus `console` (each line; `[further output dropped: B bytes in N lines]` when the budget ran out,
  * without the amount when it is unknown) and `notices` when not empty; `text` is its compact JSON.
  * Failure: `text` is the tagged JSON object (`{"error":"script_timeout","limit_secs":2}`), then
@@ -58,7 +58,8 @@ export function renderExecuteText(
     const structured: ExecuteStructured = result.truncated
       ? {
         result: result.valueJson,
-        truncated: `cut from ${result.originalBytes} bytes. Return less data — filter or select fields ` +
+        truncated:
+          `cut from ${result.originalBytes} bytes. Return less data \u2014 filter or select fields ` +
           "inside the script.",
       }
       : result.valueJson === "undefined"

@@ -33,7 +33,7 @@ export const SESSION_GLOBAL = "$session";
 export const SESSION_VALUE_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
- * Room for the envelope around a value in `$session.set`'s arguments (`{"key":…,"value":…}`, a key of at
+ * Room for the envelope around a value in `$session.set`'s arguments (`{"key":...,"value":...}`, a key of at
  * most 128 characters escaped), UTF-8 bytes: a `set` may carry {@link SESSION_VALUE_MAX_BYTES} plus this.
  */
 export const SESSION_ENVELOPE_MAX_BYTES = 1024;

@@ -1,5 +1,5 @@
 /**
- * `[mcp]` keys → the limits of one sandbox run, with the stack limit clamped to what QuickJS can
+ * `[mcp]` keys -> the limits of one sandbox run, with the stack limit clamped to what QuickJS can
  * enforce by itself on the sandbox process's thread.
  *
  * @module

@@ -1,6 +1,6 @@
 /**
  * The messages between the host (`SandboxPool`, in `mcp-serve`'s process) and a sandbox process (the guest,
- * `guest/main.ts`), one frame each (`frames.ts`) on the guest's stdin (host → guest) and stdout (guest →
+ * `guest/main.ts`), one frame each (`frames.ts`) on the guest's stdin (host -> guest) and stdout (guest ->
  * host). Plain JSON data only: the two sides share no memory, so the host stops a busy guest by killing it.
  *
  * @module
@@ -9,14 +9,14 @@ import type { EngineOutcome, HostReply, StopReason } from "./run_types.ts";
 import type { SandboxLimits } from "./types.ts";
 import { encodeFrame, FRAME_TEXT_KEY, MIN_TAIL_CHARS } from "./frames.ts";
 
-/** Host → guest: its first message. */
+/** Host -> guest: its first message. */
 export interface GuestInit {
   type: "init";
   /** Memory limit to prepare a QuickJS module for, bytes. */
   heapLimitBytes: number;
 }
 
-/** Host → guest, after `init`. */
+/** Host -> guest, after `init`. */
 export type ToGuest =
   | { type: "run"; runId: number; script: string; namespaces: string[]; limits: SandboxLimits }
   | { type: "reply"; runId: number; callId: number; reply: HostReply }
@@ -27,7 +27,7 @@ export type ToGuest =
   /** The wake-up the run asked for with `wake` is due (its next timer). */
   | { type: "tick"; runId: number };
 
-/** Guest → host. */
+/** Guest -> host. */
 export type FromGuest =
   /** QuickJS is loaded and every permission is revoked: the guest can take runs. */
   | { type: "ready" }

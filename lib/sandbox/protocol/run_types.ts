@@ -50,7 +50,7 @@ export interface EngineIo {
   /**
    * Blocks this thread until the host sends the run something (replies are then delivered by resolving
    * their `hostCall` promises, deadline changes through the `onDeadline` setter, a stop through `signal`)
-   * or, when `timeoutMs` (≥ 0) is finite, about that long (the next timer is due). Optional: without it the
+   * or, when `timeoutMs` (>= 0) is finite, about that long (the next timer is due). Optional: without it the
    * run waits for replies in its event loop. Called only when nothing else can run in QuickJS; must not
    * throw.
    *
@@ -100,21 +100,21 @@ export interface ConsoleDropped {
 export interface Internals {
   /** `install(namespacesJson, heapLimitBytes)`: defines one namespace global per server. */
   readonly install: QuickJSHandle;
-  /** `run(main) → promise` of the script's value. */
+  /** `run(main) -> promise` of the script's value. */
   readonly run: QuickJSHandle;
   /** `settle(id, ok, payload)`: delivers a host call's reply. */
   readonly settle: QuickJSHandle;
   /** `fireTimer(id)`: runs a due `setTimeout` callback. */
   readonly fireTimer: QuickJSHandle;
-  /** `serialize(value) → JSON text` (frees the memory reserve first). */
+  /** `serialize(value) -> JSON text` (frees the memory reserve first). */
   readonly serialize: QuickJSHandle;
-  /** `describe(thrown) → JSON text` for `readThrown`. */
+  /** `describe(thrown) -> JSON text` for `readThrown`. */
   readonly describe: QuickJSHandle;
-  /** `unobserved() → ""` when nothing is to report, else the report lines as a JSON array. */
+  /** `unobserved() -> ""` when nothing is to report, else the report lines as a JSON array. */
   readonly unobserved: QuickJSHandle;
   /** `release()`: frees the memory reserve. */
   readonly release: QuickJSHandle;
-  /** `part(index) → part`: compiles a prelude part unless it is loaded (see `_prelude_parts.ts`). */
+  /** `part(index) -> part`: compiles a prelude part unless it is loaded (see `_prelude_parts.ts`). */
   readonly part: QuickJSHandle;
   /** `define(target, key, value)`: an own writable, configurable, non-enumerable property (no setter runs). */
   readonly define: QuickJSHandle;

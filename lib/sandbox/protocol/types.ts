@@ -110,7 +110,7 @@ export type SandboxFailure =
 export type SandboxResult =
   | {
     ok: true;
-    /** Compact JSON of the return value (`undefined` → `null`), cut to `maxResultBytes` on a character boundary. */
+    /** Compact JSON of the return value (`undefined` -> `null`), cut to `maxResultBytes` on a character boundary. */
     valueJson: string;
     /** UTF-8 length of the whole serialized value before any cut, bytes. */
     originalBytes: number;

@@ -31,7 +31,7 @@ export function utf8ByteLength(text: string): number {
  * Cuts `text` to at most `maxBytes` UTF-8 bytes without splitting a character.
  *
  * @param text Any string.
- * @param maxBytes Budget, bytes (≥ 0).
+ * @param maxBytes Budget, bytes (>= 0).
  * @returns The longest prefix that fits, its original byte length, and whether it was cut.
  */
 export function truncateUtf8(
@@ -57,11 +57,11 @@ function escapedBytes(c: number): number {
 /**
  * Cuts `text` so that it, as a JSON string (`JSON.stringify(text)`, quotes included), is at most `maxBytes`
  * UTF-8 bytes, without splitting a character or an escape: a cut result is sent to the agent as a string
- * inside `{"result":"…"}`, where `"` and `\` take two bytes and control characters up to six, so a cut
+ * inside `{"result":"..."}`, where `"` and `\` take two bytes and control characters up to six, so a cut
  * measured on the raw text reached twice its budget and more.
  *
  * @param text Any string.
- * @param maxBytes Budget of the serialized string, bytes (≥ 2 for anything to fit).
+ * @param maxBytes Budget of the serialized string, bytes (>= 2 for anything to fit).
  * @returns The longest prefix whose JSON string fits, the UTF-8 length of the whole `text`, and whether it
  *   was cut (`false` when `JSON.stringify(text)` fits whole).
  * @example

@@ -133,7 +133,7 @@ export const EDITOR_AGENTS: readonly AgentDefinition[] = [
     name: "Google Antigravity",
     aliases: [{ name: "agy" }],
     hasProjectConfig: false,
-    // mcpServers in ~/.gemini/antigravity/mcp_config.json ("Manage MCP Servers" → "View raw config";
+    // mcpServers in ~/.gemini/antigravity/mcp_config.json ("Manage MCP Servers" -> "View raw config";
     // Google's chrome-devtools-mcp README, ChromeDevTools/chrome-devtools-mcp#580).
     docs: "https://github.com/ChromeDevTools/chrome-devtools-mcp/pull/580",
     detection: (p) => hints([joinPath(p, p.homeDir, ".gemini", "antigravity")], ["antigravity"]),

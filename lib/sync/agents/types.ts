@@ -25,7 +25,7 @@ export interface EntryShape {
    * The keys of the entry that `sync` owns (the program, its arguments, the transport fields):
    * they are overwritten, and removed when `value` lacks them. Every other key of `value` is only
    * a default for a new entry; an existing entry keeps its own value (the user's `env`, `disabled`,
-   * `timeout`…) and its extra keys. See {@link mergeEntry}.
+   * `timeout`...) and its extra keys. See {@link mergeEntry}.
    */
   owned: readonly string[];
 }

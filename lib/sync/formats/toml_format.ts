@@ -33,7 +33,7 @@ import { assertNestingBudget, withStackGuard } from "./_budget.ts";
 export interface TomlHeader {
   /** The header's key path, unquoted: `[a."b.c"]` is `["a", "b.c"]`. */
   keys: string[];
-  /** `[[…]]`. */
+  /** `[[...]]`. */
   isArray: boolean;
   /** Start of the header's line. */
   lineStart: number;
