@@ -453,10 +453,20 @@ function num(value: number, unit: "ms" | "MiB"): string {
   return value.toFixed(unit === "MiB" ? 1 : value < 1 ? 3 : 2);
 }
 
-/** The goals table: each floor's min / median, the room it leaves under the goal, the product, the verdict. */
+/** Whether cargo-agents' median meets the row's goal: "yes", "no (+X over)", or "–" without a figure. */
+function productMet(row: GoalRow): string {
+  if (!row.product) return "–";
+  const over = row.product.median - row.bound;
+  return over <= 0 ? "yes" : `no (+${num(over, row.unit)} ${row.unit})`;
+}
+
+/**
+ * The goals table: each floor's min / median, the room it leaves under the goal, the product and whether it
+ * meets the goal, and the floor's verdict.
+ */
 function renderGoals(rows: readonly GoalRow[]): string {
   return markdownTable([
-    ["goal", "floor", "floor min / median", "goal − floor median", "cargo-agents median", "verdict"],
+    ["goal", "floor", "floor min / median", "goal − floor median", "cargo-agents median", "met", "verdict"],
     ...rows.map((row) => {
       const room = row.bound - row.floorStats.median;
       const verdict = room >= 0
@@ -472,6 +482,7 @@ function renderGoals(rows: readonly GoalRow[]): string {
           : `${num(row.floorStats.min, row.unit)} / ${num(row.floorStats.median, row.unit)} ${row.unit}`,
         `${room >= 0 ? "+" : ""}${num(room, row.unit)} ${row.unit}`,
         row.product ? `${num(row.product.median, row.unit)} ${row.unit}` : "–",
+        productMet(row),
         verdict,
       ];
     }),
@@ -600,7 +611,7 @@ const report = {
   seq: Object.fromEntries(Object.entries(latency.seq).map(([k, v]) => [k, statsOf(v)])),
   memory,
   contextCost,
-  goals: rows,
+  goals: rows.map((row) => ({ ...row, met: productMet(row) })),
 };
 await Deno.writeTextFile(OUT, JSON.stringify(report, null, 2) + "\n");
 console.log(`written: ${OUT}`);

@@ -51,9 +51,9 @@ const PROGRESS_SPACED = "for (let i = 0; i < 5; i++) { await everything.echo({ m
 const log = (line: string) => console.error(line);
 
 /**
- * Bound on (host + sandbox memory) / floor after 1,000 executes: the sandbox ran as a Worker inside the
- * host until session 5, at 139.8 MiB against a 73.8 MiB floor (1.89×, bench/results/perf.json); the
- * process that replaced it may cost at most 10 % of that ratio more.
+ * Bound on (host + sandbox memory) / floor after 1,000 executes: with the sandbox as a Worker inside the
+ * host, the design before the separate sandbox process, the two held 139.8 MiB against a 73.8 MiB floor
+ * (1.89×); the separate process may cost at most 10 % of that ratio more.
  */
 const WORKER_TOTAL_RATIO_BOUND = (139.84 / 73.83) * 1.1;
 
