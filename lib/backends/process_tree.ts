@@ -302,6 +302,11 @@ export class DescendantScanSchedule {
     return this.#cancelTimer !== undefined;
   }
 
+  /** Resolves once the look under way, if any, is done (its trackers updated, the next look armed). */
+  settled(): Promise<void> {
+    return this.#looking ?? Promise.resolve();
+  }
+
   /**
    * Adds `tracker` to every look from now on; counts as activity (a server started).
    *
@@ -318,7 +323,7 @@ export class DescendantScanSchedule {
         this.#dueAtMs = Infinity;
         this.#intervalMs = DESCENDANT_SCAN_INTERVAL_MS;
       }
-      return this.#looking ?? Promise.resolve();
+      return this.settled();
     };
   }
 
