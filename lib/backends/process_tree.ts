@@ -383,7 +383,10 @@ export class DescendantScanSchedule {
   }
 }
 
-/** The schedule every stdio server of this process joins. */
+/**
+ * The schedule every stdio server of this process joins: one per process on purpose (one `ps` per look
+ * serves every server), its only state its timer and its trackers.
+ */
 export const SYSTEM_SCAN_SCHEDULE: DescendantScanSchedule = new DescendantScanSchedule();
 
 /** Sends `signal` to every process of the group led by `pgid`; `false` when the group is empty. */
