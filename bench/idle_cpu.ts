@@ -4,8 +4,9 @@
  * clock ticks of 10 ms, utime + stime + cutime + cstime of `mcp-serve` and of every live descendant (the
  * servers, the sandbox process), so short-lived children such as `ps` count through their parent's cutime.
  *
- * `deno run -A bench/idle_cpu.ts [--checkout=/other/repo/] [--seconds=60]` (`-A`: Deno reads `/proc` only
- * with every permission; Linux only). Compare a before and an after interleaved (A B A B): the figures are
+ * `deno run -A bench/idle_cpu.ts [--checkout=/other/repo/] [--seconds=60] [--after=0]` (`-A`: Deno reads
+ * `/proc` only with every permission; Linux only): measures for `seconds`, starting `after` seconds past the
+ * `execute`. Compare a before and an after interleaved (A B A B): the figures are
  * CPU time, yet a loaded machine stretches them a little.
  *
  * @module
@@ -18,6 +19,7 @@ import { sourceRunArgs } from "../lib/self_command.ts";
 const arg = (name: string) => Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const CHECKOUT = arg("checkout") ?? REPO;
 const IDLE_MS = Number(arg("seconds") ?? 60) * 1_000;
+const AFTER_MS = Number(arg("after") ?? 0) * 1_000;
 
 /** One process's parent and CPU ticks (its own, and those of its children it reaped). */
 function readStat(pid: number): { ppid: number; ticks: number } | undefined {
@@ -62,12 +64,15 @@ try {
     "await filesystem.list_allowed_directories({}); return 1;";
   const result = await client.callTool({ name: "execute", arguments: { script } });
   if (result.isError) throw new Error(`the execute failed: ${JSON.stringify(result.content)}`);
+  await new Promise((resolve) => setTimeout(resolve, AFTER_MS));
   const before = treeTicks(transport.pid!);
   await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
   const after = treeTicks(transport.pid!);
   const cpuMs = (after.ticks - before.ticks) * 10;
   console.log(
-    `${CHECKOUT}: ${cpuMs} ms of CPU in ${IDLE_MS / 1_000} s idle (${(cpuMs / IDLE_MS * 100).toFixed(2)} % ` +
+    `${CHECKOUT}: ${cpuMs} ms of CPU in ${IDLE_MS / 1_000} s idle from ${AFTER_MS / 1_000} s on (${
+      (cpuMs / IDLE_MS * 100).toFixed(2)
+    } % ` +
       `of a core), ${after.processes} processes`,
   );
 } finally {

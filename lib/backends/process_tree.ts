@@ -19,13 +19,14 @@
  * whenever it started; a recorded descendant is signalled even once reparented. Not caught, as before:
  * one that leaves the tree (`setsid` and its parent exits, a daemon's double fork) before any read saw it,
  * which no polling can catch; the window is the time to the next read (before: always 2 s; now 2 s
- * around activity, up to 30 s while idle, when servers rarely start anything).
+ * around activity, up to 30 s while no server is used nor writes to stderr).
  *
  * Why these numbers: one read costs about 12 ms of CPU (`ps` over a few hundred processes). A read every
  * 2 s per server cost 0.6 % of a core per server, forever; one shared read at the 30 s cap costs 0.04 % of
- * a core per session whatever the number of servers. Doubling from 2 s reaches the cap after 30 s
- * of quiet (reads at 2, 6, 14, 30 s); a longer cap would save under 0.04 % more while widening the
- * idle window, a shorter one would cost more where the saving matters (sessions left open for hours).
+ * a core per session whatever the number of servers. Doubling from 2 s reaches the cap about 30 s after
+ * the last activity (reads at 2, 4, 8, 16 and 32 s, then every 30 s); a longer cap would save under 0.04 %
+ * more while widening the idle window, a shorter one would cost more where the saving matters (sessions
+ * left open for hours).
  *
  * The table comes from `ps -A -o pid=,ppid=,stat=,lstart=` (Linux procps, macOS, the BSDs): Deno refuses
  * `/proc` without `--allow-all`, which the permission set does not grant, and a sub-reaper
