@@ -11,6 +11,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/client";
 import type { StdioServerSpec } from "../lib/plugins/server_spec.ts";
 import type { Clock } from "../lib/backends/pool.ts";
 import type { BackendConnection, ConnectionEnd, ToolListing } from "../lib/backends/connection.ts";
+import type { ScanTimers } from "../lib/backends/process_tree.ts";
 import { childEnvironment } from "../lib/backends/child_env.ts";
 import { requireProgram } from "./_prerequisites.ts";
 
@@ -197,4 +198,36 @@ export async function waitFor(
     await new Promise((r) => setTimeout(r, 50));
   }
   return await predicate();
+}
+
+/** Timers of the descendant scan schedule that run only when told: `fireNext()` moves time to the next one. */
+export class ManualScanTimers implements ScanTimers {
+  nowMs = 0;
+  readonly pending = new Map<number, { atMs: number; callback: () => void }>();
+  #nextId = 1;
+  now(): number {
+    return this.nowMs;
+  }
+  schedule(callback: () => void, delayMs: number): () => void {
+    const id = this.#nextId++;
+    this.pending.set(id, { atMs: this.nowMs + delayMs, callback });
+    return () => this.pending.delete(id);
+  }
+  /**
+   * Moves time to the earliest pending timer and runs it.
+   *
+   * @returns How far time moved, in ms.
+   * @throws {Error} when no timer is pending.
+   */
+  fireNext(): number {
+    const [id, next] = [...this.pending].sort(([, a], [, b]) => a.atMs - b.atMs)[0] ??
+      (() => {
+        throw new Error("no timer pending");
+      })();
+    this.pending.delete(id);
+    const movedMs = next.atMs - this.nowMs;
+    this.nowMs = next.atMs;
+    next.callback();
+    return movedMs;
+  }
 }

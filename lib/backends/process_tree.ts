@@ -1,9 +1,32 @@
 /**
  * A backing server's whole process tree, including descendants that left its process group
- * (`setsid`, a daemonizing double fork). While the server runs, the process table is read every
- * {@link DESCENDANT_SCAN_INTERVAL_MS} (and when the server writes to stderr) and each descendant is
- * recorded with its start time, so that at shutdown the ones still alive are signalled even after
- * their parent exited and they were reparented, and a recycled pid is never signalled.
+ * (`setsid`, a daemonizing double fork). While servers run, the process table is read on one schedule
+ * shared by every stdio server of this process ({@link DescendantScanSchedule}: one `ps` per read, each
+ * server's tracker walks its own tree in it) and each descendant is recorded with its start time, so
+ * that at shutdown the ones still alive are signalled even after their parent exited and they were
+ * reparented, and a recycled pid is never signalled.
+ *
+ * When the table is read: {@link DESCENDANT_SCAN_INTERVAL_MS} (2 s) after activity (a server started, a
+ * message sent to or received from any server, a read that found a descendant appear or end), within
+ * {@link SCAN_ON_ACTIVITY_MS} of a server writing to stderr (a fresh read), and while nothing happens at
+ * an interval that doubles after each quiet read up to {@link MAX_DESCENDANT_SCAN_INTERVAL_MS} (30 s); no
+ * timer at all while no stdio server runs. At shutdown, and when a server exits, the table is read fresh
+ * before each signal, whatever the schedule.
+ *
+ * What that guarantees: a descendant that stays under the server (its parent lives) is recorded at the
+ * next read, at most 2 s after it appeared when that was within ~2 s of activity, at most 30 s after
+ * it appeared while idle; whatever is still under the server at shutdown is found by the fresh read then,
+ * whenever it started; a recorded descendant is signalled even once reparented. Not caught, as before:
+ * one that leaves the tree (`setsid` and its parent exits, a daemon's double fork) before any read saw it,
+ * which no polling can catch; the window is the time to the next read (before: always 2 s; now 2 s
+ * around activity, up to 30 s while no server is used nor writes to stderr).
+ *
+ * Why these numbers: one read costs about 12 ms of CPU (`ps` over a few hundred processes). A read every
+ * 2 s per server cost 0.6 % of a core per server, forever; one shared read at the 30 s cap costs 0.04 % of
+ * a core per session whatever the number of servers. Doubling from 2 s reaches the cap about 30 s after
+ * the last activity (reads at 2, 4, 8, 16 and 32 s, then every 30 s); a longer cap would save under 0.04 %
+ * more while widening the idle window, a shorter one would cost more where the saving matters (sessions
+ * left open for hours).
  *
  * The table comes from `ps -A -o pid=,ppid=,stat=,lstart=` (Linux procps, macOS, the BSDs): Deno refuses
  * `/proc` without `--allow-all`, which the permission set does not grant, and a sub-reaper
@@ -14,8 +37,12 @@
  * @module
  */
 
-/** How often the descendants of a running server are looked up, in ms. */
+/** How often the descendants of running servers are looked up around activity, in ms. */
 export const DESCENDANT_SCAN_INTERVAL_MS = 2_000;
+/** The longest interval between two looks while nothing happens, in ms (see the module header). */
+export const MAX_DESCENDANT_SCAN_INTERVAL_MS = 30_000;
+/** Shortest time between two looks prompted by a server's stderr output, in ms. */
+export const SCAN_ON_ACTIVITY_MS = 250;
 /** A process-table snapshot younger than this is reused by every server, in ms. */
 export const TABLE_REUSE_MS = 500;
 /** Most descendants recorded per server (a fork bomb must not grow our memory without bound). */
@@ -35,7 +62,8 @@ export interface ProcessTable {
   /** Whether the table can be read on this platform. */
   readonly isSupported: boolean;
   /**
-   * Every process now: pid -> parent and start time; `undefined` when the table cannot be read.
+   * Every process now: pid -> parent and start time; `undefined` when the table cannot be read
+   * (never rejects).
    *
    * @param options.fresh Read the table now, never a reused snapshot. @default false
    */
@@ -121,6 +149,8 @@ export class DescendantTracker {
   readonly #root: number;
   readonly #table: ProcessTable;
   readonly #tracked = new Map<number, string>();
+  /** The recorded descendants alive (not zombies) at the last look. */
+  #live = new Set<number>();
 
   /**
    * @param rootPid The backing server's pid (itself never recorded: the caller owns it).
@@ -146,10 +176,21 @@ export class DescendantTracker {
    * processes still alive (so children of a reparented descendant are found too).
    *
    * @param options.fresh Do not reuse a recent snapshot. @default false
+   * @returns Whether a descendant appeared or ended since the last look (see {@link record}).
    */
-  async refresh(options: { fresh?: boolean } = {}): Promise<void> {
+  async refresh(options: { fresh?: boolean } = {}): Promise<boolean> {
     const table = await this.#table.snapshot(options);
-    if (!table) return;
+    return table ? this.record(table) : false;
+  }
+
+  /**
+   * Records, from a snapshot already read, every new descendant of the root and of the recorded
+   * processes still alive (what {@link refresh} does after reading the table).
+   *
+   * @param table A snapshot of {@link ProcessTable.snapshot}.
+   * @returns Whether a descendant appeared or one alive at the last look ended (or became a zombie).
+   */
+  record(table: ReadonlyMap<number, ProcessEntry>): boolean {
     const children = new Map<number, number[]>();
     for (const [pid, entry] of table) {
       const list = children.get(entry.ppid) ?? [];
@@ -159,14 +200,26 @@ export class DescendantTracker {
     const alive = [...this.#tracked].filter(([pid, start]) => table.get(pid)?.start === start);
     const queue = [this.#root, ...alive.map(([pid]) => pid)];
     const seen = new Set(queue);
+    let isChanged = false;
     while (queue.length > 0 && this.#tracked.size < MAX_TRACKED_DESCENDANTS) {
       for (const pid of children.get(queue.shift()!) ?? []) {
         if (seen.has(pid)) continue;
         seen.add(pid);
         queue.push(pid);
-        if (!this.#tracked.has(pid)) this.#tracked.set(pid, table.get(pid)!.start);
+        if (!this.#tracked.has(pid)) {
+          this.#tracked.set(pid, table.get(pid)!.start);
+          isChanged = true;
+        }
       }
     }
+    const live = new Set<number>();
+    for (const [pid, start] of this.#tracked) {
+      const entry = table.get(pid);
+      if (entry?.start === start && !entry.isZombie) live.add(pid);
+    }
+    for (const pid of this.#live) if (!live.has(pid)) isChanged = true;
+    this.#live = live;
+    return isChanged;
   }
 
   /**
@@ -196,6 +249,146 @@ export class DescendantTracker {
     return count;
   }
 }
+
+/** Timers and time as the scan schedule sees them (a seam for tests). */
+export interface ScanTimers {
+  /** A monotonic time, in ms. */
+  now(): number;
+  /** Calls `callback` once after `delayMs` ms; returns the function that cancels it. */
+  schedule(callback: () => void, delayMs: number): () => void;
+}
+
+/** The real timers: `performance.now` and `setTimeout`. */
+export const SYSTEM_SCAN_TIMERS: ScanTimers = {
+  now: () => performance.now(),
+  schedule: (callback, delayMs) => {
+    const id = setTimeout(callback, delayMs);
+    return () => clearTimeout(id);
+  },
+};
+
+/**
+ * When the process table is read for the running servers: one schedule per process, one snapshot
+ * per look for every tracker that joined (see the module header for the intervals and what they
+ * guarantee). One timer at most, none while no tracker is joined.
+ */
+export class DescendantScanSchedule {
+  readonly table: ProcessTable;
+  readonly #timers: ScanTimers;
+  readonly #trackers = new Set<DescendantTracker>();
+  #intervalMs = DESCENDANT_SCAN_INTERVAL_MS;
+  #cancelTimer: (() => void) | undefined;
+  #dueAtMs = Infinity;
+  #isFreshDue = false;
+  #hasActivity = false;
+  #lastLookMs = -Infinity;
+  #looking: Promise<void> | undefined;
+
+  /**
+   * @param options.table @default SYSTEM_PROCESS_TABLE
+   * @param options.timers @default SYSTEM_SCAN_TIMERS
+   */
+  constructor(options: { table?: ProcessTable; timers?: ScanTimers } = {}) {
+    this.table = options.table ?? SYSTEM_PROCESS_TABLE;
+    this.#timers = options.timers ?? SYSTEM_SCAN_TIMERS;
+  }
+
+  /** The interval after the next quiet look, in ms (for tests and diagnostics). */
+  get intervalMs(): number {
+    return this.#intervalMs;
+  }
+
+  /** Whether a look is scheduled (no timer while no tracker is joined). */
+  get isScheduled(): boolean {
+    return this.#cancelTimer !== undefined;
+  }
+
+  /** Resolves once the look under way, if any, is done (its trackers updated, the next look armed). */
+  settled(): Promise<void> {
+    return this.#looking ?? Promise.resolve();
+  }
+
+  /**
+   * Adds `tracker` to every look from now on; counts as activity (a server started).
+   *
+   * @returns `leave`: removes it; resolves once a look under way is done (no `ps` outlives its last server).
+   */
+  join(tracker: DescendantTracker): () => Promise<void> {
+    this.#trackers.add(tracker);
+    this.noteActivity();
+    return () => {
+      this.#trackers.delete(tracker);
+      if (this.#trackers.size === 0) {
+        this.#cancelTimer?.();
+        this.#cancelTimer = undefined;
+        this.#dueAtMs = Infinity;
+        this.#intervalMs = DESCENDANT_SCAN_INTERVAL_MS;
+      }
+      return this.settled();
+    };
+  }
+
+  /** Something happened (a message to or from a server): the next look is at most 2 s away. Cheap. */
+  noteActivity(): void {
+    this.#hasActivity = true;
+    this.#intervalMs = DESCENDANT_SCAN_INTERVAL_MS;
+    this.#arm(this.#timers.now() + DESCENDANT_SCAN_INTERVAL_MS);
+  }
+
+  /**
+   * A server wrote to stderr (npx starting node, a daemon forking): a fresh look soon, at most one per
+   * {@link SCAN_ON_ACTIVITY_MS}, the last request always served.
+   */
+  scanSoon(): void {
+    this.#hasActivity = true;
+    this.#intervalMs = DESCENDANT_SCAN_INTERVAL_MS;
+    this.#isFreshDue = true;
+    this.#arm(Math.max(this.#timers.now(), this.#lastLookMs + SCAN_ON_ACTIVITY_MS));
+  }
+
+  /** Sets the timer for `atMs` unless one is due sooner, or a look is under way (it arms the next). */
+  #arm(atMs: number): void {
+    if (this.#trackers.size === 0 || this.#looking || !this.table.isSupported) return;
+    if (this.#cancelTimer !== undefined) {
+      if (this.#dueAtMs <= atMs) return;
+      this.#cancelTimer();
+    }
+    this.#dueAtMs = atMs;
+    this.#cancelTimer = this.#timers.schedule(() => this.#fire(), Math.max(0, atMs - this.#timers.now()));
+  }
+
+  #fire(): void {
+    this.#cancelTimer = undefined;
+    this.#dueAtMs = Infinity;
+    const isFresh = this.#isFreshDue;
+    this.#isFreshDue = false;
+    this.#looking = this.#look(isFresh).finally(() => {
+      this.#looking = undefined;
+      if (this.#isFreshDue) this.#arm(Math.max(this.#timers.now(), this.#lastLookMs + SCAN_ON_ACTIVITY_MS));
+      else this.#arm(this.#timers.now() + this.#intervalMs);
+    });
+  }
+
+  /** One snapshot for every tracker; the interval doubles unless something happened since the last look. */
+  async #look(isFresh: boolean): Promise<void> {
+    let hasActivity = this.#hasActivity;
+    this.#hasActivity = false;
+    this.#lastLookMs = this.#timers.now();
+    const table = await this.table.snapshot({ fresh: isFresh });
+    if (table) {
+      for (const tracker of this.#trackers) hasActivity = tracker.record(table) || hasActivity;
+    }
+    this.#intervalMs = hasActivity || this.#hasActivity
+      ? DESCENDANT_SCAN_INTERVAL_MS
+      : Math.min(this.#intervalMs * 2, MAX_DESCENDANT_SCAN_INTERVAL_MS);
+  }
+}
+
+/**
+ * The schedule every stdio server of this process joins: one per process on purpose (one `ps` per look
+ * serves every server), its only state its timer and its trackers.
+ */
+export const SYSTEM_SCAN_SCHEDULE: DescendantScanSchedule = new DescendantScanSchedule();
 
 /** Sends `signal` to every process of the group led by `pgid`; `false` when the group is empty. */
 export function signalGroup(pgid: number, signal: Deno.Signal): boolean {

@@ -17,7 +17,12 @@ import type { StdioServerSpec } from "../plugins/mod.ts";
 import type { Logger } from "../log.ts";
 import { NULL_LOGGER } from "../log.ts";
 import { maskSecrets, processSecrets } from "../secrets/mod.ts";
-import { DESCENDANT_SCAN_INTERVAL_MS, DescendantTracker, signalGroup } from "./process_tree.ts";
+import {
+  type DescendantScanSchedule,
+  DescendantTracker,
+  signalGroup,
+  SYSTEM_SCAN_SCHEDULE,
+} from "./process_tree.ts";
 import {
   type BackendConnection,
   BackendError,
@@ -50,8 +55,6 @@ export {
 export const STDERR_TAIL_BYTES = 64 * 1024;
 /** Characters of the stderr tail appended to a start error. */
 export const STDERR_TAIL_IN_ERRORS_CHARS = 400;
-/** Shortest time between two looks at a child's descendants prompted by its stderr output, in ms. */
-export const SCAN_ON_ACTIVITY_MS = 250;
 
 /** What to run: the subset of {@link StdioServerSpec} the transport needs. */
 export interface ProcessSpec {
@@ -74,6 +77,8 @@ export interface StdioTransportOptions {
   server?: string | undefined;
   /** Told of each notification dropped unread (over {@link MAX_NOTIFICATION_LINE_CHARS}). */
   onDroppedNotification?: (() => void) | undefined;
+  /** When the child's descendants are looked up (its process table too). @default SYSTEM_SCAN_SCHEDULE */
+  scans?: DescendantScanSchedule | undefined;
 }
 
 /**
@@ -101,11 +106,11 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
   #closing: Promise<void> | undefined;
   #closed = false;
   #pumps: Promise<void>[] = [];
+  readonly #scans: DescendantScanSchedule;
   #tree: DescendantTracker | undefined;
-  #scanTimer: ReturnType<typeof setInterval> | undefined;
-  #lastScanMs = 0;
+  #leaveScans: (() => Promise<void>) | undefined;
+  #scansStopped: Promise<void> | undefined;
   #scanning: Promise<void> | undefined;
-  #scanSoon: ReturnType<typeof setTimeout> | undefined;
 
   constructor(spec: ProcessSpec, options: StdioTransportOptions = {}) {
     this.#spec = spec;
@@ -114,6 +119,7 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#server = options.server;
     this.#onDroppedNotification = options.onDroppedNotification;
+    this.#scans = options.scans ?? SYSTEM_SCAN_SCHEDULE;
   }
 
   /**
@@ -175,11 +181,10 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
     this.#child = child;
     this.#stdin = new StdinQueue(child.stdin.getWriter(), this.#logger);
     this.#logger.debug(`spawned pid ${child.pid}: ${this.#spec.command} ${this.#spec.args.join(" ")}`);
-    const tree = new DescendantTracker(child.pid);
+    const tree = new DescendantTracker(child.pid, this.#scans.table);
     if (tree.isSupported) {
       this.#tree = tree;
-      this.#scanTimer = setInterval(() => void this.#scan(), DESCENDANT_SCAN_INTERVAL_MS);
-      void this.#scan();
+      this.#leaveScans = this.#scans.join(tree); // the first look within 2 s, shared with every server
     }
     const stdout = pumpStdout(child.stdout, {
       maxMessageBytes: this.#maxMessageBytes,
@@ -201,7 +206,7 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
         this.#stderr.push(text);
         for (const listener of this.#activity) listener();
         // A child announcing itself (npx starting node, a daemon forking) is a good moment to look.
-        this.#requestScan();
+        if (this.#tree) this.#scans.scanSoon();
       },
       logger: this.#logger,
     });
@@ -210,25 +215,22 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
   }
 
   /**
-   * Records the child's current descendants (one look at a time; a snapshot of the process table
-   * is shared by every server for a moment). Resolves when the look is done.
+   * Records the child's current descendants from a fresh read of the process table, outside the shared
+   * schedule (at shutdown; one look at a time). Resolves when the look is done.
    */
-  #scan(options: { fresh?: boolean } = {}): Promise<void> {
+  #scanNow(): Promise<void> {
     const tree = this.#tree;
     if (!tree || this.#status !== undefined) return Promise.resolve();
-    this.#lastScanMs = performance.now();
-    this.#scanning ??= tree.refresh(options).finally(() => (this.#scanning = undefined));
+    this.#scanning ??= tree.refresh({ fresh: true }).then(() => {
+      this.#scanning = undefined;
+    });
     return this.#scanning;
   }
 
-  /** A fresh look soon: at most one per {@link SCAN_ON_ACTIVITY_MS}, the last request always served. */
-  #requestScan(): void {
-    if (!this.#tree || this.#scanSoon !== undefined) return;
-    const waitMs = Math.max(0, SCAN_ON_ACTIVITY_MS - (performance.now() - this.#lastScanMs));
-    this.#scanSoon = setTimeout(() => {
-      this.#scanSoon = undefined;
-      void this.#scan({ fresh: true });
-    }, waitMs);
+  /** Leaves the shared schedule (once); resolves once the look under way then is done. */
+  #stopScans(): Promise<void> {
+    this.#scansStopped ??= this.#leaveScans?.() ?? Promise.resolve();
+    return this.#scansStopped;
   }
 
   /**
@@ -243,8 +245,7 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
 
   async #watchExit(child: Deno.ChildProcess): Promise<void> {
     this.#status = await child.status;
-    clearInterval(this.#scanTimer);
-    clearTimeout(this.#scanSoon);
+    const scansStopped = this.#stopScans();
     if (this.#closing !== undefined) return; // shutdown() reports the end
     this.#logger.debug(`pid ${child.pid} ${this.exitDescription()}`);
     // The leader is gone; anything it left (in its group, holding our pipes maybe, or in a session
@@ -253,7 +254,7 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
       await sleep(Math.min(this.#graceMs, 500));
       await this.#signalTree(child.pid, "SIGKILL");
     }
-    await Promise.all([...this.#pumps, this.#scanning]); // no look at the process table outlives us
+    await Promise.all([...this.#pumps, this.#scanning, scansStopped]); // no look at the process table outlives us
     if (this.#closing === undefined) this.#finish();
   }
 
@@ -273,6 +274,7 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
   }
 
   #deliver(message: JSONRPCMessage): void {
+    if (this.#tree) this.#scans.noteActivity(); // a server at work may start a helper process
     try {
       this.onmessage?.(message);
     } catch (error) {
@@ -282,6 +284,7 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (!this.#stdin || this.#closed || this.#status) throw new Error("the server process is not running");
+    if (this.#tree) this.#scans.noteActivity();
     await this.#stdin.send(message);
   }
 
@@ -298,14 +301,14 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
   async #shutdown(): Promise<void> {
     const child = this.#child;
     if (!child) return this.#finish();
-    await this.#scan({ fresh: true }); // The latest picture of the tree before it comes apart.
+    await this.#scanNow(); // The latest picture of the tree before it comes apart.
     const half = Math.max(1, Math.floor(this.#graceMs / 2));
     await this.#stdin?.end(half); // unread writes are dropped, not flushed: the grace starts now
     const exited = child.status.then(() => true);
     const waitExit = (ms: number) => Promise.race([exited, sleep(ms).then(() => false)]);
     if (!this.#status && !(await waitExit(half))) {
       this.#logger.debug(`pid ${child.pid} still running after stdin closed; SIGTERM to its tree`);
-      await this.#scan({ fresh: true });
+      await this.#scanNow();
       await this.#signalTree(child.pid, "SIGTERM");
       if (!(await waitExit(half))) {
         this.#logger.warn(`pid ${child.pid} ignored SIGTERM; SIGKILL to its tree`);
@@ -317,13 +320,12 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
       await sleep(Math.min(this.#graceMs, 300));
       await this.#signalTree(child.pid, "SIGKILL");
     }
-    await Promise.all([...this.#pumps, this.#scanning]); // no look at the process table outlives us
+    await Promise.all([...this.#pumps, this.#scanning, this.#stopScans()]); // no look at the process table outlives us
     this.#finish();
   }
 
   #finish(): void {
-    clearInterval(this.#scanTimer);
-    clearTimeout(this.#scanSoon);
+    void this.#stopScans(); // Already left, or never joined: nothing under way to wait for.
     this.#tree = undefined;
     if (this.#closed) return;
     this.#closed = true;

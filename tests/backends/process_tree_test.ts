@@ -1,22 +1,46 @@
 import assert from "node:assert/strict";
 import {
+  DESCENDANT_SCAN_INTERVAL_MS,
+  DescendantScanSchedule,
   DescendantTracker,
+  MAX_DESCENDANT_SCAN_INTERVAL_MS,
   parsePsTable,
   type ProcessEntry,
   type ProcessTable,
   PsProcessTable,
+  SCAN_ON_ACTIVITY_MS,
 } from "../../lib/backends/process_tree.ts";
+import { ManualScanTimers } from "../_fakes_backends.ts";
 
-/** A process table the test edits between looks. */
+/** A process table the test edits between looks; `reads` records each snapshot's `fresh` option. */
 class FakeTable implements ProcessTable {
   readonly isSupported = true;
   rows = new Map<number, ProcessEntry>();
+  reads: boolean[] = [];
   set(pid: number, ppid: number, start = "t0", isZombie = false): void {
     this.rows.set(pid, { ppid, start, isZombie });
   }
-  snapshot(): Promise<Map<number, ProcessEntry>> {
+  snapshot(options: { fresh?: boolean } = {}): Promise<Map<number, ProcessEntry>> {
+    this.reads.push(options.fresh ?? false);
     return Promise.resolve(new Map(this.rows));
   }
+}
+
+/** A schedule over a fake table and manual timers, with one tracker of root 100 joined. */
+function scheduleWithOneServer() {
+  const table = new FakeTable();
+  table.set(100, 1);
+  const timers = new ManualScanTimers();
+  const schedule = new DescendantScanSchedule({ table, timers });
+  const tracker = new DescendantTracker(100, table);
+  const leave = schedule.join(tracker);
+  /** Runs the next look; returns how long after the previous one it came, in ms. */
+  const look = async () => {
+    const waitedMs = timers.fireNext();
+    await schedule.settled();
+    return waitedMs;
+  };
+  return { table, timers, schedule, tracker, leave, look };
 }
 
 Deno.test("parsePsTable() reads pid, parent, state and start time", () => {
@@ -62,4 +86,100 @@ Deno.test("PsProcessTable reads the real process table, this process included", 
   const snapshot = await table.snapshot({ fresh: true });
   assert.ok(snapshot, "ps is available where the tests run");
   assert.equal(snapshot.get(Deno.pid)?.ppid, Deno.ppid);
+});
+
+Deno.test("DescendantScanSchedule reads the table once per look for all the servers that joined it", async () => {
+  const table = new FakeTable();
+  const timers = new ManualScanTimers();
+  const schedule = new DescendantScanSchedule({ table, timers });
+  const trackers = [100, 200, 300].map((root) => {
+    table.set(root, 1);
+    table.set(root + 1, root);
+    return new DescendantTracker(root, table);
+  });
+  const leaves = trackers.map((tracker) => schedule.join(tracker));
+  assert.equal(timers.pending.size, 1, "one timer for every server");
+  timers.fireNext();
+  await schedule.settled();
+  assert.equal(table.reads.length, 1);
+  assert.deepEqual(trackers.map((t) => t.recorded()), [[101], [201], [301]]);
+  await Promise.all(leaves.map((leave) => leave()));
+});
+
+Deno.test("DescendantScanSchedule doubles its interval while nothing happens, up to the cap", async () => {
+  const { look, leave } = scheduleWithOneServer();
+  const waits: number[] = [];
+  for (let i = 0; i < 7; i++) waits.push(await look());
+  // The start counts as activity: two looks 2 s apart, then 4, 8, 16 s and the 30 s cap.
+  assert.deepEqual(waits, [2_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
+  assert.equal(MAX_DESCENDANT_SCAN_INTERVAL_MS, 30_000);
+  await leave();
+});
+
+Deno.test("DescendantScanSchedule looks again within 2 s of a message to or from a server", async () => {
+  const { look, leave, schedule, timers } = scheduleWithOneServer();
+  for (let i = 0; i < 6; i++) await look();
+  assert.equal(schedule.intervalMs, MAX_DESCENDANT_SCAN_INTERVAL_MS);
+  timers.nowMs += 10_000; // idle for a while, then a request
+  schedule.noteActivity();
+  assert.equal(await look(), DESCENDANT_SCAN_INTERVAL_MS, "the 30 s look is pulled in");
+  assert.equal(await look(), DESCENDANT_SCAN_INTERVAL_MS, "and the one after stays at 2 s");
+  assert.equal(await look(), 2 * DESCENDANT_SCAN_INTERVAL_MS, "then it backs off again");
+  await leave();
+});
+
+Deno.test("DescendantScanSchedule looks again within 2 s after a descendant appeared or ended", async () => {
+  const { look, leave, schedule, table, tracker } = scheduleWithOneServer();
+  for (let i = 0; i < 6; i++) await look();
+  table.set(101, 100); // a helper starts while nobody talks to the server
+  assert.equal(await look(), MAX_DESCENDANT_SCAN_INTERVAL_MS);
+  assert.deepEqual(tracker.recorded(), [101]);
+  assert.equal(await look(), DESCENDANT_SCAN_INTERVAL_MS);
+  for (let i = 0; i < 5; i++) await look();
+  table.set(101, 100, "t0", true); // it ends (a zombie until reaped)
+  assert.equal(await look(), MAX_DESCENDANT_SCAN_INTERVAL_MS);
+  assert.equal(schedule.intervalMs, DESCENDANT_SCAN_INTERVAL_MS);
+  assert.equal(await look(), DESCENDANT_SCAN_INTERVAL_MS);
+  await leave();
+});
+
+Deno.test("DescendantScanSchedule reads the table fresh soon after stderr output, at most once per 250 ms", async () => {
+  const { look, leave, schedule, table, timers } = scheduleWithOneServer();
+  for (let i = 0; i < 6; i++) await look();
+  table.reads.length = 0;
+  timers.nowMs += 1_000;
+  schedule.scanSoon();
+  schedule.scanSoon();
+  assert.equal(timers.pending.size, 1);
+  assert.equal(await look(), 0, "at once: the last look is long past");
+  schedule.scanSoon();
+  assert.equal(await look(), SCAN_ON_ACTIVITY_MS);
+  assert.deepEqual(table.reads, [true, true]);
+  assert.equal(await look(), DESCENDANT_SCAN_INTERVAL_MS);
+  assert.deepEqual(table.reads, [true, true, false]);
+  await leave();
+});
+
+Deno.test("DescendantScanSchedule keeps no timer once its last server left, even with a look under way", async () => {
+  const table = new FakeTable();
+  let release = () => {};
+  const slow: ProcessTable = {
+    isSupported: true,
+    snapshot: () => new Promise((resolve) => (release = () => resolve(table.rows))),
+  };
+  const timers = new ManualScanTimers();
+  const schedule = new DescendantScanSchedule({ table: slow, timers });
+  const leaveA = schedule.join(new DescendantTracker(100, slow));
+  const leaveB = schedule.join(new DescendantTracker(200, slow));
+  timers.fireNext(); // a look starts and waits for `ps`
+  const leftA = leaveA();
+  assert.equal(schedule.isScheduled, false, "the look under way arms the next one");
+  let isLeft = false;
+  const leftB = leaveB().then(() => (isLeft = true));
+  await Promise.resolve();
+  assert.equal(isLeft, false, "the last server waits for the look under way");
+  release();
+  await Promise.all([leftA, leftB]);
+  assert.equal(timers.pending.size, 0);
+  assert.equal(schedule.isScheduled, false);
 });

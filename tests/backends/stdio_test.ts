@@ -4,7 +4,14 @@ import { MAX_LIST_PAGE_ITEMS } from "../../lib/backends/_list_guard.ts";
 import { connectStdio, rootsForStdio, StdioProcessTransport } from "../../lib/backends/stdio.ts";
 import type { ConnectContext } from "../../lib/backends/stdio.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
-import { fixtureSpec, isAlive, liveProcessesInGroup, waitFor } from "../_fakes_backends.ts";
+import { fixtureSpec, isAlive, liveProcessesInGroup, ManualScanTimers, waitFor } from "../_fakes_backends.ts";
+import {
+  DESCENDANT_SCAN_INTERVAL_MS,
+  DescendantScanSchedule,
+  MAX_DESCENDANT_SCAN_INTERVAL_MS,
+  type ProcessTable,
+  PsProcessTable,
+} from "../../lib/backends/process_tree.ts";
 import { processSecrets } from "../../lib/secrets/mod.ts";
 
 function ctx(lines: string[] = [], extra: Partial<ConnectContext> = {}): ConnectContext {
@@ -419,4 +426,94 @@ Deno.test("callTool() over stdio returns image content blocks as sent", async ()
   const result = await conn.callTool("image", {}, { timeoutMs: 5_000 });
   assert.deepEqual(result.content.map((c) => c.type), ["text", "image", "text"]);
   await conn.close();
+});
+
+/** The real process table, counting its reads; a schedule over it driven by manual timers. */
+function countedSchedule() {
+  const ps = new PsProcessTable();
+  const counted = {
+    reads: 0,
+    get isSupported() {
+      return ps.isSupported;
+    },
+    snapshot(options?: { fresh?: boolean }) {
+      counted.reads++;
+      return ps.snapshot(options);
+    },
+  } satisfies ProcessTable & { reads: number };
+  const timers = new ManualScanTimers();
+  const scans = new DescendantScanSchedule({ table: counted, timers });
+  /** Runs the next look; returns how long after the previous one it came, in ms. */
+  const look = async () => {
+    const waitedMs = timers.fireNext();
+    await scans.settled();
+    return waitedMs;
+  };
+  return { counted, timers, scans, look };
+}
+
+Deno.test("StdioProcessTransport: several running servers share one read of the process table per look", async () => {
+  if (Deno.build.os === "windows") return; // No process table there (see process_tree.ts).
+  const { counted, timers, scans, look } = countedSchedule();
+  const ready = `sleep 30 & echo '{"jsonrpc":"2.0","method":"ready"}'; wait`;
+  const transports = [1, 2, 3].map(() =>
+    new StdioProcessTransport({ command: "sh", args: ["-c", ready], env: {}, cwd: "/" }, {
+      shutdownGraceMs: 200,
+      scans,
+    })
+  );
+  try {
+    await Promise.all(transports.map((t) =>
+      new Promise<void>((resolve, reject) => {
+        t.onmessage = () => resolve();
+        t.start().catch(reject);
+      })
+    ));
+    assert.equal(timers.pending.size, 1, "one timer for the three servers");
+    counted.reads = 0;
+    await look();
+    assert.equal(counted.reads, 1);
+    const found = transports.map((t) => t.trackedDescendants());
+    assert.deepEqual(found.map((pids) => pids.length), [1, 1, 1], "each found its own `sleep`");
+    assert.equal(new Set(found.flat()).size, 3);
+  } finally {
+    await Promise.all(transports.map((t) => t.close()));
+  }
+  assert.equal(timers.pending.size, 0, "no timer once the last server stopped");
+  assert.equal(scans.isScheduled, false);
+});
+
+Deno.test("StdioProcessTransport: a message to or from an idle server brings the next look within 2 s", async () => {
+  if (Deno.build.os === "windows") return;
+  const { timers, scans, look } = countedSchedule();
+  // Writes a message on SIGUSR1; otherwise idle (one `sleep` child, nothing read from stdin).
+  const script = `trap 'echo "$MSG"' USR1; sleep 1000 & while kill -0 $! 2>/dev/null; do wait; done`;
+  const transport = new StdioProcessTransport({
+    command: "sh",
+    args: ["-c", script],
+    env: { MSG: '{"jsonrpc":"2.0","method":"poke"}' },
+    cwd: "/",
+  }, { shutdownGraceMs: 200, scans });
+  let received = () => {};
+  transport.onmessage = () => received();
+  await transport.start();
+  const backOff = async () => {
+    while (scans.intervalMs < MAX_DESCENDANT_SCAN_INTERVAL_MS) await look();
+    assert.equal(await look(), MAX_DESCENDANT_SCAN_INTERVAL_MS);
+  };
+  try {
+    assert.ok(await waitFor(async () => (await look(), transport.trackedDescendants().length === 1)));
+    await backOff();
+    await transport.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    assert.equal(scans.intervalMs, DESCENDANT_SCAN_INTERVAL_MS);
+    assert.equal(await look(), DESCENDANT_SCAN_INTERVAL_MS, "sent: the 30 s look is pulled in");
+    await backOff();
+    const poked = new Promise<void>((resolve) => (received = resolve));
+    Deno.kill(transport.pid!, "SIGUSR1");
+    await poked;
+    assert.equal(await look(), DESCENDANT_SCAN_INTERVAL_MS, "received: the 30 s look is pulled in");
+  } finally {
+    await transport.close();
+  }
+  assert.equal(timers.pending.size, 0);
 });
