@@ -185,7 +185,10 @@ export class DescendantTracker {
 
   /**
    * Records, from a snapshot already read, every new descendant of the root and of the recorded
-   * processes still alive (what {@link refresh} does after reading the table).
+   * processes still alive (what {@link refresh} does after reading the table), and forgets the recorded
+   * ones that are gone from it (their pid absent, or another process's now): they can never be signalled,
+   * and {@link MAX_TRACKED_DESCENDANTS} counts only the others, so a server that starts a short-lived helper
+   * per call is still tracked after thousands of calls.
    *
    * @param table A snapshot of {@link ProcessTable.snapshot}.
    * @returns Whether a descendant appeared or one alive at the last look ended (or became a zombie).
@@ -197,8 +200,10 @@ export class DescendantTracker {
       list.push(pid);
       children.set(entry.ppid, list);
     }
-    const alive = [...this.#tracked].filter(([pid, start]) => table.get(pid)?.start === start);
-    const queue = [this.#root, ...alive.map(([pid]) => pid)];
+    for (const [pid, start] of [...this.#tracked]) {
+      if (table.get(pid)?.start !== start) this.#tracked.delete(pid);
+    }
+    const queue = [this.#root, ...this.#tracked.keys()];
     const seen = new Set(queue);
     let isChanged = false;
     while (queue.length > 0 && this.#tracked.size < MAX_TRACKED_DESCENDANTS) {

@@ -4,6 +4,7 @@ import {
   DescendantScanSchedule,
   DescendantTracker,
   MAX_DESCENDANT_SCAN_INTERVAL_MS,
+  MAX_TRACKED_DESCENDANTS,
   parsePsTable,
   type ProcessEntry,
   type ProcessTable,
@@ -64,7 +65,22 @@ Deno.test("DescendantTracker.refresh() keeps descendants that were reparented af
   table.set(102, 1);
   table.set(103, 102); // and starts a child of its own
   await tracker.refresh();
-  assert.deepEqual(tracker.recorded(), [101, 102, 103]);
+  assert.deepEqual(tracker.recorded(), [102, 103]); // 101 is gone: nothing of it is left to signal
+});
+
+Deno.test("DescendantTracker forgets ended descendants, so a helper per call never fills its cap", async () => {
+  const table = new FakeTable();
+  table.set(100, 1);
+  const tracker = new DescendantTracker(100, table);
+  for (let pid = 1_000; pid < 1_000 + MAX_TRACKED_DESCENDANTS + 10; pid++) {
+    table.set(pid, 100); // one short-lived helper, seen once, then gone
+    await tracker.refresh();
+    table.rows.delete(pid);
+  }
+  table.set(9_000, 100); // a setsid'd daemon after all those calls
+  table.set(9_001, 9_000);
+  await tracker.refresh();
+  assert.deepEqual(tracker.recorded(), [9_000, 9_001]);
 });
 
 Deno.test("DescendantTracker.signal() never signals a recycled pid or a zombie", async () => {
