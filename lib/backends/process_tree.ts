@@ -11,7 +11,9 @@
  * {@link SCAN_ON_ACTIVITY_MS} of a server writing to stderr (a fresh read), and while nothing happens at
  * an interval that doubles after each quiet read up to {@link MAX_DESCENDANT_SCAN_INTERVAL_MS} (30 s); no
  * timer at all while no stdio server runs. At shutdown, and when a server exits, the table is read fresh
- * before each signal, whatever the schedule.
+ * before each signal, whatever the schedule, and what appeared under the recorded descendants since the
+ * last read is recorded and signalled too (under the server as well while it lives; once it is reaped its
+ * pid may be another process's).
  *
  * What that guarantees: a descendant that stays under the server (its parent lives) is recorded at the
  * next read, at most 2 s after it appeared when that was within ~2 s of activity, at most 30 s after
@@ -147,6 +149,8 @@ export const SYSTEM_PROCESS_TABLE: ProcessTable = new PsProcessTable();
  */
 export class DescendantTracker {
   readonly #root: number;
+  /** The root ended and was reaped: its pid may be another process's now, never a parent of ours. */
+  #isRootGone = false;
   readonly #table: ProcessTable;
   readonly #tracked = new Map<number, string>();
   /** The recorded descendants alive (not zombies) at the last look. */
@@ -164,6 +168,14 @@ export class DescendantTracker {
   /** Whether descendants outside the process group can be found here. */
   get isSupported(): boolean {
     return this.#table.isSupported;
+  }
+
+  /**
+   * The root ended (its exit status was read, so its pid may be reused): from now on descendants are
+   * found only under the recorded ones still alive, never under a process that took the root's pid.
+   */
+  rootExited(): void {
+    this.#isRootGone = true;
   }
 
   /** The recorded descendants' pids, in the order found. */
@@ -203,7 +215,7 @@ export class DescendantTracker {
     for (const [pid, start] of [...this.#tracked]) {
       if (table.get(pid)?.start !== start) this.#tracked.delete(pid);
     }
-    const queue = [this.#root, ...this.#tracked.keys()];
+    const queue = [...(this.#isRootGone ? [] : [this.#root]), ...this.#tracked.keys()];
     const seen = new Set(queue);
     let isChanged = false;
     while (queue.length > 0 && this.#tracked.size < MAX_TRACKED_DESCENDANTS) {
@@ -229,14 +241,18 @@ export class DescendantTracker {
 
   /**
    * Sends `signal` to every recorded descendant that is still the process recorded (same start
-   * time, from a fresh snapshot); gone ones are forgotten.
+   * time, from a fresh snapshot), after recording from that snapshot what appeared under them (and
+   * under the root, until {@link rootExited}) since the last look: a child a recorded helper started
+   * while the schedule was idle is signalled before its parent's end reparents it out of reach. Gone
+   * ones are forgotten.
    *
    * @returns How many were signalled.
    */
   async signal(signal: Deno.Signal): Promise<number> {
-    if (this.#tracked.size === 0) return 0;
+    if (this.#tracked.size === 0 && this.#isRootGone) return 0;
     const table = await this.#table.snapshot({ fresh: true });
     if (!table) return 0;
+    this.record(table);
     let count = 0;
     for (const [pid, start] of [...this.#tracked]) {
       const entry = table.get(pid);

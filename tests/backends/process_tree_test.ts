@@ -96,6 +96,34 @@ Deno.test("DescendantTracker.signal() never signals a recycled pid or a zombie",
   assert.deepEqual(tracker.recorded(), []);
 });
 
+Deno.test("DescendantTracker.signal() also ends what a recorded descendant started since the last look, never a child of the root's recycled pid", async () => {
+  if (Deno.build.os === "windows") return;
+  const sleeps = [1, 2, 3].map(() => new Deno.Command("sleep", { args: ["1000"], stdout: "null" }).spawn());
+  const [helper, late, stranger] = sleeps.map((child) => child.pid);
+  const table = new FakeTable();
+  table.set(100, 1);
+  table.set(helper!, 100); // a setsid'd helper of the server, recorded
+  const tracker = new DescendantTracker(100, table);
+  await tracker.refresh();
+  table.set(late!, helper!); // its child, started after the last look
+  tracker.rootExited(); // the server died first and was reaped
+  table.set(100, 1, "t9"); // its pid went to an unrelated process, which has a child of its own
+  table.set(stranger!, 100, "t9");
+  try {
+    assert.equal(await tracker.signal("SIGTERM"), 2);
+    const statuses = await Promise.all(sleeps.slice(0, 2).map((child) => child.status));
+    assert.deepEqual(statuses.map((s) => s.signal), ["SIGTERM", "SIGTERM"]);
+    assert.deepEqual(tracker.recorded(), [helper, late]);
+  } finally {
+    for (const child of sleeps) {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already ended */ }
+      await child.status;
+    }
+  }
+});
+
 Deno.test("PsProcessTable reads the real process table, this process included", async () => {
   const table = new PsProcessTable();
   if (!table.isSupported) return; // Windows.
