@@ -99,14 +99,24 @@ export function parsePsTable(text: string): Map<number, ProcessEntry> {
 
 /**
  * The process table read with `ps`; one snapshot serves every caller for {@link TABLE_REUSE_MS}.
- * A `ps` that fails once makes the table unsupported for the rest of the process.
+ * Snapshots resolve in the order their reads started (a read that finishes first waits for the one
+ * started before it): a tracker never applies an older table after a newer one, which would forget a
+ * descendant only the newer one shows. A `ps` that fails once makes the table unsupported for the rest
+ * of the process.
  */
 export class PsProcessTable implements ProcessTable {
   #isSupported: boolean;
   #last: { atMs: number; table: Promise<Map<number, ProcessEntry> | undefined> } | undefined;
+  readonly #runPs: () => Promise<Uint8Array>;
 
-  constructor(options: { os?: typeof Deno.build.os } = {}) {
+  /**
+   * @param options.os @default Deno.build.os
+   * @param options.runPs Runs `ps -A -o pid=,ppid=,stat=,lstart=` and returns its stdout, rejecting when it
+   *   fails (a seam for tests). @default the real `ps`
+   */
+  constructor(options: { os?: typeof Deno.build.os; runPs?: () => Promise<Uint8Array> } = {}) {
     this.#isSupported = (options.os ?? Deno.build.os) !== "windows";
+    this.#runPs = options.runPs ?? runPs;
   }
 
   get isSupported(): boolean {
@@ -117,27 +127,34 @@ export class PsProcessTable implements ProcessTable {
     if (!this.#isSupported) return Promise.resolve(undefined);
     const nowMs = performance.now();
     if (!options.fresh && this.#last && nowMs - this.#last.atMs < TABLE_REUSE_MS) return this.#last.table;
-    const table = this.#read();
+    const read = this.#read();
+    const previous = this.#last?.table;
+    const table = previous ? previous.then(() => read) : read; // never before an older read
     this.#last = { atMs: nowMs, table };
     return table;
   }
 
   async #read(): Promise<Map<number, ProcessEntry> | undefined> {
     try {
-      const out = await new Deno.Command("ps", {
-        args: ["-A", "-o", "pid=,ppid=,stat=,lstart="],
-        env: { LC_ALL: "C" },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "null",
-      }).output();
-      if (!out.success) throw new Error(`ps exited with code ${out.code}`);
-      return parsePsTable(new TextDecoder().decode(out.stdout));
+      return parsePsTable(new TextDecoder().decode(await this.#runPs()));
     } catch {
       this.#isSupported = false; // No usable `ps` here: only the process group can be reached.
       return undefined;
     }
   }
+}
+
+/** Runs the real `ps` (C locale); resolves with its stdout, rejects when it cannot run or fails. */
+async function runPs(): Promise<Uint8Array> {
+  const out = await new Deno.Command("ps", {
+    args: ["-A", "-o", "pid=,ppid=,stat=,lstart="],
+    env: { LC_ALL: "C" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  if (!out.success) throw new Error(`ps exited with code ${out.code}`);
+  return out.stdout;
 }
 
 /** The table every backing server shares. */

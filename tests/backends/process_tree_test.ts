@@ -124,6 +124,24 @@ Deno.test("DescendantTracker.signal() also ends what a recorded descendant start
   }
 });
 
+Deno.test("PsProcessTable resolves reads in the order they started, so a tracker never forgets a descendant an older read missed", async () => {
+  const outputs: PromiseWithResolvers<Uint8Array>[] = [];
+  const table = new PsProcessTable({
+    runPs: () => {
+      outputs.push(Promise.withResolvers<Uint8Array>());
+      return outputs.at(-1)!.promise;
+    },
+  });
+  const row = (pid: number, ppid: number) => `${pid} ${ppid} S Mon Dec  1 10:41:02 2025\n`;
+  const tracker = new DescendantTracker(100, table);
+  const older = tracker.refresh({ fresh: true }); // e.g. the shared look
+  const newer = tracker.refresh({ fresh: true }); // e.g. a shutdown's fresh read, a daemon started between
+  outputs[1]!.resolve(new TextEncoder().encode(row(100, 1) + row(200, 100))); // the newer ps finishes first
+  outputs[0]!.resolve(new TextEncoder().encode(row(100, 1)));
+  await Promise.all([older, newer]);
+  assert.deepEqual(tracker.recorded(), [200]);
+});
+
 Deno.test("PsProcessTable reads the real process table, this process included", async () => {
   const table = new PsProcessTable();
   if (!table.isSupported) return; // Windows.
