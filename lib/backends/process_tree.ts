@@ -11,7 +11,9 @@
  * {@link SCAN_ON_ACTIVITY_MS} of a server writing to stderr (a fresh read), and while nothing happens at
  * an interval that doubles after each quiet read up to {@link MAX_DESCENDANT_SCAN_INTERVAL_MS} (30 s); no
  * timer at all while no stdio server runs. At shutdown, and when a server exits, the table is read fresh
- * before each signal, whatever the schedule.
+ * before each signal, whatever the schedule, and what appeared under the recorded descendants since the
+ * last read is recorded and signalled too (under the server as well while it lives; once it is reaped its
+ * pid may be another process's).
  *
  * What that guarantees: a descendant that stays under the server (its parent lives) is recorded at the
  * next read, at most 2 s after it appeared when that was within ~2 s of activity, at most 30 s after
@@ -97,14 +99,24 @@ export function parsePsTable(text: string): Map<number, ProcessEntry> {
 
 /**
  * The process table read with `ps`; one snapshot serves every caller for {@link TABLE_REUSE_MS}.
- * A `ps` that fails once makes the table unsupported for the rest of the process.
+ * Snapshots resolve in the order their reads started (a read that finishes first waits for the one
+ * started before it): a tracker never applies an older table after a newer one, which would forget a
+ * descendant only the newer one shows. A `ps` that fails once makes the table unsupported for the rest
+ * of the process.
  */
 export class PsProcessTable implements ProcessTable {
   #isSupported: boolean;
   #last: { atMs: number; table: Promise<Map<number, ProcessEntry> | undefined> } | undefined;
+  readonly #runPs: () => Promise<Uint8Array>;
 
-  constructor(options: { os?: typeof Deno.build.os } = {}) {
+  /**
+   * @param options.os @default Deno.build.os
+   * @param options.runPs Runs `ps -A -o pid=,ppid=,stat=,lstart=` and returns its stdout, rejecting when it
+   *   fails (a seam for tests). @default the real `ps`
+   */
+  constructor(options: { os?: typeof Deno.build.os; runPs?: () => Promise<Uint8Array> } = {}) {
     this.#isSupported = (options.os ?? Deno.build.os) !== "windows";
+    this.#runPs = options.runPs ?? runPs;
   }
 
   get isSupported(): boolean {
@@ -115,27 +127,34 @@ export class PsProcessTable implements ProcessTable {
     if (!this.#isSupported) return Promise.resolve(undefined);
     const nowMs = performance.now();
     if (!options.fresh && this.#last && nowMs - this.#last.atMs < TABLE_REUSE_MS) return this.#last.table;
-    const table = this.#read();
+    const read = this.#read();
+    const previous = this.#last?.table;
+    const table = previous ? previous.then(() => read) : read; // never before an older read
     this.#last = { atMs: nowMs, table };
     return table;
   }
 
   async #read(): Promise<Map<number, ProcessEntry> | undefined> {
     try {
-      const out = await new Deno.Command("ps", {
-        args: ["-A", "-o", "pid=,ppid=,stat=,lstart="],
-        env: { LC_ALL: "C" },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "null",
-      }).output();
-      if (!out.success) throw new Error(`ps exited with code ${out.code}`);
-      return parsePsTable(new TextDecoder().decode(out.stdout));
+      return parsePsTable(new TextDecoder().decode(await this.#runPs()));
     } catch {
       this.#isSupported = false; // No usable `ps` here: only the process group can be reached.
       return undefined;
     }
   }
+}
+
+/** Runs the real `ps` (C locale); resolves with its stdout, rejects when it cannot run or fails. */
+async function runPs(): Promise<Uint8Array> {
+  const out = await new Deno.Command("ps", {
+    args: ["-A", "-o", "pid=,ppid=,stat=,lstart="],
+    env: { LC_ALL: "C" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  if (!out.success) throw new Error(`ps exited with code ${out.code}`);
+  return out.stdout;
 }
 
 /** The table every backing server shares. */
@@ -147,6 +166,8 @@ export const SYSTEM_PROCESS_TABLE: ProcessTable = new PsProcessTable();
  */
 export class DescendantTracker {
   readonly #root: number;
+  /** The root ended and was reaped: its pid may be another process's now, never a parent of ours. */
+  #isRootGone = false;
   readonly #table: ProcessTable;
   readonly #tracked = new Map<number, string>();
   /** The recorded descendants alive (not zombies) at the last look. */
@@ -164,6 +185,14 @@ export class DescendantTracker {
   /** Whether descendants outside the process group can be found here. */
   get isSupported(): boolean {
     return this.#table.isSupported;
+  }
+
+  /**
+   * The root ended (its exit status was read, so its pid may be reused): from now on descendants are
+   * found only under the recorded ones still alive, never under a process that took the root's pid.
+   */
+  rootExited(): void {
+    this.#isRootGone = true;
   }
 
   /** The recorded descendants' pids, in the order found. */
@@ -203,7 +232,7 @@ export class DescendantTracker {
     for (const [pid, start] of [...this.#tracked]) {
       if (table.get(pid)?.start !== start) this.#tracked.delete(pid);
     }
-    const queue = [this.#root, ...this.#tracked.keys()];
+    const queue = [...(this.#isRootGone ? [] : [this.#root]), ...this.#tracked.keys()];
     const seen = new Set(queue);
     let isChanged = false;
     while (queue.length > 0 && this.#tracked.size < MAX_TRACKED_DESCENDANTS) {
@@ -229,14 +258,18 @@ export class DescendantTracker {
 
   /**
    * Sends `signal` to every recorded descendant that is still the process recorded (same start
-   * time, from a fresh snapshot); gone ones are forgotten.
+   * time, from a fresh snapshot), after recording from that snapshot what appeared under them (and
+   * under the root, until {@link rootExited}) since the last look: a child a recorded helper started
+   * while the schedule was idle is signalled before its parent's end reparents it out of reach. Gone
+   * ones are forgotten.
    *
    * @returns How many were signalled.
    */
   async signal(signal: Deno.Signal): Promise<number> {
-    if (this.#tracked.size === 0) return 0;
+    if (this.#tracked.size === 0 && this.#isRootGone) return 0;
     const table = await this.#table.snapshot({ fresh: true });
     if (!table) return 0;
+    this.record(table);
     let count = 0;
     for (const [pid, start] of [...this.#tracked]) {
       const entry = table.get(pid);

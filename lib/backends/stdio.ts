@@ -245,6 +245,7 @@ export class StdioProcessTransport implements Transport, ChecksMessages {
 
   async #watchExit(child: Deno.ChildProcess): Promise<void> {
     this.#status = await child.status;
+    this.#tree?.rootExited(); // reaped: its pid may be another process's from now on
     const scansStopped = this.#stopScans();
     if (this.#closing !== undefined) return; // shutdown() reports the end
     this.#logger.debug(`pid ${child.pid} ${this.exitDescription()}`);

@@ -96,6 +96,52 @@ Deno.test("DescendantTracker.signal() never signals a recycled pid or a zombie",
   assert.deepEqual(tracker.recorded(), []);
 });
 
+Deno.test("DescendantTracker.signal() also ends what a recorded descendant started since the last look, never a child of the root's recycled pid", async () => {
+  if (Deno.build.os === "windows") return;
+  const sleeps = [1, 2, 3].map(() => new Deno.Command("sleep", { args: ["1000"], stdout: "null" }).spawn());
+  const [helper, late, stranger] = sleeps.map((child) => child.pid);
+  const table = new FakeTable();
+  table.set(100, 1);
+  table.set(helper!, 100); // a setsid'd helper of the server, recorded
+  const tracker = new DescendantTracker(100, table);
+  await tracker.refresh();
+  table.set(late!, helper!); // its child, started after the last look
+  tracker.rootExited(); // the server died first and was reaped
+  table.set(100, 1, "t9"); // its pid went to an unrelated process, which has a child of its own
+  table.set(stranger!, 100, "t9");
+  try {
+    assert.equal(await tracker.signal("SIGTERM"), 2);
+    const statuses = await Promise.all(sleeps.slice(0, 2).map((child) => child.status));
+    assert.deepEqual(statuses.map((s) => s.signal), ["SIGTERM", "SIGTERM"]);
+    assert.deepEqual(tracker.recorded(), [helper, late]);
+  } finally {
+    for (const child of sleeps) {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already ended */ }
+      await child.status;
+    }
+  }
+});
+
+Deno.test("PsProcessTable resolves reads in the order they started, so a tracker never forgets a descendant an older read missed", async () => {
+  const outputs: PromiseWithResolvers<Uint8Array>[] = [];
+  const table = new PsProcessTable({
+    runPs: () => {
+      outputs.push(Promise.withResolvers<Uint8Array>());
+      return outputs.at(-1)!.promise;
+    },
+  });
+  const row = (pid: number, ppid: number) => `${pid} ${ppid} S Mon Dec  1 10:41:02 2025\n`;
+  const tracker = new DescendantTracker(100, table);
+  const older = tracker.refresh({ fresh: true }); // e.g. the shared look
+  const newer = tracker.refresh({ fresh: true }); // e.g. a shutdown's fresh read, a daemon started between
+  outputs[1]!.resolve(new TextEncoder().encode(row(100, 1) + row(200, 100))); // the newer ps finishes first
+  outputs[0]!.resolve(new TextEncoder().encode(row(100, 1)));
+  await Promise.all([older, newer]);
+  assert.deepEqual(tracker.recorded(), [200]);
+});
+
 Deno.test("PsProcessTable reads the real process table, this process included", async () => {
   const table = new PsProcessTable();
   if (!table.isSupported) return; // Windows.

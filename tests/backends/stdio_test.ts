@@ -517,3 +517,45 @@ Deno.test("StdioProcessTransport: a message to or from an idle server brings the
   }
   assert.equal(timers.pending.size, 0);
 });
+
+Deno.test("StdioProcessTransport: when a server dies first, a child its recorded setsid'd helper started while the schedule was idle is ended too", async () => {
+  if (Deno.build.os === "windows") return;
+  const dir = await Deno.makeTempDir();
+  const timers = new ManualScanTimers();
+  const scans = new DescendantScanSchedule({ table: new PsProcessTable(), timers });
+  // The helper leaves the server's session; on SIGUSR1 it starts a long-lived child and writes its pid.
+  const helper = `trap 'sleep 1000 & echo $! > "$D/late"' USR1; sleep 1000 & while :; do wait; done`;
+  const transport = new StdioProcessTransport({
+    command: "sh",
+    args: [
+      "-c",
+      `setsid sh -c "$HELPER" </dev/null >/dev/null 2>&1 & echo $! > "$D/helper"; sleep 1000 & wait`,
+    ],
+    env: { D: dir, HELPER: helper, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+    cwd: "/",
+  }, { shutdownGraceMs: 200, scans });
+  const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
+  await transport.start();
+  const read = (name: string) => Deno.readTextFile(`${dir}/${name}`).then(Number, () => 0);
+  let late = 0;
+  try {
+    assert.ok(await waitFor(async () => (await read("helper")) > 0));
+    const helperPid = await read("helper");
+    assert.ok(
+      await waitFor(async () => {
+        timers.fireNext();
+        await scans.settled();
+        return transport.trackedDescendants().includes(helperPid);
+      }),
+    );
+    Deno.kill(helperPid, "SIGUSR1"); // after the last look: nothing records its new child but the end
+    assert.ok(await waitFor(async () => (late = await read("late")) > 0));
+    Deno.kill(transport.pid!, "SIGKILL"); // the server dies first; its helper is still alive
+    await closed;
+    assert.ok(await waitFor(async () => !(await isAlive(late)), 3_000), `pid ${late} survived`);
+  } finally {
+    if (late > 0 && await isAlive(late)) Deno.kill(late, "SIGKILL");
+    await transport.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
