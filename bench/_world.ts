@@ -146,13 +146,18 @@ export class CountingTransport implements Transport {
   }
 }
 
-/** An SDK client connected to `cargo-agents mcp-serve` running from source in the world's workspace. */
+/**
+ * An SDK client connected to `cargo-agents mcp-serve` running from source in the world's workspace.
+ *
+ * @param checkout The checkout whose `main.ts` serves, with a trailing `/`. @default this one (`REPO`)
+ */
 export async function connectMetaServer(
   world: World,
+  checkout: string = REPO,
 ): Promise<{ client: Client; counter: CountingTransport; pid: number }> {
   const stdio = new StdioClientTransport({
     command: Deno.execPath(),
-    args: [...sourceRunArgs(REPO), "mcp-serve"],
+    args: [...sourceRunArgs(checkout), "mcp-serve"],
     env: { ...Deno.env.toObject(), SYMPOSIUM_HOME: world.home },
     cwd: world.ws,
     stderr: "ignore",

@@ -11,10 +11,7 @@
  *
  * @module
  */
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { makeWorld, REPO } from "./_world.ts";
-import { sourceRunArgs } from "../lib/self_command.ts";
+import { connectMetaServer, makeWorld, REPO } from "./_world.ts";
 
 const arg = (name: string) => Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const CHECKOUT = arg("checkout") ?? REPO;
@@ -50,24 +47,16 @@ function treeTicks(root: number): { ticks: number; processes: number } {
 }
 
 const world = await makeWorld(10, 200);
-const transport = new StdioClientTransport({
-  command: Deno.execPath(),
-  args: [...sourceRunArgs(CHECKOUT), "mcp-serve"],
-  env: { ...Deno.env.toObject(), SYMPOSIUM_HOME: world.home },
-  cwd: world.ws,
-  stderr: "ignore",
-});
-const client = new Client({ name: "idle-agent", version: "1.0.0" });
+const { client, pid } = await connectMetaServer(world, CHECKOUT);
 try {
-  await client.connect(transport);
   const script = 'await memory.read_graph({}); await everything.echo({ message: "hi" }); ' +
     "await filesystem.list_allowed_directories({}); return 1;";
   const result = await client.callTool({ name: "execute", arguments: { script } });
   if (result.isError) throw new Error(`the execute failed: ${JSON.stringify(result.content)}`);
   await new Promise((resolve) => setTimeout(resolve, AFTER_MS));
-  const before = treeTicks(transport.pid!);
+  const before = treeTicks(pid);
   await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-  const after = treeTicks(transport.pid!);
+  const after = treeTicks(pid);
   const cpuMs = (after.ticks - before.ticks) * 10;
   console.log(
     `${CHECKOUT}: ${cpuMs} ms of CPU in ${IDLE_MS / 1_000} s idle from ${AFTER_MS / 1_000} s on (${
