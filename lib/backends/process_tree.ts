@@ -8,7 +8,9 @@
  *
  * When the table is read: {@link DESCENDANT_SCAN_INTERVAL_MS} (2 s) after activity (a server started, a
  * message sent to or received from any server, a read that found a descendant appear or end), within
- * {@link SCAN_ON_ACTIVITY_MS} of a server writing to stderr (a fresh read), and while nothing happens at
+ * {@link SCAN_ON_ACTIVITY_MS} of a server writing to stderr (a fresh read; while the reads it prompts find
+ * nothing new, the spacing doubles up to 2 s, so a server that logs to stderr all the time costs one read
+ * per 2 s, not four a second), and while nothing happens at
  * an interval that doubles after each quiet read up to {@link MAX_DESCENDANT_SCAN_INTERVAL_MS} (30 s); no
  * timer at all while no stdio server runs. At shutdown, and when a server exits, the table is read fresh
  * before each signal, whatever the schedule, and what appeared under the recorded descendants since the
@@ -43,8 +45,14 @@
 export const DESCENDANT_SCAN_INTERVAL_MS = 2_000;
 /** The longest interval between two looks while nothing happens, in ms (see the module header). */
 export const MAX_DESCENDANT_SCAN_INTERVAL_MS = 30_000;
-/** Shortest time between two looks prompted by a server's stderr output, in ms. */
+/**
+ * Shortest time between two looks prompted by a server's stderr output, in ms. It doubles after each such
+ * look that found no descendant appear or end, up to {@link DESCENDANT_SCAN_INTERVAL_MS}, and comes back
+ * after a look that found one or after {@link STDERR_QUIET_RESET_MS} without stderr output.
+ */
 export const SCAN_ON_ACTIVITY_MS = 250;
+/** Time without stderr output from any server after which its next line is looked at within 250 ms again, ms. */
+export const STDERR_QUIET_RESET_MS = 4_000;
 /** A process-table snapshot younger than this is reused by every server, in ms. */
 export const TABLE_REUSE_MS = 500;
 /** Most descendants recorded per server (a fork bomb must not grow our memory without bound). */
@@ -320,6 +328,9 @@ export class DescendantScanSchedule {
   #isFreshDue = false;
   #hasActivity = false;
   #lastLookMs = -Infinity;
+  /** The spacing of looks prompted by stderr now (see {@link SCAN_ON_ACTIVITY_MS}), and the last prompt. */
+  #stderrSpacingMs = SCAN_ON_ACTIVITY_MS;
+  #lastStderrMs = -Infinity;
   #looking: Promise<void> | undefined;
 
   /**
@@ -375,13 +386,17 @@ export class DescendantScanSchedule {
 
   /**
    * A server wrote to stderr (npx starting node, a daemon forking): a fresh look soon, at most one per
-   * {@link SCAN_ON_ACTIVITY_MS}, the last request always served.
+   * {@link SCAN_ON_ACTIVITY_MS} (doubling up to 2 s while those looks find nothing new), the last request
+   * always served.
    */
   scanSoon(): void {
+    const nowMs = this.#timers.now();
+    if (nowMs - this.#lastStderrMs >= STDERR_QUIET_RESET_MS) this.#stderrSpacingMs = SCAN_ON_ACTIVITY_MS;
+    this.#lastStderrMs = nowMs;
     this.#hasActivity = true;
     this.#intervalMs = DESCENDANT_SCAN_INTERVAL_MS;
     this.#isFreshDue = true;
-    this.#arm(Math.max(this.#timers.now(), this.#lastLookMs + SCAN_ON_ACTIVITY_MS));
+    this.#arm(Math.max(nowMs, this.#lastLookMs + this.#stderrSpacingMs));
   }
 
   /** Sets the timer for `atMs` unless one is due sooner, or a look is under way (it arms the next). */
@@ -402,7 +417,7 @@ export class DescendantScanSchedule {
     this.#isFreshDue = false;
     this.#looking = this.#look(isFresh).finally(() => {
       this.#looking = undefined;
-      if (this.#isFreshDue) this.#arm(Math.max(this.#timers.now(), this.#lastLookMs + SCAN_ON_ACTIVITY_MS));
+      if (this.#isFreshDue) this.#arm(Math.max(this.#timers.now(), this.#lastLookMs + this.#stderrSpacingMs));
       else this.#arm(this.#timers.now() + this.#intervalMs);
     });
   }
@@ -413,8 +428,15 @@ export class DescendantScanSchedule {
     this.#hasActivity = false;
     this.#lastLookMs = this.#timers.now();
     const table = await this.table.snapshot({ fresh: isFresh });
+    let isChanged = false;
     if (table) {
-      for (const tracker of this.#trackers) hasActivity = tracker.record(table) || hasActivity;
+      for (const tracker of this.#trackers) isChanged = tracker.record(table) || isChanged;
+    }
+    hasActivity ||= isChanged;
+    if (isFresh) {
+      this.#stderrSpacingMs = isChanged
+        ? SCAN_ON_ACTIVITY_MS
+        : Math.min(this.#stderrSpacingMs * 2, DESCENDANT_SCAN_INTERVAL_MS);
     }
     this.#intervalMs = hasActivity || this.#hasActivity
       ? DESCENDANT_SCAN_INTERVAL_MS

@@ -10,6 +10,7 @@ import {
   type ProcessTable,
   PsProcessTable,
   SCAN_ON_ACTIVITY_MS,
+  STDERR_QUIET_RESET_MS,
 } from "../../lib/backends/process_tree.ts";
 import { ManualScanTimers } from "../_fakes_backends.ts";
 
@@ -215,10 +216,38 @@ Deno.test("DescendantScanSchedule reads the table fresh soon after stderr output
   assert.equal(timers.pending.size, 1);
   assert.equal(await look(), 0, "at once: the last look is long past");
   schedule.scanSoon();
-  assert.equal(await look(), SCAN_ON_ACTIVITY_MS);
+  assert.equal(await look(), 2 * SCAN_ON_ACTIVITY_MS, "the first look found nothing new: twice the spacing");
   assert.deepEqual(table.reads, [true, true]);
   assert.equal(await look(), DESCENDANT_SCAN_INTERVAL_MS);
   assert.deepEqual(table.reads, [true, true, false]);
+  await leave();
+});
+
+Deno.test("DescendantScanSchedule spaces stderr-prompted looks up to 2 s while they find nothing new", async () => {
+  const { look, leave, schedule, table, timers } = scheduleWithOneServer();
+  for (let i = 0; i < 6; i++) await look(); // idle: the next regular look is 30 s away
+  timers.nowMs += 1_000;
+  const spacings: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    schedule.scanSoon(); // a server that writes to stderr all the time
+    spacings.push(await look());
+  }
+  assert.deepEqual(spacings, [0, 500, 1_000, 2_000, 2_000, 2_000]);
+  table.set(101, 100); // it starts a helper: the next stderr look finds it, and the spacing is back to 250
+  schedule.scanSoon();
+  assert.equal(await look(), 2_000);
+  schedule.scanSoon();
+  assert.equal(await look(), SCAN_ON_ACTIVITY_MS);
+  schedule.scanSoon();
+  assert.equal(await look(), 2 * SCAN_ON_ACTIVITY_MS);
+  // No stderr for 6 s (two regular looks, 2 s and 4 s apart): its next line is looked at within 250 ms again.
+  assert.equal((await look()) + (await look()), 6_000);
+  assert.ok(6_000 >= STDERR_QUIET_RESET_MS);
+  schedule.scanSoon();
+  schedule.scanSoon();
+  const reads = table.reads.length;
+  assert.equal(await look(), SCAN_ON_ACTIVITY_MS);
+  assert.deepEqual(table.reads.slice(reads), [true]);
   await leave();
 });
 
