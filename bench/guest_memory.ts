@@ -14,22 +14,15 @@
 import { type HostCall, SandboxPool } from "../lib/sandbox/mod.ts";
 import { GUEST_V8_FLAGS, guestLaunch } from "../lib/sandbox/host/guest_launch.ts";
 import { IDLE_COMPACT_MS } from "../lib/sandbox/guest/_heap_trim.ts";
+import { BENCH_SANDBOX_LIMITS, MIB } from "./_sandbox_limits.ts";
 
-const MIB = 1024 * 1024;
 const RUNS = Number(Deno.env.get("GUEST_MEMORY_RUNS") ?? 1000);
 const V8_FLAGS = Deno.env.get("GUEST_MEMORY_V8_FLAGS");
 const EXTRA_ARGS = (Deno.env.get("GUEST_MEMORY_ARGS") ?? "").split(/\s+/).filter(Boolean);
 const MODULE = Deno.env.get("GUEST_MEMORY_MODULE");
 const SEQ_CALLS = 200;
 const SEQ_RUNS = 10;
-const limits = {
-  timeoutMs: 60_000,
-  memoryLimitBytes: 64 * MIB,
-  stackLimitBytes: 384 * 1024,
-  maxConsoleBytes: 8192,
-  maxResultBytes: 32768,
-  maxToolCalls: 2000,
-};
+const limits = BENCH_SANDBOX_LIMITS;
 const ECHO_RESULT = { content: [{ type: "text", text: "Echo: hello" }] };
 const echo: HostCall = () => Promise.resolve(ECHO_RESULT);
 

@@ -9,16 +9,9 @@ import { loadSandboxModule } from "../lib/sandbox/guest/wasm_module.ts";
 import { PreparedContext } from "../lib/sandbox/guest/_prepared_context.ts";
 import { encodeFrame, FrameDecoder } from "../lib/sandbox/protocol/frames.ts";
 import { encodeToGuest, liftToGuest } from "../lib/sandbox/protocol/messages.ts";
+import { BENCH_SANDBOX_LIMITS, MIB } from "./_sandbox_limits.ts";
 
-const MIB = 1024 * 1024;
-const limits = {
-  timeoutMs: 60_000,
-  memoryLimitBytes: 64 * MIB,
-  stackLimitBytes: 384 * 1024,
-  maxConsoleBytes: 8192,
-  maxResultBytes: 32768,
-  maxToolCalls: 2000,
-};
+const limits = BENCH_SANDBOX_LIMITS;
 const echo: HostCall = (req) => Promise.resolve(req.args);
 const SEQUENTIAL = "let s = 0; for (let i = 0; i < 1000; i++) s += await srv.x(i); return s";
 const PARALLEL = "return (await Promise.all(Array.from({ length: 100 }, (_, i) => srv.x(i)))).length";

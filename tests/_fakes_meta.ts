@@ -6,6 +6,7 @@
  * @module
  */
 import type { ScriptRunner } from "../lib/meta_server/mod.ts";
+import { Catalog } from "../lib/catalog/mod.ts";
 import { FIXTURE, REPO } from "./_fakes_backends.ts";
 
 /** A temporary directory tree for one test: `home` (SYMPOSIUM_HOME) and `ws` (a Cargo workspace). */
@@ -41,6 +42,18 @@ export async function makeDirs(): Promise<TestDirs> {
   await Deno.writeTextFile(`${ws}/Cargo.lock`, cargoLock({ serde: "1.0.219" }));
   await Deno.writeTextFile(`${ws}/src/lib.rs`, "");
   return { root, home, ws, remove: () => Deno.remove(root, { recursive: true }) };
+}
+
+/**
+ * The catalog of `dirs`' workspace with `dirs.home` as `SYMPOSIUM_HOME`, as `mcp-serve` opens it there.
+ *
+ * @param options More options of `Catalog.open` (a logger, a clock).
+ */
+export function openCatalog(
+  dirs: Pick<TestDirs, "root" | "home" | "ws">,
+  options: Partial<Parameters<typeof Catalog.open>[0]> = {},
+): Promise<Catalog> {
+  return Catalog.open({ cwd: dirs.ws, env: { SYMPOSIUM_HOME: dirs.home }, homeDir: dirs.root, ...options });
 }
 
 /** TOML for one `[[mcp_servers]]` entry running the fixture server with `flags`. */

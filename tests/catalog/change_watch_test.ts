@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { Catalog } from "../../lib/catalog/mod.ts";
 import { ChangeWatch } from "../../lib/catalog/_change_watch.ts";
 import { filesFingerprintSync, MissingFiles, SYNC_CHECKED_MAX } from "../../lib/catalog/_fingerprint.ts";
 import type { LoadedResolution } from "../../lib/catalog/resolve.ts";
 import { waitFor } from "../_fakes_backends.ts";
-import { cargoLock, fixtureServerToml, makeDirs, writePlugin } from "../_fakes_meta.ts";
+import { cargoLock, fixtureServerToml, makeDirs, openCatalog, writePlugin } from "../_fakes_meta.ts";
 
 Deno.test("ChangeWatch reports an event after settle(), and starts out changed", async () => {
   const dir = await Deno.makeTempDir();
@@ -36,11 +35,7 @@ Deno.test("ChangeWatch on a folder that does not exist keeps every look exact", 
 Deno.test("refreshIfChanged({ trustWatch }) sees an edited plugin and Cargo.lock through the watch", async () => {
   const dirs = await makeDirs();
   await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
-  const catalog = await Catalog.open({
-    cwd: dirs.ws,
-    env: { SYMPOSIUM_HOME: dirs.home },
-    homeDir: dirs.root,
-  });
+  const catalog = await openCatalog(dirs);
   try {
     assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false); // sets the watch up
     assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false);
@@ -65,11 +60,7 @@ Deno.test("refreshIfChanged({ trustWatch }) sees an edited plugin and Cargo.lock
 Deno.test("refreshIfChanged({ trustWatch }) sees a config.toml written just before, without waiting for the watch", async () => {
   const dirs = await makeDirs();
   await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
-  const catalog = await Catalog.open({
-    cwd: dirs.ws,
-    env: { SYMPOSIUM_HOME: dirs.home },
-    homeDir: dirs.root,
-  });
+  const catalog = await openCatalog(dirs);
   try {
     assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false);
     await Deno.writeTextFile(`${dirs.home}/config.toml`, "[mcp]\nread-only = true\n");
@@ -84,11 +75,7 @@ Deno.test("refreshIfChanged({ trustWatch }) sees a config.toml written just befo
 Deno.test("the periodic look (no trustWatch) stats nothing while a request's watch saw no event, and still sees an edit", async () => {
   const dirs = await makeDirs();
   await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
-  const catalog = await Catalog.open({
-    cwd: dirs.ws,
-    env: { SYMPOSIUM_HOME: dirs.home },
-    homeDir: dirs.root,
-  });
+  const catalog = await openCatalog(dirs);
   const { stat, statSync } = Deno;
   let stats = 0;
   try {
@@ -127,11 +114,7 @@ Deno.test("a request's own look stats at most SYNC_CHECKED_MAX files however man
       `[package]\nname = "m${i}"\nversion = "0.1.0"\n`,
     );
   }
-  const catalog = await Catalog.open({
-    cwd: dirs.ws,
-    env: { SYMPOSIUM_HOME: dirs.home },
-    homeDir: dirs.root,
-  });
+  const catalog = await openCatalog(dirs);
   const { statSync } = Deno;
   let stats = 0;
   try {
@@ -213,11 +196,7 @@ Deno.test("a request's look sees the target of a dangling link at a top folder's
   await Deno.symlink(`${dirs.root}/dotfiles/config.toml`, `${dirs.home}/config.toml`);
   const hourAgo = new Date(Date.now() - 3_600_000);
   Deno.utimeSync(dirs.home, hourAgo, hourAgo); // settled: its missing files are remembered
-  const catalog = await Catalog.open({
-    cwd: dirs.ws,
-    env: { SYMPOSIUM_HOME: dirs.home },
-    homeDir: dirs.root,
-  });
+  const catalog = await openCatalog(dirs);
   try {
     assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false);
     assert.equal(await catalog.refreshIfChanged({ trustWatch: true }), false);

@@ -3,9 +3,9 @@
  * workspace and home (shared by the meta_server, list_tools and execute tests).
  */
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
-import { Catalog } from "../../lib/catalog/mod.ts";
+import type { Catalog } from "../../lib/catalog/mod.ts";
 import { createMetaServer } from "../../lib/meta_server/mod.ts";
-import { hostRunner, makeDirs, type TestDirs } from "../_fakes_meta.ts";
+import { hostRunner, makeDirs, openCatalog, type TestDirs } from "../_fakes_meta.ts";
 import type { Logger } from "../../lib/log.ts";
 
 export interface Harness {
@@ -30,12 +30,7 @@ export async function harness(
 ): Promise<Harness> {
   const dirs = options.dirs ?? await makeDirs();
   await setup(dirs);
-  const catalog = await Catalog.open({
-    cwd: dirs.ws,
-    env: { SYMPOSIUM_HOME: dirs.home },
-    homeDir: dirs.root,
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
+  const catalog = await openCatalog(dirs, options.logger ? { logger: options.logger } : {});
   const server = createMetaServer({
     catalog,
     runner: hostRunner,

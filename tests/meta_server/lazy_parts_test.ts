@@ -4,11 +4,10 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
-import { Catalog } from "../../lib/catalog/mod.ts";
 import { NULL_LOGGER } from "../../lib/log.ts";
 import { createMetaServer } from "../../lib/meta_server/mod.ts";
 import { createSandboxRunner } from "../../lib/meta_server/script_runner.ts";
-import { fixtureServerToml, makeDirs, writePlugin } from "../_fakes_meta.ts";
+import { fixtureServerToml, makeDirs, openCatalog, writePlugin } from "../_fakes_meta.ts";
 import { textOf } from "./_harness.ts";
 
 const LIB = new URL("../../lib/", import.meta.url);
@@ -54,11 +53,7 @@ Deno.test("a session of plain executes loads neither list_tools, the declaration
 Deno.test("each lazily loaded part answers its first call, errors included", async () => {
   const dirs = await makeDirs();
   await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
-  const catalog = await Catalog.open({
-    cwd: dirs.ws,
-    env: { SYMPOSIUM_HOME: dirs.home },
-    homeDir: dirs.root,
-  });
+  const catalog = await openCatalog(dirs);
   const runner = createSandboxRunner(() => catalog.config, NULL_LOGGER);
   const server = createMetaServer({ catalog, runner });
   const [a, b] = InMemoryTransport.createLinkedPair();

@@ -4,7 +4,6 @@
 // never reach any of them.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Catalog } from "../../lib/catalog/mod.ts";
 import { readToolCacheState } from "../../lib/catalog/mod.ts";
 import { createSandboxRunner } from "../../lib/meta_server/script_runner.ts";
 import { buildStatusReport, renderStatusText } from "../../lib/commands/status.ts";
@@ -13,7 +12,7 @@ import { denoFileSystem } from "../../lib/file_system.ts";
 import { createMemoryLogger, NULL_LOGGER } from "../../lib/log.ts";
 import { renderListTools } from "../../lib/meta_server/list_tools.ts";
 import { runExecute } from "../../lib/meta_server/execute.ts";
-import { fixtureServerToml, makeDirs, type TestDirs, writePlugin } from "../_fakes_meta.ts";
+import { fixtureServerToml, makeDirs, openCatalog, type TestDirs, writePlugin } from "../_fakes_meta.ts";
 import { REPO } from "../_fakes_backends.ts";
 import { execute, harness, textOf } from "./_harness.ts";
 
@@ -177,11 +176,7 @@ Deno.test("a later session declares the shapes of the tool cache; a changed tool
 Deno.test("symposium.search() results carry the signature with the observed return type", async () => {
   const dirs = await makeDirs();
   await replayServer(dirs, "gh", `${RESULTS}/github.json`);
-  const catalog = await Catalog.open({
-    cwd: dirs.ws,
-    env: { SYMPOSIUM_HOME: dirs.home },
-    homeDir: dirs.root,
-  });
+  const catalog = await openCatalog(dirs);
   const runner = createSandboxRunner(() => catalog.config, NULL_LOGGER);
   try {
     await runExecute(

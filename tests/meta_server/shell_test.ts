@@ -2,7 +2,6 @@
 // per-agent shape of `execute` answers.
 import assert from "node:assert/strict";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
-import { Catalog } from "../../lib/catalog/mod.ts";
 import {
   connectServerShell,
   createMetaServer,
@@ -11,7 +10,7 @@ import {
   type ScriptRunner,
   type ToolHandlers,
 } from "../../lib/meta_server/mod.ts";
-import { fixtureServerToml, makeDirs, writePlugin } from "../_fakes_meta.ts";
+import { fixtureServerToml, makeDirs, openCatalog, writePlugin } from "../_fakes_meta.ts";
 import { LineStdioServerTransport } from "../../lib/jsonrpc/mod.ts";
 
 const TOOLS = { tools: [{ name: "list_tools", inputSchema: { type: "object" as const } }] };
@@ -89,11 +88,7 @@ const objectRunner: ScriptRunner = {
 async function executeAs(clientName: string) {
   const dirs = await makeDirs();
   await writePlugin(dirs.home, "fx", fixtureServerToml("fx"));
-  const catalog = await Catalog.open({
-    cwd: dirs.ws,
-    env: { SYMPOSIUM_HOME: dirs.home },
-    homeDir: dirs.root,
-  });
+  const catalog = await openCatalog(dirs);
   const server = createMetaServer({ catalog, runner: objectRunner });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(b);

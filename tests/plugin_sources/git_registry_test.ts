@@ -4,9 +4,8 @@ import assert from "node:assert/strict";
 import type { CommandContext } from "../../lib/commands/context.ts";
 import { runPluginSync } from "../../lib/commands/plugin.ts";
 import { loadResolution } from "../../lib/catalog/resolve.ts";
-import { Catalog } from "../../lib/catalog/mod.ts";
 import { gitCopyDir, readFetchRecord } from "../../lib/plugin_sources/mod.ts";
-import { makeDirs, type TestDirs } from "../_fakes_meta.ts";
+import { makeDirs, openCatalog, type TestDirs } from "../_fakes_meta.ts";
 import { runMain } from "../_fakes_foundation.ts";
 import { requireProgram } from "../_prerequisites.ts";
 
@@ -286,11 +285,7 @@ Deno.test("Catalog.refreshIfChanged() sees a registry copy swapped in by plugin 
       `[[registry]]\nname = "local"\npath = "${local}"\n`,
   );
   assert.equal(await runPluginSync({ names: ["team"] }, context(dirs, [])), 0);
-  const catalog = await Catalog.open({
-    cwd: dirs.ws,
-    env: { SYMPOSIUM_HOME: dirs.home },
-    homeDir: dirs.root,
-  });
+  const catalog = await openCatalog(dirs);
   try {
     assert.deepEqual(catalog.servers.map((s) => s.name), ["v1-server"]);
     await Deno.writeTextFile(`${src}/one/SYMPOSIUM.toml`, plugin("one", "v2-server"));

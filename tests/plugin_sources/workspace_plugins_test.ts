@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { loadResolution } from "../../lib/catalog/resolve.ts";
-import { Catalog } from "../../lib/catalog/mod.ts";
 import { readTrustStore, renderTrustFile, sha256Hex, trustKeyOf } from "../../lib/plugin_sources/mod.ts";
-import { cargoLock, makeDirs, type TestDirs } from "../_fakes_meta.ts";
+import { cargoLock, makeDirs, openCatalog, type TestDirs } from "../_fakes_meta.ts";
 import { requireProgram } from "../_prerequisites.ts";
 
 const NO_RECS = "[defaults]\nsymposium-recommendations = false\n";
@@ -121,11 +120,7 @@ Deno.test("readTrustStore() trusts nothing from a trust file others may write", 
 Deno.test("Catalog.refreshIfChanged() brings a newly trusted workspace server into scope and tells listeners", async () => {
   const dirs = await world();
   await Deno.writeTextFile(`${dirs.ws}/SYMPOSIUM.toml`, server("s"));
-  const catalog = await Catalog.open({
-    cwd: dirs.ws,
-    env: { SYMPOSIUM_HOME: dirs.home },
-    homeDir: dirs.root,
-  });
+  const catalog = await openCatalog(dirs);
   let changes = 0;
   catalog.onChange(() => changes++);
   assert.equal(catalog.servers.length, 0);
