@@ -14,7 +14,7 @@
 import { type HostCall, SandboxPool } from "../lib/sandbox/mod.ts";
 import { GUEST_V8_FLAGS, guestLaunch } from "../lib/sandbox/host/guest_launch.ts";
 import { IDLE_COMPACT_MS } from "../lib/sandbox/guest/_heap_trim.ts";
-import { BENCH_SANDBOX_LIMITS, MIB } from "./_sandbox_limits.ts";
+import { BENCH_SANDBOX_LIMITS } from "./_sandbox_limits.ts";
 
 const RUNS = Number(Deno.env.get("GUEST_MEMORY_RUNS") ?? 1000);
 const V8_FLAGS = Deno.env.get("GUEST_MEMORY_V8_FLAGS");
